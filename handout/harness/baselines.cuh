@@ -1,0 +1,72 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Slow but correct versions the handout starts from and the benchmarks compare
+// against: your speedup is measured against these.
+#pragma once
+#include <cstddef>
+
+#include "harness/platform.cuh"
+
+namespace scanlab::baseline {
+
+// Task 1 placeholder: lane 0 scans the warp's 32 elements one after another.
+// Same contract as scanIncWarp (student/warp_scan.cuh).
+template <class Op>
+__device__ typename Op::Element scanIncWarpSequential(typename Op::Element* sh, unsigned idx) {
+    using T = typename Op::Element;
+    const unsigned lane = idx % kWarpSize;
+    if (lane == 0) {
+        T acc = sh[idx];
+        for (unsigned l = 1; l < kWarpSize; ++l) {
+            acc = Op::apply(acc, sh[idx + l]);
+            sh[idx + l] = acc;
+        }
+    }
+    __syncwarp();  // lane 0's writes are visible to the other lanes
+    const T result = sh[idx];
+    __syncwarp();  // every lane has read before anyone reuses sh
+    return result;
+}
+
+// Task 2 placeholder: thread 0 of each block folds the block's whole range.
+template <class Op>
+__device__ void reduceBlocksSequential(const typename Op::Element* in, size_t n,
+                                       size_t itemsPerBlock,
+                                       typename Op::Element* blockResults) {
+    if (threadIdx.x != 0) return;
+    const size_t begin = blockIdx.x * itemsPerBlock;
+    const size_t end = n < begin + itemsPerBlock ? n : begin + itemsPerBlock;
+    typename Op::Element acc = Op::identity();
+    for (size_t i = begin; i < end; ++i) acc = Op::apply(acc, in[i]);
+    blockResults[blockIdx.x] = acc;
+}
+
+template <class Op>
+__global__ void reduceBlocksSequentialKernel(const typename Op::Element* in, size_t n,
+                                             size_t itemsPerBlock,
+                                             typename Op::Element* blockResults) {
+    reduceBlocksSequential<Op>(in, n, itemsPerBlock, blockResults);
+}
+
+// The lecture's first reduction: one launch per tree level, each thread combining
+// two neighbours in global memory. level[i] = in[2i] (+) in[2i+1].
+template <class Op>
+__global__ void treeReduceLevelKernel(const typename Op::Element* in, size_t m,
+                                      typename Op::Element* out) {
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (2 * i + 1 < m) {
+        out[i] = Op::apply(in[2 * i], in[2 * i + 1]);
+    } else if (2 * i < m) {
+        out[i] = in[2 * i];
+    }
+}
+
+// Hillis-Steele on global memory: one launch per step, out[i] = in[i-h] (+) in[i].
+template <class Op>
+__global__ void hillisSteeleStepKernel(const typename Op::Element* in, size_t n, size_t h,
+                                       typename Op::Element* out) {
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    if (i < n) out[i] = i >= h ? Op::apply(in[i - h], in[i]) : in[i];
+}
+
+}  // namespace scanlab::baseline

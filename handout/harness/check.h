@@ -1,0 +1,84 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Compares a task's output with the sequential CPU reference.
+//
+// Integers and MSSP must match exactly. Float sums depend on the order of the
+// additions, so a float result y_i passes when |y_i - r_i| <= tol(n) * S_i, where
+// r_i is the CPU result, S_i the sum of |x_j| over the inputs that make up output i,
+// and tol(n) = 2^-23 * (16 + 2*sqrt(n)): a few rounding errors per addition along
+// any reasonable summation tree, growing with n. (Integer operators are the ones
+// that catch a missing or doubled element; floats check that float code works.)
+#pragma once
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness/ops.cuh"
+#include "harness/reference.h"
+#include "harness/tasks.h"
+
+namespace scanlab {
+
+struct Mismatch {
+    size_t index = 0;
+    std::string expected;
+    std::string got;
+};
+
+struct CheckResult {
+    size_t mismatches = 0;
+    std::optional<Mismatch> first;
+    bool passed() const { return mismatches == 0; }
+};
+
+inline double floatTolerance(size_t n) {
+    return std::ldexp(1.0, -23) * (16.0 + 2.0 * std::sqrt(double(n)));
+}
+
+// The CPU reference output of `task` (one element for reduce).
+template <class Op>
+std::vector<typename Op::Element> referenceOutput(Task task,
+                                                  const std::vector<typename Op::Element>& in) {
+    switch (task) {
+        case Task::WarpScan: return referenceSegmentedScan<Op>(in, kWarpSize);
+        case Task::Reduce: return {referenceReduce<Op>(in)};
+        case Task::Scan: return referenceScan<Op>(in, true);
+        case Task::ScanExclusive:
+        default: return referenceScan<Op>(in, false);
+    }
+}
+
+template <class Op>
+CheckResult checkOutput(Task task, const std::vector<typename Op::Element>& in,
+                        const std::vector<typename Op::Element>& got) {
+    const auto expected = referenceOutput<Op>(task, in);
+    // S_i (float operators only): the same task over |x|, in double.
+    std::vector<double> scale(expected.size(), 0.0);
+    if constexpr (std::is_floating_point_v<typename Op::Element>) {
+        std::vector<double> magnitudes(in.size());
+        for (size_t i = 0; i < in.size(); ++i) magnitudes[i] = Op::magnitude(in[i]);
+        scale = referenceOutput<Add<double>>(task, magnitudes);
+    }
+    const double tol = floatTolerance(in.size());
+
+    CheckResult result;
+    if (got.size() != expected.size()) {
+        result.mismatches = expected.size();
+        result.first = Mismatch{0, std::to_string(expected.size()) + " elements",
+                                std::to_string(got.size()) + " elements"};
+        return result;
+    }
+    for (size_t i = 0; i < expected.size(); ++i) {
+        if (!Op::equal(expected[i], got[i], tol * scale[i])) {
+            if (!result.first)
+                result.first = Mismatch{i, Op::format(expected[i]), Op::format(got[i])};
+            ++result.mismatches;
+        }
+    }
+    return result;
+}
+
+}  // namespace scanlab

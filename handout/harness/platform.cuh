@@ -1,0 +1,30 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// The one place that chooses the backend. nvcc (which defines __CUDACC__) gets the
+// CUDA runtime; a plain C++ compiler gets the CPU emulator in emulator/, which
+// provides the same names (threadIdx, __syncthreads, __shfl_up_sync, cudaMalloc, ...)
+// with CUDA's semantics. Student and harness code is the same for both.
+#pragma once
+
+#if defined(__CUDACC__)
+#include <cuda_runtime.h>
+#define SCANLAB_BACKEND "cuda"
+// Dynamic shared memory: the launch helper passes the byte count. One untyped
+// array, 16-byte aligned so any element type of the operators fits.
+#define SCANLAB_DYNAMIC_SHARED(T, name)                                  \
+    extern __shared__ __align__(16) unsigned char scanlab_dynamic_smem_[]; \
+    T* name = reinterpret_cast<T*>(scanlab_dynamic_smem_)
+#else
+#include "emulator/cuda_emu.h"
+#define SCANLAB_BACKEND "emulator"
+#define SCANLAB_DYNAMIC_SHARED(T, name) \
+    T* name = reinterpret_cast<T*>(::scanlab::emu::dynamicSharedMemory())
+#endif
+
+// Functions callable from host and device (operators, index arithmetic).
+#define SCANLAB_HD __host__ __device__ __forceinline__
+
+namespace scanlab {
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+}  // namespace scanlab

@@ -1,0 +1,41 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// The knobs of the launch geometry, named for what they tune. The host plans in
+// plans.cuh apply them; kernels receive the results as template and kernel arguments.
+#pragma once
+#include <cstddef>
+
+#include "harness/platform.cuh"
+#include "harness/tile_io.cuh"
+
+namespace scanlab {
+
+// CHUNK of the lecture: elements each thread folds or scans sequentially per tile.
+// 32 bytes a thread keeps a tile of 1024 threads at 32 KiB of shared memory for any
+// element type (8 for int32/float, 2 for the 16-byte MssTuple).
+template <class T>
+struct ChunkPolicy {
+    static constexpr int kItemsPerThread = sizeof(T) >= 32 ? 1 : int(32 / sizeof(T));
+};
+
+// Brent's theorem in practice: launch at most this many blocks and let each block
+// loop over a contiguous range of tiles. 1024 also lets one block finish phase 2.
+constexpr unsigned kMaxBlocks = 1024;
+
+constexpr unsigned kMinBlockSize = 32;
+constexpr unsigned kMaxBlockSize = 1024;
+
+}  // namespace scanlab
+
+namespace scanlab {
+
+// Dynamic shared memory every tile kernel (reduceBlocksKernel, scanBlocksKernel) is
+// launched with: room to stage one tile of blockSize*CHUNK elements (tile_io.cuh)
+// plus one slot per warp.
+template <class T>
+inline size_t tileSharedBytes(unsigned blockSize) {
+    return (stagedSlots(blockSize * ChunkPolicy<T>::kItemsPerThread) + blockSize / kWarpSize) *
+           sizeof(T);
+}
+
+}  // namespace scanlab

@@ -1,0 +1,275 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Running one case: generate the input, run the task's kernels, check the output
+// against the CPU reference, and time it against its baselines. The driver
+// (driver.cu) and the C++ tests both run cases through runTask.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <stdexcept>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/check.h"
+#include "harness/generate.h"
+#include "harness/ops.cuh"
+#include "harness/plans.cuh"
+#include "harness/runtime.cuh"
+#include "harness/tasks.h"
+
+namespace scanlab {
+
+// One run's parameters, validated.
+struct RunConfig {
+    const TaskInfo* task = nullptr;
+    std::string op = "add-i32";
+    size_t n = size_t(1) << 20;
+    unsigned block = 256;
+    uint64_t seed = 1;
+    std::string dist = "random";
+    bool check = true;
+    bool time = false;
+    bool baselines = false;
+    int warmup = 3;
+    int reps = 20;
+    std::string outputFile;
+};
+
+// ---- running and timing ----------------------------------------------------
+
+template <class Op>
+struct TaskRunner {
+    using T = typename Op::Element;
+    const RunConfig& cfg;
+    DeviceBuffer<T> in;
+    DeviceBuffer<T> out;
+    Workspace<Op> ws;
+
+    explicit TaskRunner(const RunConfig& c)
+        : cfg(c), in(c.n), out(c.task->task == Task::Reduce ? 1 : c.n) {}
+
+    // The student's (or reference) kernels for the task.
+    void launch() {
+        switch (cfg.task->task) {
+            case Task::WarpScan: warpScan<Op>(in.data(), cfg.n, out.data(), cfg.block); break;
+            case Task::Reduce: reduce<Op>(in.data(), cfg.n, out.data(), cfg.block, ws); break;
+            case Task::Scan: scan<Op, true>(in.data(), cfg.n, out.data(), cfg.block, ws); break;
+            case Task::ScanExclusive:
+                scan<Op, false>(in.data(), cfg.n, out.data(), cfg.block, ws);
+                break;
+        }
+    }
+
+    // Poisons the output first, so a kernel that writes nothing cannot pass with
+    // the results of an earlier run.
+    std::vector<T> runOnce() {
+        out.fillBytes(0xA5);
+        launch();
+        deviceSynchronize(cfg.task->name);
+        return out.download();
+    }
+};
+
+struct Timing {
+    std::string name;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    int reps = 0;
+};
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Times `work` (which launches GPU work) with CUDA events; `reset` runs untimed
+// before each repetition.
+template <class Work, class Reset>
+Timing timeGpu(const std::string& name, int warmup, int reps, Work&& work, Reset&& reset) {
+    EventTimer timer;
+    for (int i = 0; i < warmup; ++i) {
+        reset();
+        work();
+    }
+    deviceSynchronize(name.c_str());
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        reset();
+        timer.start();
+        work();
+        ms.push_back(timer.stop());
+    }
+    deviceSynchronize(name.c_str());
+    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                  *std::max_element(ms.begin(), ms.end()), reps};
+}
+
+template <class Work>
+Timing timeCpu(const std::string& name, int reps, Work&& work) {
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                  *std::max_element(ms.begin(), ms.end()), reps};
+}
+
+// The baselines each task is compared with: the sequential CPU version, the
+// handout's placeholder, and the naive global-memory kernels of the lecture.
+template <class Op>
+std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename Op::Element>& input) {
+    using T = typename Op::Element;
+    const RunConfig& c = r.cfg;
+    const int reps = std::max(1, std::min(c.reps, 5));
+    std::vector<Timing> result;
+    result.push_back(timeCpu("cpu-sequential", std::min(reps, 3), [&] {
+        volatile auto sink = referenceOutput<Op>(c.task->task, input).size();
+        (void)sink;
+    }));
+    auto noReset = [] {};
+    if (c.task->task == Task::WarpScan) {
+        result.push_back(timeGpu("placeholder", 1, reps, [&] {
+            warpScan<Op, true>(r.in.data(), c.n, r.out.data(), c.block);
+        }, noReset));
+    }
+    if (c.task->task == Task::Reduce) {
+        const TilePlan plan = planTiles<T>(c.n, c.block);
+        auto placeholder = [&] {
+            // The handout's task 2 placeholder: thread 0 of each block folds its range.
+            launchKernel("reduceBlocksSequentialKernel", baseline::reduceBlocksSequentialKernel<Op>, dim3(plan.gridSize),
+                         dim3(c.block), 0, static_cast<const T*>(r.in.data()), c.n,
+                         plan.itemsPerBlock, r.ws.blockResults.data());
+            launchKernel("reduceBlocksSequentialKernel(stage 2)",
+                         baseline::reduceBlocksSequentialKernel<Op>, dim3(1),
+                         dim3(c.block), 0, static_cast<const T*>(r.ws.blockResults.data()),
+                         size_t(plan.gridSize), size_t(plan.gridSize), r.out.data());
+        };
+        result.push_back(timeGpu("placeholder", 1, reps, placeholder, noReset));
+        DeviceBuffer<T> a((c.n + 1) / 2), b((c.n + 3) / 4 + 1);
+        auto tree = [&] {
+            const T* src = r.in.data();
+            size_t m = c.n;
+            T* bufs[2] = {a.data(), b.data()};
+            for (int level = 0; m > 1; ++level) {
+                const size_t half = (m + 1) / 2;
+                T* dst = bufs[level % 2];
+                launchKernel("treeReduceLevelKernel", baseline::treeReduceLevelKernel<Op>,
+                             dim3(unsigned((half + c.block - 1) / c.block)), dim3(c.block), 0,
+                             src, m, dst);
+                src = dst;
+                m = half;
+            }
+        };
+        result.push_back(timeGpu("naive-tree", 1, reps, tree, noReset));
+    }
+    if (c.task->task == Task::Scan) {
+        DeviceBuffer<T> tmp(c.n);
+        auto hillisSteele = [&] {
+            const T* src = r.in.data();
+            T* bufs[2] = {r.out.data(), tmp.data()};
+            int step = 0;
+            for (size_t h = 1; h < c.n || step == 0; h *= 2, ++step) {
+                T* dst = bufs[step % 2];
+                launchKernel("hillisSteeleStepKernel", baseline::hillisSteeleStepKernel<Op>,
+                             dim3(unsigned((c.n + c.block - 1) / c.block)), dim3(c.block), 0, src,
+                             c.n, h, dst);
+                src = dst;
+            }
+        };
+        result.push_back(timeGpu("naive-hillis-steele", 1, reps, hillisSteele, noReset));
+    }
+    return result;
+}
+
+struct RunResult {
+    std::string status = "pass";  // pass | fail | not_implemented | error
+    std::string message;
+    CheckResult check;
+    bool checked = false;
+    std::string hint;
+    std::optional<Timing> timing;
+    std::vector<Timing> baselines;
+};
+
+// Raw element files: what `run --output` writes and `verify` reads.
+template <class T>
+void writeRaw(const std::string& path, const std::vector<T>& data) {
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    f.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size() * sizeof(T)));
+    if (!f) throw std::runtime_error("error writing " + path);
+}
+
+template <class T>
+std::vector<T> readRaw(const std::string& path, size_t count) {
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) throw std::runtime_error("cannot read " + path);
+    const auto size = size_t(f.tellg());
+    if (size != count * sizeof(T))
+        throw std::runtime_error(path + " holds " + std::to_string(size) + " bytes; expected " +
+                                 std::to_string(count * sizeof(T)) + " (" + std::to_string(count) +
+                                 " elements of " + std::to_string(sizeof(T)) + " bytes)");
+    std::vector<T> data(count);
+    f.seekg(0);
+    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
+    return data;
+}
+
+template <class Op>
+RunResult runTask(const RunConfig& c) {
+    using T = typename Op::Element;
+    RunResult r;
+    const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
+    try {
+        TaskRunner<Op> runner(c);
+        runner.in.upload(input);
+        resetNotImplemented();
+        auto got = runner.runOnce();
+        if (wasNotImplemented()) {
+            r.status = "not_implemented";
+            r.message = "task " + std::to_string(c.task->number) + ": not implemented";
+            return r;
+        }
+        if (c.check) {
+            r.checked = true;
+            r.check = checkOutput<Op>(c.task->task, input, got);
+            if (!r.check.passed()) {
+                r.status = "fail";
+                // Run again: output that changes between identical runs is a race.
+                const auto again = runner.runOnce();
+                if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
+                    r.hint = "the output changes from run to run on the same input: a race "
+                             "(a missing __syncthreads() or __syncwarp()?)";
+            }
+        }
+        if (!c.outputFile.empty()) writeRaw(c.outputFile, got);
+        if (c.time && r.status == "pass") {
+            r.timing = timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); },
+                               [&] { runner.out.fillBytes(0xA5); });
+            // The output of the last timed run must be right too.
+            if (c.check) {
+                const auto timed = runner.out.download();
+                const CheckResult after = checkOutput<Op>(c.task->task, input, timed);
+                if (!after.passed()) {
+                    r.status = "fail";
+                    r.check = after;
+                    r.message = "the output of the timed runs is wrong";
+                    r.timing.reset();
+                }
+            }
+            if (r.timing && c.baselines) r.baselines = timeBaselines<Op>(runner, input);
+        }
+    } catch (const CudaError& e) {
+        r.status = "error";
+        r.message = e.what();
+    }
+    return r;
+}
+
+}  // namespace scanlab
