@@ -20,7 +20,8 @@
 namespace scanlab {
 
 // Called by all 32 lanes of a warp, with idx = threadIdx.x. On entry sh[idx] holds
-// this lane's element; the warp's 32 elements are sh[idx - lane .. idx - lane + 31].
+// this lane's element, and the warp's 32 elements sh[idx - lane .. idx - lane + 31]
+// are visible to all its lanes (the caller has synchronized).
 // Returns the inclusive scan of those elements up to and including this lane's.
 // The warp's 32 slots of sh may be used as scratch and are left unspecified.
 template <class Op>

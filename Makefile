@@ -1,0 +1,35 @@
+# scanlab: the front door of the repository.
+#   make test           install what is missing, build everything, run every test
+#                       (C++ via CTest, the grader's pytest through CTest too)
+#   make                build the reference and handout drivers (GPU and emulator)
+#   make bench          reference reduce and scan against CUB and a device copy (GPU)
+#   make handout        regenerate handout/student and handout/harness/suite.h
+#   make grade [SUBMISSION=path]   grade a submission (default: the reference solution)
+#   make gradescope     build the Gradescope autograder zip
+BUILD ?= build
+CMAKE_FLAGS ?=
+PYTHON ?= python3
+
+.PHONY: all deps test bench handout grade gradescope clean
+
+all: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+
+deps:
+	tools/install_deps.sh
+
+test: deps
+	$(MAKE) all
+	ctest --test-dir $(BUILD) --output-on-failure
+
+bench: all
+	$(BUILD)/bench/scanlab-bench
+
+handout:
+	$(PYTHON) tools/make_handout.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,146 @@
+// The CPU side of the harness: the sequential reference against the lectures'
+// worked examples (data/golden), the input generator, the checker and the tile plan.
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "harness/check.h"
+#include "harness/generate.h"
+#include "harness/ops.cuh"
+#include "harness/plans.cuh"
+#include "harness/reference.h"
+#include "harness/tasks.h"
+
+using namespace scanlab;
+
+namespace {
+
+struct WorkedExample {
+    std::string op, task, line;
+    std::vector<std::string> input, expected;
+};
+
+std::vector<WorkedExample> loadWorkedExamples() {
+    std::ifstream f(std::string(SCANLAB_DATA_DIR) + "/golden/worked_examples.txt");
+    REQUIRE(f.good());
+    std::vector<WorkedExample> examples;
+    for (std::string line; std::getline(f, line);) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream s(line);
+        WorkedExample ex;
+        ex.line = line;
+        s >> ex.op >> ex.task;
+        bool after = false;
+        for (std::string word; s >> word;) {
+            if (word == "->") after = true;
+            else (after ? ex.expected : ex.input).push_back(word);
+        }
+        examples.push_back(ex);
+    }
+    return examples;
+}
+
+template <class Op, class Parse, class Show>
+std::vector<std::string> runReference(const WorkedExample& ex, Parse parse, Show show) {
+    std::vector<typename Op::Element> in;
+    for (const auto& w : ex.input) in.push_back(parse(w));
+    std::vector<std::string> out;
+    for (const auto& x : referenceOutput<Op>(parseTask(ex.task).task, in)) out.push_back(show(x));
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("CPU reference reproduces the lectures' worked examples") {
+    const auto examples = loadWorkedExamples();
+    REQUIRE(examples.size() >= 10);
+    for (const auto& ex : examples) {
+        INFO(ex.line);
+        std::vector<std::string> got;
+        auto parseInt = [](const std::string& w) { return int32_t(std::stol(w)); };
+        auto showInt = [](int32_t x) { return std::to_string(x); };
+        if (ex.op == "add-i32") got = runReference<Add<int32_t>>(ex, parseInt, showInt);
+        else if (ex.op == "max-i32") got = runReference<Max<int32_t>>(ex, parseInt, showInt);
+        else if (ex.op == "add-f32")
+            got = runReference<Add<float>>(ex, [](const std::string& w) { return std::stof(w); },
+                                           [](float x) {
+                                               std::ostringstream s;
+                                               s << x;
+                                               return s.str();
+                                           });
+        else if (ex.op == "mssp")
+            got = runReference<Mssp>(ex, [&](const std::string& w) { return Mssp::fromValue(parseInt(w)); },
+                                     [](MssTuple t) { return std::to_string(t.mss); });
+        else FAIL("unknown operator in worked example: " << ex.op);
+        CHECK(got == ex.expected);
+    }
+}
+
+TEST_CASE("operators: identity is neutral and MSSP is associative but not commutative") {
+    const MssTuple a = Mssp::fromValue(5), b = Mssp::fromValue(-7), c = Mssp::fromValue(3);
+    CHECK(Mssp::equal(Mssp::apply(Mssp::identity(), a), a, 0));
+    CHECK(Mssp::equal(Mssp::apply(a, Mssp::identity()), a, 0));
+    CHECK(Mssp::equal(Mssp::apply(Mssp::apply(a, b), c), Mssp::apply(a, Mssp::apply(b, c)), 0));
+    CHECK_FALSE(Mssp::equal(Mssp::apply(a, b), Mssp::apply(b, a), 0));
+    CHECK(Max<int32_t>::apply(Max<int32_t>::identity(), -2147483647 - 1) == -2147483647 - 1);
+    CHECK(Add<int32_t>::apply(2147483647, 1) == -2147483647 - 1);  // wraps, no UB
+}
+
+TEST_CASE("generator is deterministic, seed-dependent and independent of n") {
+    for (const char* dist : kDistributionNames) {
+        INFO(dist);
+        const Distribution d = parseDistribution(dist);
+        const auto a = generateInput<Add<int32_t>>(1000, 42, d);
+        const auto b = generateInput<Add<int32_t>>(1000, 42, d);
+        const auto longer = generateInput<Add<int32_t>>(2000, 42, d);
+        CHECK(a == b);
+        CHECK(std::equal(a.begin(), a.end(), longer.begin()));
+    }
+    const auto s1 = generateInput<Add<int32_t>>(1000, 1, Distribution::Random);
+    const auto s2 = generateInput<Add<int32_t>>(1000, 2, Distribution::Random);
+    CHECK(s1 != s2);
+    for (int32_t v : s1) CHECK((v >= -1000 && v <= 1000));
+    const auto f = generateInput<Add<float>>(1000, 7, Distribution::Random);
+    for (float v : f) CHECK((v >= -1.0f && v < 1.0f));
+    CHECK_THROWS_AS(parseDistribution("gaussian"), std::invalid_argument);
+}
+
+TEST_CASE("checker finds the first mismatch and applies the float tolerance") {
+    const auto in = generateInput<Add<int32_t>>(100, 3, Distribution::Random);
+    auto out = referenceScan<Add<int32_t>>(in, true);
+    CHECK(checkOutput<Add<int32_t>>(Task::Scan, in, out).passed());
+    out[57] += 1;
+    out[90] -= 1;
+    const CheckResult r = checkOutput<Add<int32_t>>(Task::Scan, in, out);
+    CHECK(r.mismatches == 2);
+    REQUIRE(r.first);
+    CHECK(r.first->index == 57);
+
+    const auto fin = generateInput<Add<float>>(1 << 16, 5, Distribution::Random);
+    auto fout = referenceScan<Add<float>>(fin, true);
+    fout[1000] *= 1.0f + 1e-7f;  // a rounding-sized difference passes
+    CHECK(checkOutput<Add<float>>(Task::Scan, fin, fout).passed());
+    fout[2000] += 0.5f;  // a missing or extra element does not
+    CHECK_FALSE(checkOutput<Add<float>>(Task::Scan, fin, fout).passed());
+
+    CHECK_FALSE(checkOutput<Add<int32_t>>(Task::Scan, in, std::vector<int32_t>(99)).passed());
+}
+
+TEST_CASE("tile plan covers the input with at most kMaxBlocks contiguous ranges") {
+    for (unsigned block : {32u, 256u, 1024u})
+        for (size_t n : {size_t(1), size_t(255), size_t(1) << 20, (size_t(1) << 28) + 3}) {
+            INFO("block " << block << " n " << n);
+            const TilePlan p = planTiles<int32_t>(n, block);
+            const size_t tile = size_t(block) * ChunkPolicy<int32_t>::kItemsPerThread;
+            CHECK(p.gridSize >= 1);
+            CHECK(p.gridSize <= kMaxBlocks);
+            CHECK(p.itemsPerBlock % tile == 0);
+            CHECK(p.gridSize * p.itemsPerBlock >= n);
+            CHECK((p.gridSize - 1) * p.itemsPerBlock < n);  // no empty block
+            CHECK(p.sharedBytes <= 48 * 1024);
+        }
+    CHECK(tileSharedBytes<MssTuple>(1024) <= 48 * 1024);
+}
