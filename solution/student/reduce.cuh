@@ -99,14 +99,29 @@ __global__ void reduceBlocksKernel(const typename Op::Element* __restrict__ in, 
     const size_t limit = begin + itemsPerWarp;
     const size_t end = n < limit ? n : limit;
 
-    T warpAcc = Op::identity();  // meaningful in lane 0
-    for (size_t base = begin; base < end; base += kWarpTile) {
-        T chunk[CHUNK];
-        loadChunks<CHUNK>(in + base, end - base, Op::identity(), staging, lane, kWarpSize,
-                          chunk, WarpSync{});
-        T x = chunk[0];
+    // Software pipelining: the global loads of the next warp tile are issued before
+    // this tile is folded, so the memory system always has a tile in flight per warp.
+    // (The same staging as loadChunks in harness/tile_io.cuh, split in two.)
+    T ahead[CHUNK];  // the next tile, striped: ahead[k] = in[base + k*32 + lane]
+    auto fetch = [&](size_t base) {
 #pragma unroll
-        for (int k = 1; k < CHUNK; ++k) x = Op::apply(x, chunk[k]);
+        for (int k = 0; k < CHUNK; ++k) {
+            const size_t i = base + k * kWarpSize + lane;
+            ahead[k] = i < end ? in[i] : Op::identity();
+        }
+    };
+    T warpAcc = Op::identity();  // meaningful in lane 0
+    if (begin < end) fetch(begin);
+    for (size_t base = begin; base < end; base += kWarpTile) {
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) staging[paddedIndex(k * kWarpSize + lane)] = ahead[k];
+        __syncwarp();
+        if (base + kWarpTile < end) fetch(base + kWarpTile);
+        // This lane's CHUNK consecutive elements, folded in order.
+        T x = staging[paddedIndex(lane * CHUNK)];
+#pragma unroll
+        for (int k = 1; k < CHUNK; ++k) x = Op::apply(x, staging[paddedIndex(lane * CHUNK + k)]);
+        __syncwarp();  // all lanes have read before the next tile overwrites staging
         x = reduceWarp<Op>(x);
         if (lane == 0) warpAcc = Op::apply(warpAcc, x);
     }
