@@ -1,0 +1,505 @@
+// scanlab CPU emulator: the CUDA names the harness and the kernels use, for a plain
+// C++20 compiler (g++, no nvcc). harness/platform.cuh includes this header when
+// __CUDACC__ is not defined. See emulator/README.md for what is modelled.
+//
+// How a launch runs: the blocks of the grid are spread over a pool of worker threads
+// (one block at a time per worker); the threads of a block are fibers (Boost.Context)
+// on that worker. A fiber runs until it reaches a synchronization point
+// (__syncthreads, __syncwarp, a shuffle or vote) or exits; then a randomly chosen
+// runnable fiber of the block continues. Misuse of the primitives (barrier
+// divergence, bad masks, deadlocks) stops the kernel with a diagnostic, returned by
+// cudaGetLastError() / cudaGetErrorString().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+
+// ----------------------------------------------------------------------------------
+// Qualifiers. __restrict__ is a keyword of g++ and clang already.
+#define __global__
+#define __device__
+#define __host__
+#define __constant__
+#define __managed__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+// All fibers of a block run on one worker thread, and a worker runs one block at a
+// time, so a thread_local static is exactly one copy per running block. Note that it
+// is NOT reset between blocks (see README: uninitialized shared memory).
+#define __shared__ static thread_local
+
+// ----------------------------------------------------------------------------------
+// Vector types used for indices (CUDA's vector_types.h, the part kernels need).
+struct uint3 {
+    unsigned int x, y, z;
+};
+struct dim3 {
+    unsigned int x, y, z;
+    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
+        : x(vx), y(vy), z(vz) {}
+    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
+    constexpr operator uint3() const { return uint3{x, y, z}; }
+};
+struct __align__(8) int2 { int x, y; };
+struct __align__(8) uint2 { unsigned int x, y; };
+struct __align__(8) float2 { float x, y; };
+struct __align__(16) int4 { int x, y, z, w; };
+struct __align__(16) uint4 { unsigned int x, y, z, w; };
+struct __align__(16) float4 { float x, y, z, w; };
+inline int2 make_int2(int x, int y) { return int2{x, y}; }
+inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
+inline float2 make_float2(float x, float y) { return float2{x, y}; }
+inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
+inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+
+// ----------------------------------------------------------------------------------
+// Runtime API types.
+enum cudaError_t {
+    cudaSuccess = 0,
+    cudaErrorInvalidValue = 1,
+    cudaErrorMemoryAllocation = 2,
+    cudaErrorInitializationError = 3,
+    cudaErrorInvalidConfiguration = 9,
+    cudaErrorInvalidSymbol = 13,
+    cudaErrorInvalidDevicePointer = 17,
+    cudaErrorInvalidMemcpyDirection = 21,
+    cudaErrorNoDevice = 100,
+    cudaErrorInvalidDevice = 101,
+    cudaErrorInvalidResourceHandle = 400,
+    cudaErrorNotReady = 600,
+    cudaErrorIllegalAddress = 700,
+    cudaErrorLaunchOutOfResources = 701,
+    cudaErrorLaunchTimeout = 702,
+    cudaErrorAssert = 710,
+    cudaErrorLaunchFailure = 719,
+    cudaErrorNotSupported = 801,
+    cudaErrorUnknown = 999,
+};
+using cudaError = cudaError_t;
+
+enum cudaMemcpyKind {
+    cudaMemcpyHostToHost = 0,
+    cudaMemcpyHostToDevice = 1,
+    cudaMemcpyDeviceToHost = 2,
+    cudaMemcpyDeviceToDevice = 3,
+    cudaMemcpyDefault = 4,
+};
+
+struct cudaDeviceProp {
+    char name[256];
+    size_t totalGlobalMem;
+    size_t sharedMemPerBlock;
+    int regsPerBlock;
+    int warpSize;
+    size_t memPitch;
+    int maxThreadsPerBlock;
+    int maxThreadsDim[3];
+    int maxGridSize[3];
+    int clockRate;
+    size_t totalConstMem;
+    int major;
+    int minor;
+    size_t textureAlignment;
+    int deviceOverlap;
+    int multiProcessorCount;
+    int kernelExecTimeoutEnabled;
+    int integrated;
+    int canMapHostMemory;
+    int computeMode;
+    int concurrentKernels;
+    int ECCEnabled;
+    int pciBusID;
+    int pciDeviceID;
+    int memoryClockRate;
+    int memoryBusWidth;
+    int l2CacheSize;
+    int maxThreadsPerMultiProcessor;
+    size_t sharedMemPerMultiprocessor;
+    int regsPerMultiprocessor;
+    size_t sharedMemPerBlockOptin;
+    int maxBlocksPerMultiProcessor;
+};
+
+using cudaEvent_t = struct CUevent_st*;
+using cudaStream_t = struct CUstream_st*;
+
+// ----------------------------------------------------------------------------------
+// Emulator internals the inline code below needs. Not part of the CUDA API.
+namespace scanlab::emu {
+
+constexpr bool isEmulator = true;
+
+namespace detail {
+
+// A source location, captured by the macros below so diagnostics name the line.
+struct Site {
+    const char* file;
+    int line;
+};
+
+// The built-in variables of the running fiber. The scheduler copies the fiber's
+// threadIdx in on every switch; the rest is set per block / per launch.
+struct Builtins {
+    uint3 tIdx;  // threadIdx
+    uint3 bIdx;  // blockIdx
+    dim3 bDim;   // blockDim
+    dim3 gDim;   // gridDim
+    void* dynamicShared;
+    int preemptBudget;  // atomics/fences left before a forced yield (spin loops)
+};
+extern thread_local constinit Builtins tlsBuiltins;
+inline const Builtins& builtins() { return tlsBuiltins; }
+
+enum class ShflMode : unsigned char { Idx, Up, Down, Xor };
+enum class VoteMode : unsigned char { Ballot, Any, All };
+enum class BarrierMode : unsigned char { Plain, Count, And, Or };
+
+int syncthreads(Site site, BarrierMode mode, int predicate);
+void syncwarp(Site site, unsigned mask);
+unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned long long bits,
+                           int lane, int width);
+unsigned vote(Site site, VoteMode mode, unsigned mask, bool predicate);
+unsigned activeMask();
+void preemptSlow();
+[[noreturn]] void trap(Site site, const char* what);
+void yieldNow();
+
+// Called by atomics and fences: a thread spinning on a flag that another thread of
+// its block must set would otherwise never give up its worker.
+inline void preemptionPoint() {
+    if (--tlsBuiltins.preemptBudget <= 0) preemptSlow();
+}
+
+template <class To, class From>
+inline To bitCast(From from) {
+    static_assert(sizeof(To) == sizeof(From));
+    To to;
+    std::memcpy(&to, &from, sizeof to);
+    return to;
+}
+
+template <class T>
+inline T shuffleAny(Site site, ShflMode mode, unsigned mask, T var, int lane, int width) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+    unsigned long long bits = 0;
+    std::memcpy(&bits, &var, sizeof(T));
+    bits = shuffle(site, mode, mask, bits, lane, width);
+    T out;
+    std::memcpy(&out, &bits, sizeof(T));
+    return out;
+}
+
+// CUDA's overload set of the shuffles: smaller integers promote to int.
+#define SCANLAB_EMU_SHUFFLE_OVERLOAD(T)                                                 \
+    inline T shfl(Site s, ShflMode m, unsigned mask, T var, int lane, int width = 32) { \
+        return shuffleAny<T>(s, m, mask, var, lane, width);                             \
+    }
+SCANLAB_EMU_SHUFFLE_OVERLOAD(int)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(unsigned int)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(long)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(unsigned long)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(long long)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(unsigned long long)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(float)
+SCANLAB_EMU_SHUFFLE_OVERLOAD(double)
+#undef SCANLAB_EMU_SHUFFLE_OVERLOAD
+
+using KernelThunk = void (*)(const void* closure);
+cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t dynamicSharedBytes,
+                         KernelThunk thunk, const void* closure);
+
+}  // namespace detail
+
+// Runs `kernel()` (a callable; every thread of the grid calls it) on grid x block
+// threads with `dynamicSharedBytes` of dynamic shared memory. Synchronous: returns
+// when the grid has finished. Errors are reported as a CUDA launch would: through
+// cudaGetLastError() (and the return value).
+template <class F>
+cudaError_t launch(const char* name, dim3 grid, dim3 block, size_t dynamicSharedBytes,
+                   F&& kernel) {
+    using Fn = std::remove_reference_t<F>;
+    static_assert(std::is_invocable_v<const Fn&>,
+                  "scanlab::emu::launch: the kernel callable must be const-callable with no "
+                  "arguments (every thread calls the same object)");
+    return detail::launchErased(
+        name, grid, block, dynamicSharedBytes,
+        [](const void* closure) { (*static_cast<const Fn*>(closure))(); }, &kernel);
+}
+
+// The dynamic shared memory of the calling thread's block: the byte count the launch
+// asked for, 16-byte aligned, filled with a poison pattern when the block starts.
+inline void* dynamicSharedMemory() { return detail::tlsBuiltins.dynamicShared; }
+
+// The schedule seed. Launch k of the program draws its schedule from (seed, k), so a
+// run is reproducible given the seed, and successive launches differ. The default
+// comes from SCANLAB_EMU_SEED (a number, or "random"), else a fixed value.
+// setScheduleSeed also restarts the launch count.
+uint64_t scheduleSeed();
+void setScheduleSeed(uint64_t seed);
+
+// Worker threads (= blocks running at once): SCANLAB_EMU_THREADS, else the number of
+// hardware threads. setWorkerThreads(0) goes back to that default.
+unsigned workerThreads();
+void setWorkerThreads(unsigned n);
+
+// Stack bytes of each emulated GPU thread (SCANLAB_EMU_STACK_KB, default 64 KiB).
+size_t threadStackBytes();
+
+// Launches run so far (the k above).
+uint64_t launchCount();
+
+}  // namespace scanlab::emu
+
+// ----------------------------------------------------------------------------------
+// Built-in variables.
+#define threadIdx (::scanlab::emu::detail::builtins().tIdx)
+#define blockIdx (::scanlab::emu::detail::builtins().bIdx)
+#define blockDim (::scanlab::emu::detail::builtins().bDim)
+#define gridDim (::scanlab::emu::detail::builtins().gDim)
+inline constexpr int warpSize = 32;
+
+// ----------------------------------------------------------------------------------
+// Synchronization. Macros, so that diagnostics can name the source line.
+#define SCANLAB_EMU_SITE (::scanlab::emu::detail::Site{__FILE__, __LINE__})
+#define __syncthreads()                                                               \
+    ((void)::scanlab::emu::detail::syncthreads(SCANLAB_EMU_SITE,                      \
+                                               ::scanlab::emu::detail::BarrierMode::Plain, 0))
+#define __syncthreads_count(pred)                                                                \
+    ::scanlab::emu::detail::syncthreads(SCANLAB_EMU_SITE,                                        \
+                                        ::scanlab::emu::detail::BarrierMode::Count, (pred) ? 1 : 0)
+#define __syncthreads_and(pred)                                                                  \
+    ::scanlab::emu::detail::syncthreads(SCANLAB_EMU_SITE,                                        \
+                                        ::scanlab::emu::detail::BarrierMode::And, (pred) ? 1 : 0)
+#define __syncthreads_or(pred)                                                                   \
+    ::scanlab::emu::detail::syncthreads(SCANLAB_EMU_SITE,                                        \
+                                        ::scanlab::emu::detail::BarrierMode::Or, (pred) ? 1 : 0)
+#define SCANLAB_EMU_SYNCWARP_MASK(mask, ...) (mask)
+#define __syncwarp(...)                                                      \
+    ::scanlab::emu::detail::syncwarp(SCANLAB_EMU_SITE,                       \
+                                     SCANLAB_EMU_SYNCWARP_MASK(__VA_ARGS__ __VA_OPT__(,) 0xffffffffu))
+
+#define __shfl_sync(...) \
+    ::scanlab::emu::detail::shfl(SCANLAB_EMU_SITE, ::scanlab::emu::detail::ShflMode::Idx, __VA_ARGS__)
+#define __shfl_up_sync(...) \
+    ::scanlab::emu::detail::shfl(SCANLAB_EMU_SITE, ::scanlab::emu::detail::ShflMode::Up, __VA_ARGS__)
+#define __shfl_down_sync(...) \
+    ::scanlab::emu::detail::shfl(SCANLAB_EMU_SITE, ::scanlab::emu::detail::ShflMode::Down, __VA_ARGS__)
+#define __shfl_xor_sync(...) \
+    ::scanlab::emu::detail::shfl(SCANLAB_EMU_SITE, ::scanlab::emu::detail::ShflMode::Xor, __VA_ARGS__)
+
+#define __ballot_sync(mask, pred)                                                               \
+    ::scanlab::emu::detail::vote(SCANLAB_EMU_SITE, ::scanlab::emu::detail::VoteMode::Ballot, \
+                                 (mask), (pred) ? true : false)
+#define __any_sync(mask, pred)                                                                       \
+    static_cast<int>(::scanlab::emu::detail::vote(                                                \
+        SCANLAB_EMU_SITE, ::scanlab::emu::detail::VoteMode::Any, (mask), (pred) ? true : false))
+#define __all_sync(mask, pred)                                                                       \
+    static_cast<int>(::scanlab::emu::detail::vote(                                                \
+        SCANLAB_EMU_SITE, ::scanlab::emu::detail::VoteMode::All, (mask), (pred) ? true : false))
+
+// The lanes of the calling warp that have not exited. (On a GPU: the lanes executing
+// together right now, which after divergence can be fewer.)
+inline unsigned __activemask() { return ::scanlab::emu::detail::activeMask(); }
+
+#define __trap() ::scanlab::emu::detail::trap(SCANLAB_EMU_SITE, "__trap()")
+inline void __nanosleep(unsigned) { ::scanlab::emu::detail::yieldNow(); }
+
+// ----------------------------------------------------------------------------------
+// Memory fences (also points where a spinning thread lets the others run).
+inline void __threadfence_block() {
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    ::scanlab::emu::detail::preemptionPoint();
+}
+inline void __threadfence() { __threadfence_block(); }
+inline void __threadfence_system() { __threadfence_block(); }
+
+// ----------------------------------------------------------------------------------
+// Atomics: relaxed read-modify-write operations on any memory, as on the GPU.
+namespace scanlab::emu::detail {
+template <class T, class F>
+inline T atomicUpdate(T* address, F f) {
+    using Bits = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+    Bits* p = reinterpret_cast<Bits*>(address);
+    Bits old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    for (;;) {
+        const Bits desired = bitCast<Bits>(f(bitCast<T>(old)));
+        if (__atomic_compare_exchange_n(p, &old, desired, true, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED)) {
+            break;
+        }
+    }
+    preemptionPoint();
+    return bitCast<T>(old);
+}
+template <class T>
+inline T atomicFetchAdd(T* a, T v) {
+    const T old = __atomic_fetch_add(a, v, __ATOMIC_RELAXED);
+    preemptionPoint();
+    return old;
+}
+}  // namespace scanlab::emu::detail
+
+#define SCANLAB_EMU_ATOMIC_INT(T)                                                            \
+    inline T atomicAdd(T* a, T v) { return ::scanlab::emu::detail::atomicFetchAdd(a, v); }  \
+    inline T atomicExch(T* a, T v) {                                                         \
+        const T old = __atomic_exchange_n(a, v, __ATOMIC_RELAXED);                           \
+        ::scanlab::emu::detail::preemptionPoint();                                           \
+        return old;                                                                          \
+    }                                                                                        \
+    inline T atomicCAS(T* a, T compare, T v) {                                               \
+        __atomic_compare_exchange_n(a, &compare, v, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED); \
+        ::scanlab::emu::detail::preemptionPoint();                                           \
+        return compare;                                                                      \
+    }                                                                                        \
+    inline T atomicMin(T* a, T v) {                                                          \
+        return ::scanlab::emu::detail::atomicUpdate(a, [v](T o) { return v < o ? v : o; }); \
+    }                                                                                        \
+    inline T atomicMax(T* a, T v) {                                                          \
+        return ::scanlab::emu::detail::atomicUpdate(a, [v](T o) { return o < v ? v : o; }); \
+    }                                                                                        \
+    inline T atomicAnd(T* a, T v) {                                                          \
+        const T old = __atomic_fetch_and(a, v, __ATOMIC_RELAXED);                            \
+        ::scanlab::emu::detail::preemptionPoint();                                           \
+        return old;                                                                          \
+    }                                                                                        \
+    inline T atomicOr(T* a, T v) {                                                           \
+        const T old = __atomic_fetch_or(a, v, __ATOMIC_RELAXED);                             \
+        ::scanlab::emu::detail::preemptionPoint();                                           \
+        return old;                                                                          \
+    }                                                                                        \
+    inline T atomicXor(T* a, T v) {                                                          \
+        const T old = __atomic_fetch_xor(a, v, __ATOMIC_RELAXED);                            \
+        ::scanlab::emu::detail::preemptionPoint();                                           \
+        return old;                                                                          \
+    }
+SCANLAB_EMU_ATOMIC_INT(int)
+SCANLAB_EMU_ATOMIC_INT(unsigned int)
+SCANLAB_EMU_ATOMIC_INT(unsigned long long)
+#undef SCANLAB_EMU_ATOMIC_INT
+inline long long atomicMin(long long* a, long long v) {
+    return ::scanlab::emu::detail::atomicUpdate(a, [v](long long o) { return v < o ? v : o; });
+}
+inline long long atomicMax(long long* a, long long v) {
+    return ::scanlab::emu::detail::atomicUpdate(a, [v](long long o) { return o < v ? v : o; });
+}
+inline int atomicSub(int* a, int v) { return ::scanlab::emu::detail::atomicFetchAdd(a, -v); }
+inline unsigned atomicSub(unsigned* a, unsigned v) {
+    return ::scanlab::emu::detail::atomicFetchAdd(a, 0u - v);
+}
+inline float atomicAdd(float* a, float v) {
+    return ::scanlab::emu::detail::atomicUpdate(a, [v](float o) { return o + v; });
+}
+inline double atomicAdd(double* a, double v) {
+    return ::scanlab::emu::detail::atomicUpdate(a, [v](double o) { return o + v; });
+}
+inline float atomicExch(float* a, float v) {
+    return ::scanlab::emu::detail::atomicUpdate(a, [v](float) { return v; });
+}
+// ((old >= limit) ? 0 : old + 1) and (((old == 0) | (old > limit)) ? limit : old - 1).
+inline unsigned atomicInc(unsigned* a, unsigned limit) {
+    return ::scanlab::emu::detail::atomicUpdate(
+        a, [limit](unsigned o) { return o >= limit ? 0u : o + 1; });
+}
+inline unsigned atomicDec(unsigned* a, unsigned limit) {
+    return ::scanlab::emu::detail::atomicUpdate(
+        a, [limit](unsigned o) { return (o == 0 || o > limit) ? limit : o - 1; });
+}
+
+// ----------------------------------------------------------------------------------
+// Integer intrinsics and small device helpers.
+inline int __popc(unsigned x) { return __builtin_popcount(x); }
+inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
+inline int __clz(int x) { return x == 0 ? 32 : __builtin_clz(static_cast<unsigned>(x)); }
+inline int __clzll(long long x) {
+    return x == 0 ? 64 : __builtin_clzll(static_cast<unsigned long long>(x));
+}
+inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }
+inline unsigned __brev(unsigned x) {
+    x = ((x >> 1) & 0x55555555u) | ((x & 0x55555555u) << 1);
+    x = ((x >> 2) & 0x33333333u) | ((x & 0x33333333u) << 2);
+    x = ((x >> 4) & 0x0f0f0f0fu) | ((x & 0x0f0f0f0fu) << 4);
+    return __builtin_bswap32(x);
+}
+inline unsigned __umulhi(unsigned a, unsigned b) {
+    return static_cast<unsigned>((static_cast<unsigned long long>(a) * b) >> 32);
+}
+template <class T>
+inline T __ldg(const T* p) { return *p; }
+long long clock64();
+
+// ----------------------------------------------------------------------------------
+// Runtime API. Device memory is host memory; launches are synchronous.
+cudaError_t cudaGetLastError();
+cudaError_t cudaPeekAtLastError();
+const char* cudaGetErrorString(cudaError_t error);
+const char* cudaGetErrorName(cudaError_t error);
+cudaError_t cudaDeviceSynchronize();
+cudaError_t cudaDeviceReset();
+cudaError_t cudaGetDeviceCount(int* count);
+cudaError_t cudaGetDevice(int* device);
+cudaError_t cudaSetDevice(int device);
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device);
+
+cudaError_t cudaMalloc(void** devPtr, size_t size);
+template <class T>
+inline cudaError_t cudaMalloc(T** devPtr, size_t size) {
+    return cudaMalloc(reinterpret_cast<void**>(devPtr), size);
+}
+cudaError_t cudaFree(void* devPtr);
+cudaError_t cudaMallocHost(void** ptr, size_t size);
+cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
+                            cudaStream_t stream = nullptr);
+cudaError_t cudaMemset(void* devPtr, int value, size_t count);
+cudaError_t cudaMemsetAsync(void* devPtr, int value, size_t count, cudaStream_t stream = nullptr);
+
+namespace scanlab::emu::detail {
+cudaError_t symbolCopy(void* symbol, size_t symbolBytes, void* dst, const void* src,
+                       size_t count, size_t offset, bool toSymbol, cudaMemcpyKind kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyToSymbol(const T& symbol, const void* src, size_t count,
+                                      size_t offset = 0,
+                                      cudaMemcpyKind kind = cudaMemcpyHostToDevice) {
+    return ::scanlab::emu::detail::symbolCopy(
+        const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T), nullptr, src, count,
+        offset, true, kind);
+}
+template <class T>
+inline cudaError_t cudaMemcpyFromSymbol(void* dst, const T& symbol, size_t count,
+                                        size_t offset = 0,
+                                        cudaMemcpyKind kind = cudaMemcpyDeviceToHost) {
+    return ::scanlab::emu::detail::symbolCopy(
+        const_cast<void*>(static_cast<const void*>(&symbol)), sizeof(T), dst, nullptr, count,
+        offset, false, kind);
+}
+template <class T>
+inline cudaError_t cudaGetSymbolAddress(void** devPtr, const T& symbol) {
+    *devPtr = const_cast<void*>(static_cast<const void*>(&symbol));
+    return cudaSuccess;
+}
+
+constexpr unsigned cudaEventDefault = 0;
+constexpr unsigned cudaEventBlockingSync = 1;
+constexpr unsigned cudaEventDisableTiming = 2;
+cudaError_t cudaEventCreate(cudaEvent_t* event);
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned flags);
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream = nullptr);
+cudaError_t cudaEventSynchronize(cudaEvent_t event);
+cudaError_t cudaEventQuery(cudaEvent_t event);
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end);
+cudaError_t cudaEventDestroy(cudaEvent_t event);
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream);
+cudaError_t cudaStreamDestroy(cudaStream_t stream);
+cudaError_t cudaStreamSynchronize(cudaStream_t stream);
