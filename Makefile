@@ -23,7 +23,7 @@ deps:
 
 test: deps
 	$(MAKE) all
-	ctest --test-dir $(BUILD) --output-on-failure
+	ctest --test-dir $(BUILD) --output-on-failure -j $(shell nproc)
 
 bench: all
 	$(BUILD)/bench/scanlab-bench

@@ -7,6 +7,6 @@ namespace scanlab {
 inline constexpr size_t kSuiteSizes[] = {1, 2, 3, 31, 32, 33, 63, 64, 65, 127, 129, 255, 256, 257, 511, 513, 1000, 1023, 1024, 1025, 2047, 2048, 2049, 8191, 8192, 8193, 65535, 65537, 262143, 262145, 300007, 1048577};
 inline constexpr unsigned kSuiteBlocks[] = {32, 64, 128, 256, 512, 1024};
 inline constexpr size_t kSuiteLargeSizes[] = {16777259, 268435456};
-inline constexpr size_t kSuiteEmulatorMaxN = 70000;
+inline constexpr size_t kSuiteEmulatorMaxN = 262145;
 
 }  // namespace scanlab
