@@ -2,6 +2,7 @@
 # The CPU emulator and the GPU give the same output, byte for byte, on the suite's
 # cases (float sums included: both run the same additions in the same order).
 # usage: emulator_agreement.sh <gpu driver> <emulator driver> [max n]
+# Every task x operator x suite size (up to max n) x block size 32, 256, 1024.
 # Exit 77 (CTest: skipped) without a GPU.
 set -u
 gpu=$1 emu=$2 maxn=${3:-262145}
@@ -9,19 +10,27 @@ gpu=$1 emu=$2 maxn=${3:-262145}
 sizes=$(python3 -c "import tomllib,sys; print(*[n for n in tomllib.load(open(sys.argv[1],'rb'))['suite']['sizes'] if n <= $maxn])" \
         "$(dirname "$0")/../../data/cases.toml")
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-cases=0 differ=0
+i=0
 for task in warp-scan reduce scan scan-exclusive; do
   for op in add-i32 add-f32 max-i32 mssp; do
     for block in 32 256 1024; do
       for n in $sizes; do
-        args=(run --task $task --op $op --n $n --block $block --seed $((n + block)))
-        "$gpu" "${args[@]}" --output "$work/gpu" >/dev/null 2>&1 || { echo "GPU failed: ${args[*]}"; differ=$((differ+1)); continue; }
-        "$emu" "${args[@]}" --output "$work/emu" >/dev/null 2>&1 || { echo "emulator failed: ${args[*]}"; differ=$((differ+1)); continue; }
-        cmp -s "$work/gpu" "$work/emu" || { echo "outputs differ: ${args[*]}"; differ=$((differ+1)); }
-        cases=$((cases+1))
+        echo "$i run --task $task --op $op --n $n --block $block --seed $((n + block))" >>"$work/cases"
+        i=$((i + 1))
       done
     done
   done
 done
-echo "$cases cases compared, $differ disagreements"
+# The GPU one case at a time; the emulator on every core.
+while read -r id args; do
+  "$gpu" $args --output "$work/gpu.$id" >/dev/null 2>&1 || echo "GPU run failed: $args"
+done <"$work/cases"
+SCANLAB_EMU_THREADS=1 xargs -P "$(nproc)" -L 1 sh -c \
+  'id=$0; shift; "$1" "$@" --output "'"$work"'/emu.$id" >/dev/null 2>&1 || echo "emulator run failed: $*"' \
+  < <(sed "s|^\([0-9]*\) |\1 $emu |" "$work/cases")
+differ=0
+while read -r id args; do
+  cmp -s "$work/gpu.$id" "$work/emu.$id" || { echo "outputs differ: $args"; differ=$((differ + 1)); }
+done <"$work/cases"
+echo "$i cases compared, $differ disagreements"
 exit $((differ > 0))
