@@ -26,7 +26,7 @@ while read -r id args; do
   "$gpu" $args --output "$work/gpu.$id" >/dev/null 2>&1 || echo "GPU run failed: $args"
 done <"$work/cases"
 SCANLAB_EMU_THREADS=1 xargs -P "$(nproc)" -L 1 sh -c \
-  'id=$0; shift; "$1" "$@" --output "'"$work"'/emu.$id" >/dev/null 2>&1 || echo "emulator run failed: $*"' \
+  'id=$0; "$@" --output "'"$work"'/emu.$id" >/dev/null 2>&1 || echo "emulator run failed: $*"' \
   < <(sed "s|^\([0-9]*\) |\1 $emu |" "$work/cases")
 differ=0
 while read -r id args; do
