@@ -1,0 +1,306 @@
+"""Building drivers: the reference (cached) and the variants of a submission.
+
+Every build starts from a pristine copy of the handout in a fresh temporary folder;
+only the student files of the rubric are put in its student/ folder. The reference
+build (pristine handout + solution/student) is trusted: it verifies every output. It
+is cached under the cache folder by the hash of everything that goes into it (handout
+sources, solution files, backend, GPU architecture, compiler versions). Submission
+builds compile untrusted code and run in the sandbox (grader/run.py); identical
+builds within one grader run are made once.
+"""
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import run as sandbox
+
+IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
+BINARY = {"cuda": "scanlab", "emulator": "scanlab-emu"}
+ERROR_LINES = 30
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the grader finds the assignment."""
+
+    root: Path
+
+    @property
+    def handout(self) -> Path:
+        return self.root / "handout"
+
+    @property
+    def solution(self) -> Path:
+        return self.root / "solution" / "student"
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    def handout_student(self, name: str) -> Path:
+        return self.handout / "student" / name
+
+
+@dataclass(frozen=True)
+class Toolchain:
+    backend: str                  # cuda | emulator
+    cmake: str
+    nvcc: str | None = None
+    cuda_arch: str = ""           # "90"; "" lets the handout choose
+    compiler_id: str = ""         # versions, part of the cache key
+    jobs: int = 1                 # make -j of one build
+    build_type: str = "Release"   # CMAKE_BUILD_TYPE
+
+
+@dataclass
+class BuildResult:
+    label: str
+    ok: bool
+    binary: Path | None = None
+    seconds: float = 0.0
+    cached: bool = False
+    log: str = ""                 # the whole output (capped)
+    errors: str = ""              # the first compiler errors, paths as the student knows them
+    key: str = ""
+    origins: dict[str, str] = field(default_factory=dict)   # file -> "yours: path" / "reference"
+
+
+def _hash_tree(root: Path) -> str:
+    h = hashlib.sha256()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames
+                             if d not in IGNORED_HANDOUT_DIRS and not d.startswith("build"))
+        for name in sorted(filenames):
+            p = Path(dirpath, name)
+            rel = p.relative_to(root).as_posix()
+            if rel.startswith("student/"):
+                continue   # replaced in every build
+            h.update(rel.encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def copy_handout(layout: Layout, dest: Path) -> None:
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        here = Path(directory)
+        skip = {n for n in names if n in IGNORED_HANDOUT_DIRS}
+        skip |= {n for n in names if n.startswith("build") and (here / n).is_dir()}
+        if here == layout.handout:
+            skip.add("student")
+        return skip
+
+    shutil.copytree(layout.handout, dest, ignore=ignore)
+    (dest / "student").mkdir()
+
+
+def first_errors(log: str, rewrite: dict[str, str]) -> str:
+    """The first compiler errors of a build log, with paths rewritten."""
+    for old, new in sorted(rewrite.items(), key=lambda kv: -len(kv[0])):
+        log = log.replace(old, new)
+    lines = log.splitlines()
+    pattern = re.compile(r"(\berror\b|CMake Error|fatal|undefined reference)", re.I)
+    for i, line in enumerate(lines):
+        if pattern.search(line) and "Werror" not in line and "-- " not in line[:3]:
+            start = i
+            # Keep the "In file included from" chain that leads to it.
+            while start > 0 and re.match(r"\s*(In file included from|from\s|.*In instantiation)", lines[start - 1]):
+                start -= 1
+            chunk = [l for l in lines[start:] if not l.startswith(("gmake", "make[", "make:"))]
+            return "\n".join(chunk[:ERROR_LINES]).rstrip()
+    return "\n".join(lines[-ERROR_LINES:]).rstrip()
+
+
+class Builder:
+    """Builds drivers for one backend; thread-safe, one build per distinct source set."""
+
+    def __init__(self, layout: Layout, tools: Toolchain, cache_dir: Path, workdir: Path,
+                 identity: sandbox.Identity, timeout_s: float, memory_mb: int):
+        self.layout = layout
+        self.tools = tools
+        self.cache_dir = cache_dir
+        self.workdir = workdir
+        self.identity = identity
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self.handout_digest = _hash_tree(layout.handout)
+        self._lock = threading.Lock()
+        self._builds: dict[str, Future[BuildResult]] = {}
+        self._reference: Future[BuildResult] | None = None
+        self.reference_files = {p.name: p.read_bytes() for p in sorted(layout.solution.glob("*"))
+                                if p.is_file()}
+
+    # ---- keys ---------------------------------------------------------------------------
+
+    def key(self, files: dict[str, bytes]) -> str:
+        h = hashlib.sha256()
+        for part in (self.tools.backend, self.tools.cuda_arch, self.tools.compiler_id,
+                     self.tools.build_type, self.handout_digest):
+            h.update(part.encode() + b"\0")
+        for name in sorted(files):
+            h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
+        return h.hexdigest()
+
+    def is_reference(self, files: dict[str, bytes]) -> bool:
+        return self.key(files) == self.key(self.reference_files)
+
+    # ---- the reference --------------------------------------------------------------------
+
+    def reference(self) -> BuildResult:
+        """The trusted reference build, from the cache when it is there."""
+        with self._lock:
+            if self._reference is None:
+                self._reference = Future()
+                owner = True
+            else:
+                owner = False
+        if not owner:
+            return self._reference.result()
+        try:
+            result = self._build_reference()
+        except BaseException as e:  # never leave waiters hanging
+            result = BuildResult("reference", False, errors=f"the reference build failed: {e}")
+        self._reference.set_result(result)
+        return result
+
+    def _build_reference(self) -> BuildResult:
+        key = self.key(self.reference_files)
+        target = self.cache_dir / f"reference-{self.tools.backend}-{key[:20]}"
+        binary = target / BINARY[self.tools.backend]
+        if binary.is_file():
+            return BuildResult("reference", True, binary, cached=True, key=key,
+                               origins={n: "reference" for n in self.reference_files})
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_dir / f".lock-{key[:20]}", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)   # another grader may be building it right now
+            if binary.is_file():
+                return BuildResult("reference", True, binary, cached=True, key=key,
+                                   origins={n: "reference" for n in self.reference_files})
+            origins = {n: "reference" for n in self.reference_files}
+            result = self._compile("reference", self.reference_files, {}, trusted=True)
+            result.origins = origins
+            if not result.ok or result.binary is None:
+                result.errors = "the REFERENCE does not build (a problem of the grader's " \
+                                "installation, not of the submission):\n" + result.errors
+                return result
+            staging = Path(tempfile.mkdtemp(prefix=".ref-", dir=self.cache_dir))
+            shutil.copy2(result.binary, staging / binary.name)
+            (staging / "build.log").write_text(result.log)
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+            target.chmod(0o755)
+            result.binary = binary
+            return result
+
+    # ---- submission builds --------------------------------------------------------------------
+
+    def build(self, label: str, files: dict[str, bytes], origins: dict[str, str],
+              student_paths: dict[str, str]) -> BuildResult:
+        """Builds a driver from these student files (untrusted). `student_paths` maps a
+        file name to its path in the submission, for error messages."""
+        key = self.key(files)
+        with self._lock:
+            future = self._builds.get(key)
+            owner = future is None
+            if owner:
+                future = self._builds[key] = Future()
+        assert future is not None
+        if not owner:
+            shared = future.result()
+            return BuildResult(label, shared.ok, shared.binary, shared.seconds, True, shared.log,
+                               shared.errors, key, origins)
+        try:
+            if key == self.key(self.reference_files):
+                result = self._reference_copy(label)
+            else:
+                result = self._compile(label, files, student_paths, trusted=False)
+        except BaseException as e:
+            result = BuildResult(label, False, errors=f"the build could not run: {e}")
+        result.key = key
+        result.origins = origins
+        future.set_result(result)
+        return result
+
+    def _reference_copy(self, label: str) -> BuildResult:
+        """The reference binary, copied where the sandboxed user can run it."""
+        ref = self.reference()
+        if not ref.ok or ref.binary is None:
+            return BuildResult(label, False, errors=ref.errors)
+        folder = Path(tempfile.mkdtemp(prefix="ref-", dir=self.workdir))
+        folder.chmod(0o755)
+        binary = folder / ref.binary.name
+        shutil.copy2(ref.binary, binary)
+        binary.chmod(0o755)
+        return BuildResult(label, True, binary, 0.0, True, "identical to the reference: its "
+                           "cached build is used", "")
+
+    def _compile(self, label: str, files: dict[str, bytes], student_paths: dict[str, str],
+                 trusted: bool) -> BuildResult:
+        start = time.monotonic()
+        where = Path(tempfile.mkdtemp(prefix="build-", dir=self.workdir))
+        src = where / "src"
+        copy_handout(self.layout, src)
+        for name, data in files.items():
+            (src / "student" / name).write_bytes(data)
+        build_dir = src / "build"
+        home = src / ".home"
+        home.mkdir()
+        identity = sandbox.Identity() if trusted else self.identity
+        if identity.drops:
+            where.chmod(0o755)
+            sandbox.give_tree(where, identity)
+        backend = self.tools.backend
+        configure = [self.tools.cmake, "-S", str(src), "-B", str(build_dir),
+                     f"-DCMAKE_BUILD_TYPE={self.tools.build_type}"]
+        if backend == "cuda":
+            configure += ["-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"]
+            if self.tools.nvcc:
+                configure.append(f"-DCMAKE_CUDA_COMPILER={self.tools.nvcc}")
+            if self.tools.cuda_arch:
+                configure.append(f"-DCMAKE_CUDA_ARCHITECTURES={self.tools.cuda_arch}")
+        else:
+            configure += ["-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"]
+        compile_ = [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],
+                    "-j", str(max(1, self.tools.jobs))]
+        extra_path = [str(Path(self.tools.cmake).parent)]
+        if self.tools.nvcc:
+            extra_path.append(str(Path(self.tools.nvcc).parent))
+        env = sandbox.base_env(home, extra_path)
+        limits = sandbox.Limits(wall_s=self.timeout_s, memory_mb=self.memory_mb,
+                                memory_kind="data", file_mb=1024, open_files=1024)
+        log_parts: list[str] = []
+        ok = True
+        for argv in (configure, compile_):
+            remaining = self.timeout_s - (time.monotonic() - start)
+            if remaining <= 1:
+                log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
+                ok = False
+                break
+            r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
+                            env, identity, sandboxed=not trusted)
+            log_parts.append(r.stdout + r.stderr)
+            if r.timed_out:
+                log_parts.append(f"build: killed after {self.timeout_s:.0f} s (build time limit)")
+            if not r.ok:
+                ok = False
+                break
+        log = "\n".join(log_parts)
+        binary = build_dir / BINARY[backend]
+        ok = ok and binary.is_file()
+        rewrite = {f"{src}/student/{name}": student_paths.get(name, f"(reference) student/{name}")
+                   for name in files}
+        rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
+        errors = "" if ok else first_errors(log, rewrite)
+        if not ok and not errors:
+            errors = "the build failed without a message"
+        return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
+                           log[-200_000:], errors)

@@ -1,0 +1,281 @@
+"""Correctness: run a case with the submission's driver, decide it with the reference.
+
+The submission's driver runs `run ... --output FILE --json FILE` in the sandbox. The
+verdict comes from the TRUSTED reference driver, `verify ... --output FILE`, which
+regenerates the input from the seed and checks the output file on the CPU. Nothing the
+submission prints or writes can make a case pass: a case passes only when the
+submission exited 0 AND the trusted verify passed. The submission's own JSON is read
+(defensively) only for its error message and race hint.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import shutil
+import tempfile
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from grader import run as sandbox
+from grader.cases import Case
+
+VERDICTS = ("pass", "fail", "error", "crash", "timeout", "not_implemented", "not_run")
+JSON_LIMIT = 256 * 1024
+VERIFY_TIMEOUT_S = 600.0
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    seed: int
+    status: str                   # one of VERDICTS
+    summary: str = ""             # one line
+    details: str = ""             # first mismatch, error text, hints
+    reproduce: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+@dataclass
+class Resources:
+    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs
+    (one process at a time on each)."""
+
+    cpu: threading.BoundedSemaphore
+    gpus: "queue.Queue[int] | None" = None
+
+    @staticmethod
+    def create(cores: int, gpu_indices: list[int]) -> "Resources":
+        gpus: queue.Queue[int] | None = None
+        if gpu_indices:
+            gpus = queue.Queue()
+            for i in gpu_indices:
+                gpus.put(i)
+        return Resources(threading.BoundedSemaphore(max(1, cores)), gpus)
+
+    @contextmanager
+    def cpu_slot(self) -> Iterator[None]:
+        with self.cpu:
+            yield
+
+    @contextmanager
+    def gpu(self) -> Iterator[int]:
+        assert self.gpus is not None
+        index = self.gpus.get()
+        try:
+            yield index
+        finally:
+            self.gpus.put(index)
+
+
+@dataclass
+class RunSetup:
+    """How submission drivers are run in this grading session."""
+
+    backend: str                     # cuda | emulator
+    reference: Path                  # the trusted driver (verify)
+    workdir: Path
+    identity: sandbox.Identity
+    resources: Resources
+    timeout_s: float
+    memory_mb: int | None
+    max_timeouts: int
+    emulator_threads: int = 1
+    display_binary: str = ""         # how reproduce commands name the driver
+    memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
+    memo_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def binary_name(self) -> str:
+        return self.display_binary or ("build/scanlab" if self.backend == "cuda" else "build/scanlab-emu")
+
+    def limits(self, case: Case) -> sandbox.Limits:
+        file_mb = max(64, case.output_bytes() // (1 << 20) + 16)
+        threads = self.emulator_threads if self.backend == "emulator" else 2
+        return sandbox.Limits(wall_s=self.timeout_s, cpu_s=self.timeout_s * threads + 5,
+                              memory_mb=self.memory_mb,
+                              memory_kind="as" if self.backend == "emulator" else "data",
+                              file_mb=file_mb)
+
+    def env(self, home: Path, seed: int, gpu: int | None) -> dict[str, str]:
+        env = sandbox.base_env(home)
+        if gpu is not None:
+            env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
+            env["CUDA_VISIBLE_DEVICES"] = str(gpu)
+        if self.backend == "emulator":
+            env["SCANLAB_EMU_SEED"] = str(seed)
+            env["SCANLAB_EMU_THREADS"] = str(self.emulator_threads)
+        return env
+
+    def reproduce(self, case: Case, seed: int) -> str:
+        prefix = f"SCANLAB_EMU_SEED={seed} " if self.backend == "emulator" else ""
+        return f"{prefix}{self.binary_name} run " + " ".join(case.driver_args(seed))
+
+
+class TimeoutTracker:
+    """Counts timed-out cases per (build, task): past the limit the rest are not run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[tuple[str, str], int] = {}
+
+    def exceeded(self, key: tuple[str, str], limit: int) -> bool:
+        with self._lock:
+            return self._counts.get(key, 0) >= limit
+
+    def add(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._counts[key] = self._counts.get(key, 0) + 1
+
+
+def read_json(path: Path) -> dict | None:
+    """A JSON object from a file an untrusted program wrote, or None."""
+    try:
+        if not path.is_file() or path.is_symlink() or path.stat().st_size > JSON_LIMIT:
+            return None
+        value = json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _text(value: object, limit: int = 600) -> str:
+    return value[:limit] if isinstance(value, str) else ""
+
+
+def _error_line(stdout: str, stderr: str) -> str:
+    for line in (stdout + "\n" + stderr).splitlines():
+        s = line.strip()
+        if s.startswith(("ERROR", "scanlab: error:", "scanlab:")):
+            return s[:600]
+    return ""
+
+
+def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path) -> dict:
+    """The trusted verdict on an output file: the reference driver's JSON."""
+    vjson = where / "verify.json"
+    argv = [str(setup.reference), "verify", *case.driver_args(seed), "--output", str(output),
+            "--json", str(vjson)]
+    with setup.resources.cpu_slot():
+        r = sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S), sandbox.base_env(where),
+                        sandbox.Identity(), sandboxed=False)
+    data = read_json(vjson) or {}
+    if r.returncode not in (0, 1) or data.get("status") not in ("pass", "fail"):
+        message = _text(data.get("message")) or _error_line(r.stdout, r.stderr) or r.describe_end()
+        return {"status": "error", "message": message}
+    # Only a clean exit 0 with a "pass" JSON is a pass.
+    if r.returncode != 0 or data.get("status") != "pass":
+        data["status"] = "fail"
+    return data
+
+
+def _mismatch_text(v: dict, case: Case) -> str:
+    count = 1 if case.task == "reduce" else case.n
+    first = v.get("first_mismatch") if isinstance(v.get("first_mismatch"), dict) else None
+    if v.get("message") and not first:
+        return str(v["message"])
+    if not first:
+        return "the output is wrong"
+    return (f"{v.get('mismatches', '?')} of {count} element(s) differ; first at index "
+            f"{first.get('index')}: expected {first.get('expected')}, got {first.get('got')}")
+
+
+def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed: int,
+             timeouts: TimeoutTracker) -> CaseResult:
+    seed = case.seed(run_seed)
+    memo_key = (build_key, case.id, seed)
+    with setup.memo_lock:
+        if memo_key in setup.memo:
+            return setup.memo[memo_key]
+    reproduce = setup.reproduce(case, seed)
+    track = (build_key, case.task)
+    if timeouts.exceeded(track, setup.max_timeouts):
+        return CaseResult(case, seed, "not_run",
+                          f"not run: {setup.max_timeouts} earlier {case.task} cases timed out",
+                          reproduce=reproduce)
+    where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
+    try:
+        result = _run_case(setup, binary, case, seed, reproduce, where)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    if result.status == "timeout":
+        timeouts.add(track)
+    else:
+        with setup.memo_lock:
+            setup.memo[memo_key] = result
+    return result
+
+
+def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: str,
+              where: Path) -> CaseResult:
+    where.chmod(0o711)
+    home = sandbox.make_private_dir(where / "sandbox", setup.identity)
+    output = home / "out.bin"
+    report = home / "run.json"
+    argv = [str(binary), "run", *case.driver_args(seed), "--output", str(output), "--json", str(report)]
+    limits = setup.limits(case)
+    if setup.backend == "cuda":
+        with setup.resources.gpu() as gpu:
+            r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
+    else:
+        with setup.resources.cpu_slot():
+            r = sandbox.run(argv, home, limits, setup.env(home, seed, None), setup.identity)
+    claimed = read_json(report) or {}
+    said = _text(claimed.get("message")) or _error_line(r.stdout, r.stderr)
+    hint = _text(claimed.get("hint"))
+    base = CaseResult(case, seed, "fail", reproduce=reproduce, seconds=r.seconds)
+
+    if r.timed_out:
+        base.status = "timeout"
+        base.summary = f"killed after {setup.timeout_s:.0f} s (time limit): an endless loop or a deadlock?"
+        return base
+    if r.signal is not None:
+        base.status = "crash"
+        base.summary = f"the program {r.describe_end()}"
+        base.details = said
+        return base
+    if r.returncode == 3:
+        base.status = "not_implemented"
+        base.summary = "not implemented (the handout's TODO stub is still in place)"
+        return base
+    if r.returncode == 77:
+        base.status = "error"
+        base.summary = "the driver found no GPU (a problem of the grading machine)"
+        return base
+    if r.returncode == 4:
+        base.status = "error"
+        base.summary = "CUDA or runtime error" + (f": {said}" if said else "")
+        return base
+    if r.returncode not in (0, 1):
+        base.status = "error"
+        base.summary = f"the program ended with {r.describe_end()}" + (f": {said}" if said else "")
+        return base
+    if not output.is_file() or output.is_symlink():
+        base.summary = "the program wrote no output file"
+        return base
+    vdir = where / "verify"
+    vdir.mkdir()
+    v = verify(setup, case, seed, output, vdir)
+    if v["status"] == "error":
+        base.summary = f"the output file is unusable: {v.get('message', '')}"
+        return base
+    if r.returncode == 0 and v["status"] == "pass":
+        base.status = "pass"
+        base.summary = "pass"
+        return base
+    base.summary = _mismatch_text(v, case) if v["status"] == "fail" else \
+        "the program's own check failed"
+    notes = []
+    if r.returncode == 0 and v["status"] == "fail":
+        notes.append("the program reported success, but the trusted check of its output failed")
+    if hint:
+        notes.append(f"hint: {hint}")
+    base.details = "\n".join(notes)
+    return base

@@ -1,0 +1,133 @@
+"""The command line: python3 -m grader {grade,batch,doctor,prepare,gradescope-zip}."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from grader import REPO_ROOT, __version__
+from grader.build import Layout
+from grader.grade import GraderError, Options, Session, default_cache_dir
+from grader.rubric import RubricError, load_rubric
+
+EXIT_OK = 0
+EXIT_GRADER = 2      # the grader could not run (setup, rubric, arguments)
+
+DESCRIPTION = """scanlab's autograder.
+
+  grade SUBMISSION   grade one submission: a folder, a .zip, a .tar.gz/.tgz/.tar, or a
+                     copy of the handout with the TODOs filled in
+  batch FOLDER       grade every submission in FOLDER (one subfolder or archive each):
+                     a progress line each, a grades CSV and a class summary
+  doctor             what this machine has (GPU, driver, nvcc, CMake, g++, Boost.Context)
+                     and what is missing
+  prepare            build the reference driver into the cache (e.g. in Gradescope's
+                     setup.sh)
+  gradescope-zip     build the Gradescope autograder zip
+
+See grader/README.md."""
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
+                   help="the rubric (default: data/rubric.toml)")
+    p.add_argument("--backend", choices=("auto", "cuda", "emulator"), default="auto",
+                   help="cuda: build for and run on the GPU; emulator: the CPU emulator "
+                        "(correctness only); auto (default): cuda when a GPU and nvcc are found")
+    p.add_argument("--cache", type=Path, default=None,
+                   help=f"where the reference build is cached (default {default_cache_dir()})")
+    p.add_argument("-j", "--jobs", type=int, default=0,
+                   help="parallel builds/verifications (default: the CPU cores)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the grading run's seed (default: a fresh one, printed)")
+    p.add_argument("--no-perf", action="store_true", help="do not measure performance")
+    p.add_argument("--cuda-arch", default="", help="CMAKE_CUDA_ARCHITECTURES (default: the GPU's)")
+    p.add_argument("--sandbox-user", default="nobody",
+                   help="the user student programs run as when the grader is root (default nobody)")
+    p.add_argument("--workdir", type=Path, default=None, help="parent of the temporary workspace")
+    p.add_argument("--keep-workdir", action="store_true", help="keep the temporary workspace")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python3 -m grader", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"scanlab grader {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    g = sub.add_parser("grade", help="grade one submission")
+    g.add_argument("submission", type=Path)
+    _common(g)
+    g.add_argument("--out", type=Path, default=None,
+                   help="folder for the reports (default grader-out/<submission name>)")
+    g.add_argument("--gradescope", type=Path, default=None,
+                   help="also write Gradescope's results.json to this path")
+    g.add_argument("--show-hidden", action="store_true",
+                   help="show the details of hidden cases in the terminal report (instructors)")
+
+    b = sub.add_parser("batch", help="grade every submission in a folder")
+    b.add_argument("folder", type=Path)
+    _common(b)
+    b.add_argument("--out", type=Path, default=None,
+                   help="folder for grades.csv, the class summary and the reports "
+                        "(default grader-out/batch)")
+
+    sub.add_parser("doctor", help="check this machine")
+
+    p = sub.add_parser("prepare", help="build the reference driver into the cache")
+    _common(p)
+
+    z = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip")
+    z.add_argument("--out", type=Path, default=REPO_ROOT / "dist" / "scanlab-autograder.zip")
+    z.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml")
+    return parser
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    opts = Options(backend=args.backend, jobs=args.jobs, seed=args.seed, perf=not args.no_perf,
+                   sandbox_user=args.sandbox_user, cuda_arch=args.cuda_arch, workdir=args.workdir,
+                   keep_workdir=args.keep_workdir)
+    if args.cache is not None:
+        opts.cache_dir = args.cache
+    return opts
+
+
+def _logger(quiet: bool):
+    if quiet:
+        return lambda line: None
+    return lambda line: print(f"  .. {line}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "doctor":
+            from grader.doctor import doctor
+            return doctor()
+        if args.command == "gradescope-zip":
+            from grader.package import build_zip
+            load_rubric(args.rubric)  # fail early on a broken rubric
+            path = build_zip(Layout(REPO_ROOT), args.out, args.rubric)
+            print(f"wrote {path}")
+            return EXIT_OK
+        rubric = load_rubric(args.rubric)
+        layout = Layout(REPO_ROOT)
+        log = _logger(args.quiet)
+        if args.command == "prepare":
+            with Session(rubric, layout, options_from(args), log) as session:
+                session.prepare()
+                print(f"reference driver ready ({session.backend}) in {session.options.cache_dir}")
+            return EXIT_OK
+        if args.command == "grade":
+            from grader.batch import grade_one
+            return grade_one(args, rubric, layout, options_from(args), log)
+        if args.command == "batch":
+            from grader.batch import grade_batch
+            return grade_batch(args, rubric, layout, options_from(args), log)
+    except (RubricError, GraderError) as e:
+        print(f"grader: {e}", file=sys.stderr)
+        return EXIT_GRADER
+    except KeyboardInterrupt:
+        print("grader: interrupted", file=sys.stderr)
+        return 130
+    return EXIT_GRADER

@@ -1,0 +1,394 @@
+"""Grading: the pipeline for one submission, and the session that several share.
+
+  collect -> forbidden constructs -> builds (one per task: the student's file for it
+  with the reference files for the others; one integration build of all the student's
+  files) -> correctness cases (untrusted run, trusted verify) -> performance (GPU) ->
+  score.
+A Session holds what grading runs share: the machine, the trusted reference build,
+the CPU and GPU slots, the seed and the temporary workspace.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import random
+import shutil
+import tempfile
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from grader import __version__, machine as machines
+from grader import run as sandbox
+from grader.build import Builder, BuildResult, Layout, Toolchain
+from grader.check import Resources, RunSetup, TimeoutTracker, run_case
+from grader.collect import collect
+from grader.forbidden import scan
+from grader.perf import PerfResult, measure, measure_copy_bandwidth
+from grader.results import BuildInfo, IntegrationResult, MachineInfo, SubmissionResult, TaskResult
+from grader.rubric import Rubric, TaskRubric
+from grader.score import correctness_points, performance_points
+
+
+class GraderError(Exception):
+    """The grader cannot grade on this machine (a setup problem, not the submission's)."""
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("SCANLAB_CACHE") or os.environ.get("XDG_CACHE_HOME")
+    if os.environ.get("SCANLAB_CACHE"):
+        return Path(base)  # type: ignore[arg-type]
+    return Path(base or Path.home() / ".cache") / "scanlab"
+
+
+@dataclass
+class Options:
+    backend: str = "auto"                 # auto | cuda | emulator
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    jobs: int = 0                         # parallel CPU work; 0: the machine's cores
+    seed: int | None = None               # None: a fresh one
+    perf: bool = True                     # measure performance (GPU only)
+    sandbox_user: str = "nobody"          # when running as root
+    cuda_arch: str = ""                   # "" : the GPU's
+    workdir: Path | None = None           # parent of the temporary workspace
+    keep_workdir: bool = False
+
+
+def _log_stderr(line: str) -> None:
+    import sys
+    print(line, file=sys.stderr, flush=True)
+
+
+class Session:
+    def __init__(self, rubric: Rubric, layout: Layout, options: Options,
+                 log: Callable[[str], None] = _log_stderr,
+                 machine: machines.Machine | None = None):
+        self.rubric = rubric
+        self.layout = layout
+        self.options = options
+        self.log = log
+        self.machine = machine or machines.detect(check_boost=False)
+        m = self.machine
+        backend = options.backend
+        if backend == "auto":
+            backend = "cuda" if m.has_gpu and m.can_build_cuda else "emulator"
+        if backend == "cuda":
+            if not m.has_gpu:
+                raise GraderError(f"--backend cuda: no GPU ({m.gpu_problem})")
+            if not m.can_build_cuda:
+                missing = [t.name for t in (m.nvcc, m.cmake, m.gxx) if not t.ok]
+                raise GraderError(f"--backend cuda: cannot build CUDA drivers: {', '.join(missing)} missing")
+        elif backend == "emulator":
+            missing = [t.name for t in (m.cmake, m.gxx) if not t.ok]
+            if missing:
+                raise GraderError(f"cannot build the CPU emulator driver: {', '.join(missing)} missing "
+                                  "(run `python3 -m grader doctor`)")
+        else:
+            raise GraderError(f"unknown backend {backend!r}")
+        self.backend = backend
+        self.gpus = m.gpus if backend == "cuda" else []
+        self.jobs = options.jobs or m.cores
+        arch = options.cuda_arch
+        if backend == "cuda" and not arch:
+            arch = ";".join(sorted({g.arch for g in self.gpus})) or "native"
+        compiler_id = f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}"
+        self.identity = sandbox.sandbox_identity(options.sandbox_user)
+        parent = options.workdir or Path(tempfile.gettempdir())
+        parent.mkdir(parents=True, exist_ok=True)
+        self.workdir = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=parent))
+        self.workdir.chmod(0o711)
+        sandbox.open_path_for(self.workdir, self.identity, self.workdir)
+        (self.workdir / "builds").mkdir()
+        (self.workdir / "builds").chmod(0o711)
+        self.resources = Resources.create(self.jobs, [g.index for g in self.gpus])
+        tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
+                          nvcc=m.nvcc.path if backend == "cuda" else None,
+                          cuda_arch=arch if backend == "cuda" else "", compiler_id=compiler_id,
+                          jobs=1, build_type="Release" if backend == "cuda"
+                          else rubric.limits.emulator_build_type)
+        self.builder = Builder(layout, tools, options.cache_dir, self.workdir / "builds",
+                               self.identity, rubric.limits.build_timeout_s, rubric.limits.memory_mb)
+        self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
+        self.timeouts = TimeoutTracker()
+        self._prepare_lock = threading.Lock()
+        self._setup: RunSetup | None = None
+        self._run_reference: Path | None = None
+        self._copy_gbps: float | None = None
+        self._device: dict = {}
+        self._copy_lock = threading.Lock()
+        self._copy_measured = False
+        self.handout_files = {t.file: (layout.handout_student(t.file).read_bytes()
+                                       if layout.handout_student(t.file).is_file() else None)
+                              for t in rubric.tasks}
+
+    # ---- shared preparation ------------------------------------------------------------------
+
+    def prepare(self) -> RunSetup:
+        """Builds (or finds in the cache) the trusted reference; idempotent."""
+        with self._prepare_lock:
+            if self._setup is not None:
+                return self._setup
+            start = time.monotonic()
+            ref = self.builder.reference()
+            if not ref.ok or ref.binary is None:
+                raise GraderError(ref.errors or "the reference does not build")
+            self.log(f"reference driver ({self.backend}): "
+                     + ("cached" if ref.cached else f"built in {time.monotonic() - start:.0f} s")
+                     + f" [{ref.binary}]")
+            run_copy = self.builder.build("reference", dict(self.builder.reference_files), {}, {})
+            if not run_copy.ok or run_copy.binary is None:
+                raise GraderError(run_copy.errors)
+            self._run_reference = run_copy.binary
+            limits = self.rubric.limits
+            self._setup = RunSetup(
+                backend=self.backend, reference=ref.binary, workdir=self.workdir,
+                identity=self.identity, resources=self.resources,
+                timeout_s=limits.run_timeout_s if self.backend == "cuda" else limits.emulator_run_timeout_s,
+                memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+            return self._setup
+
+    def copy_bandwidth(self) -> float | None:
+        with self._copy_lock:
+            if not self._copy_measured and self.backend == "cuda":
+                self._copy_gbps, self._device = measure_copy_bandwidth(self.prepare())
+                self._copy_measured = True
+            return self._copy_gbps
+
+    def machine_info(self) -> MachineInfo:
+        user = self.identity.name + ("" if self.identity.drops or os.geteuid() != 0 else " (could not drop root)")
+        if self.backend == "cuda":
+            g = self.gpus[0]
+            return MachineInfo("cuda", g.name, g.compute_capability, self._copy_gbps, user)
+        note = ("no GPU: correctness is graded with the CPU emulator; performance is not measured"
+                if not self.machine.has_gpu else
+                "emulator backend chosen: correctness is graded with the CPU emulator; "
+                "performance is not measured")
+        return MachineInfo("emulator", "", "", None, user, note)
+
+    def close(self) -> None:
+        if not self.options.keep_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---- one submission ------------------------------------------------------------------------
+
+    def grade(self, path: Path, on_event: Callable[[str], None] | None = None) -> SubmissionResult:
+        say = on_event or (lambda line: None)
+        start = time.monotonic()
+        setup = self.prepare()
+        rubric = self.rubric
+        where = Path(tempfile.mkdtemp(prefix="submission-", dir=self.workdir))
+        try:
+            return self._grade(path, setup, where, say, start)
+        except Exception as e:  # a grader bug must not lose the other submissions of a batch
+            import traceback
+            result = self._empty_result(path)
+            result.error = f"internal grader error ({type(e).__name__}: {e}); please report it"
+            result.notes.append(traceback.format_exc(limit=8))
+            self._score(result)
+            result.seconds = time.monotonic() - start
+            return result
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+
+    def _empty_result(self, path: Path) -> SubmissionResult:
+        from grader.collect import submission_name
+        result = SubmissionResult(
+            name=submission_name(path), origin=str(path), kind="folder" if path.is_dir() else "archive",
+            seed=self.seed, machine=self.machine_info(),
+            graded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            grader_version=__version__, rubric=str(self.rubric.path),
+            reproduce=self.reproduce_command(path))
+        result.tasks = [TaskResult(t.number, t.title, t.file, status="not_graded",
+                                   correctness_max=t.correctness_points,
+                                   performance_max=t.performance_points) for t in self.rubric.tasks]
+        result.integration = IntegrationResult(max_points=self.rubric.integration.points)
+        return result
+
+    def _grade(self, path: Path, setup: RunSetup, where: Path, say: Callable[[str], None],
+               start: float) -> SubmissionResult:
+        rubric = self.rubric
+        sub = collect(path, rubric.student_files, rubric.submission, where)
+        result = SubmissionResult(
+            name=sub.name, origin=sub.origin, kind=sub.kind, seed=self.seed,
+            machine=self.machine_info(),
+            graded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            grader_version=__version__, rubric=str(rubric.path),
+            files={n: f.path for n, f in sub.files.items()}, missing=dict(sub.missing),
+            ignored=list(sub.ignored), notes=list(sub.notes), error=sub.error,
+            reproduce=self.reproduce_command(path))
+        tasks = [TaskResult(t.number, t.title, t.file, correctness_max=t.correctness_points,
+                            performance_max=t.performance_points) for t in rubric.tasks]
+        result.tasks = tasks
+        result.integration = IntegrationResult(max_points=rubric.integration.points)
+
+        # Which builds: each task in isolation, and everything together.
+        builds: list[tuple[str, dict[str, bytes], dict[str, str], object]] = []
+        paths = {n: f.path for n, f in sub.files.items()}
+        reference = self.builder.reference_files
+        for t, tr in zip(rubric.tasks, tasks):
+            found = sub.files.get(t.file)
+            if found is None:
+                tr.status = "missing"
+                close = sub.missing.get(t.file, [])
+                tr.message = f"no {t.file} in the submission" + \
+                    (f" (found {', '.join(close)}: the file must be named exactly {t.file})" if close else "")
+                continue
+            tr.path = found.path
+            tr.unchanged = found.data == self.handout_files.get(t.file)
+            tr.identical_to_reference = found.data == reference.get(t.file)
+            tr.violations = scan(found.text, found.path, rubric.forbidden)
+            if tr.violations:
+                tr.status = "forbidden"
+                tr.message = f"{found.path} uses {len(tr.violations)} forbidden construct(s): not built, 0 points"
+                continue
+            files = dict(reference)
+            files[t.file] = found.data
+            origins = {n: "reference" for n in files}
+            origins[t.file] = f"yours ({found.path})"
+            builds.append((f"task {t.number}", files, origins, tr))
+        integ = result.integration
+        blocked = [tr for tr in tasks if tr.status in ("missing", "forbidden")]
+        if sub.error:
+            integ.message = "not run: nothing to grade"
+        elif blocked:
+            integ.message = "not run: " + "; ".join(
+                f"{tr.file} {'is missing' if tr.status == 'missing' else 'has forbidden constructs'}"
+                for tr in blocked)
+        else:
+            files = dict(reference)
+            files.update({t.file: sub.files[t.file].data for t in rubric.tasks})
+            origins = {n: "reference" for n in files}
+            origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in rubric.tasks})
+            builds.append(("integration", files, origins, integ))
+
+        emulator = self.backend == "emulator"
+        workers = self.jobs + len(self.gpus) + 2
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
+            pending: list[tuple[object, Future[BuildResult]]] = []
+            for label, files, origins, target in builds:
+                say(f"build {label}")
+                pending.append((target, pool.submit(self._build, label, files, origins, paths)))
+            case_futures: list[tuple[object, list[Future]]] = []
+            targets = {future: target for target, future in pending}
+            for future in as_completed(targets):
+                target = targets[future]
+                b = future.result()
+                info = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
+                target.build = info  # type: ignore[attr-defined]
+                say(f"build {b.label}: " + ("ok" if b.ok else "FAILED")
+                    + (" (cached)" if b.cached else f" ({b.seconds:.0f} s)"))
+                if not b.ok or b.binary is None:
+                    target.status = "build_failed"  # type: ignore[attr-defined]
+                    target.message = "does not compile"  # type: ignore[attr-defined]
+                    continue
+                if isinstance(target, TaskResult):
+                    t = next(x for x in rubric.tasks if x.number == target.number)
+                    cases = rubric.cases_for(t.driver_tasks, emulator)
+                else:
+                    cases = rubric.cases_for(rubric.integration.tasks, emulator, rubric.integration.groups)
+                futures = [pool.submit(run_case, setup, b.binary, b.key, c, self.seed, self.timeouts)
+                           for c in cases]
+                case_futures.append((target, futures))
+            for target, futures in case_futures:
+                target.cases = [f.result() for f in futures]  # type: ignore[attr-defined]
+                if isinstance(target, IntegrationResult):
+                    target.status = "graded"
+                tr_label = f"task {target.number}" if isinstance(target, TaskResult) else "integration"
+                say(f"{tr_label}: {sum(c.passed for c in target.cases)}/{len(target.cases)} cases passed")  # type: ignore[attr-defined]
+
+        # Performance: correct tasks only, on the GPU, one measurement at a time.
+        binaries = {id(target): None for target in tasks}
+        for target, future in pending:
+            b = future.result()
+            if isinstance(target, TaskResult) and b.ok:
+                binaries[id(target)] = b.binary
+        for t, tr in zip(rubric.tasks, tasks):
+            self._performance(t, tr, binaries.get(id(tr)), setup, say)
+        self._score(result)
+        result.machine = self.machine_info()
+        result.seconds = time.monotonic() - start
+        return result
+
+    def _build(self, label: str, files: dict[str, bytes], origins: dict[str, str],
+               paths: dict[str, str]) -> BuildResult:
+        with self.resources.cpu_slot():
+            return self.builder.build(label, files, origins, paths)
+
+    def _performance(self, t: TaskRubric, tr: TaskResult, binary: Path | None, setup: RunSetup,
+                     say: Callable[[str], None]) -> None:
+        if t.performance_points <= 0 or not t.perf:
+            tr.perf_status = "not_eligible"
+            tr.perf_message = "no performance points in the rubric"
+            return
+        if self.backend != "cuda":
+            tr.perf_status = "not_measured"
+            tr.perf_message = "not measured (no GPU)"
+            return
+        if not self.options.perf:
+            tr.perf_status = "not_measured"
+            tr.perf_message = "not measured (--no-perf)"
+            return
+        if not tr.all_passed or binary is None:
+            tr.perf_status = "not_eligible"
+            tr.perf_message = "0: performance counts only when every case of the task passes"
+            return
+        copy_gbps = self.copy_bandwidth()
+        assert self._run_reference is not None
+        for perf_case in t.perf:
+            say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
+            tr.perf.append(measure(setup, binary, self._run_reference, perf_case,
+                                   self.rubric.performance, copy_gbps))
+        failed = [p for p in tr.perf if p.status != "measured"]
+        if failed:
+            tr.perf_status = "failed"
+            tr.perf_message = "0: " + failed[0].message
+        else:
+            tr.perf_status = "measured"
+            noisy = [p.message for p in tr.perf if p.noisy]
+            tr.perf_message = "; ".join(noisy)
+
+    def _score(self, result: SubmissionResult) -> None:
+        rubric = self.rubric
+        scoring = rubric.correctness_scoring
+        for t, tr in zip(rubric.tasks, result.tasks):
+            tr.correctness_points = correctness_points(tr.passed, tr.total, t.correctness_points, scoring) \
+                if tr.status == "graded" else 0.0
+            if tr.perf_status == "not_measured":
+                tr.performance_points = None
+            elif tr.perf_status == "measured":
+                slowdowns = [p.slowdown for p in tr.perf if p.slowdown is not None]
+                tr.performance_points = performance_points(
+                    slowdowns, t.performance_points, rubric.performance.full_credit_slowdown)
+            else:
+                tr.performance_points = 0.0
+        integ = result.integration
+        integ.points = correctness_points(integ.passed, integ.total, integ.max_points, "proportional") \
+            if integ.status == "graded" else 0.0
+        result.correctness_score = sum(tr.correctness_points for tr in result.tasks) + integ.points
+        result.correctness_max = rubric.max_correctness
+        result.performance_max = rubric.max_performance
+        measured = all(tr.performance_points is not None for tr in result.tasks)
+        if measured:
+            result.performance_score = sum(tr.performance_points or 0.0 for tr in result.tasks)
+            result.score = result.correctness_score + result.performance_score
+            result.max_score = result.correctness_max + result.performance_max
+        else:
+            # Without a GPU the score is out of the correctness points only.
+            result.performance_score = None
+            result.score = result.correctness_score
+            result.max_score = result.correctness_max
+
+    def reproduce_command(self, path: Path) -> str:
+        extra = f" --backend {self.options.backend}" if self.options.backend != "auto" else ""
+        rubric = "" if self.rubric.path == (self.layout.data / "rubric.toml").resolve() \
+            else f" --rubric {self.rubric.path}"
+        return f"python3 -m grader grade {path} --seed {self.seed}{extra}{rubric}"

@@ -1,0 +1,53 @@
+"""`gradescope-zip`: the Gradescope autograder zip.
+
+Gradescope machines have no GPU: the autograder grades correctness with the CPU
+emulator, and reports performance as not measured (performance is graded on the
+course's GPU machine with `batch`). The zip holds setup.sh and run_autograder at its
+root, and the grader with what it needs (handout/, solution/student/, data/) under
+source/ layout: Gradescope unpacks the zip into /autograder/source.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import zipfile
+from pathlib import Path
+
+from grader.build import Layout
+
+TEMPLATES = Path(__file__).resolve().parent / "gradescope"
+SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git"}
+
+
+def _add_tree(z: zipfile.ZipFile, root: Path, base: Path) -> None:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("build"))
+        for name in sorted(filenames):
+            p = Path(dirpath, name)
+            if p.is_symlink() or name.endswith(".pyc"):
+                continue
+            _add_file(z, p, p.relative_to(base).as_posix())
+
+
+def _add_file(z: zipfile.ZipFile, path: Path, arcname: str, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(arcname, date_time=(2024, 1, 1, 0, 0, 0))
+    mode = 0o755 if executable or path.stat().st_mode & stat.S_IXUSR else 0o644
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    z.writestr(info, path.read_bytes())
+
+
+def build_zip(layout: Layout, out: Path, rubric: Path) -> Path:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".zip.tmp")
+    with zipfile.ZipFile(tmp, "w") as z:
+        _add_file(z, TEMPLATES / "setup.sh", "setup.sh", executable=True)
+        _add_file(z, TEMPLATES / "run_autograder", "run_autograder", executable=True)
+        _add_tree(z, layout.root / "grader", layout.root)
+        _add_tree(z, layout.handout, layout.root)
+        _add_tree(z, layout.solution, layout.root)
+        _add_tree(z, layout.data, layout.root)
+        if rubric.resolve() != (layout.data / "rubric.toml").resolve():
+            _add_file(z, rubric, "data/rubric.toml")
+    tmp.replace(out)
+    return out

@@ -1,0 +1,80 @@
+"""Reports of a SubmissionResult (and of a batch): terminal text, the grader's JSON,
+Gradescope's results.json, JUnit XML, a Markdown summary and the batch CSV.
+
+What every report shares lives here: how a case is named (hidden cases are named by
+number only) and how a task's numbers read.
+"""
+from __future__ import annotations
+
+from grader.check import CaseResult
+from grader.results import SubmissionResult, TaskResult
+
+STATUS_WORDS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "crash": "CRASH",
+                "timeout": "TIMEOUT", "not_implemented": "NOT IMPLEMENTED", "not_run": "NOT RUN"}
+
+
+def case_names(cases: list[CaseResult]) -> list[str]:
+    """Names of cases as the student sees them: hidden ones by number only."""
+    names = []
+    hidden = 0
+    for c in cases:
+        if c.case.hidden:
+            hidden += 1
+            names.append(f"hidden case {hidden}")
+        else:
+            names.append(c.case.label)
+    return names
+
+
+def case_text(c: CaseResult, name: str, reveal: bool = False) -> str:
+    """One case's outcome, in full for visible cases, pass/fail only for hidden ones."""
+    word = STATUS_WORDS.get(c.status, c.status.upper())
+    if c.case.hidden and not reveal:
+        return f"{word} {name}"
+    lines = [f"{word} {name} (seed {c.seed}): {c.summary}"]
+    if c.details:
+        lines += [f"    {line}" for line in c.details.splitlines()]
+    if not c.passed and c.reproduce:
+        lines.append(f"    reproduce: {c.reproduce}")
+    if c.case.hidden:
+        lines[0] = "[hidden] " + lines[0]
+    return "\n".join(lines)
+
+
+def fmt_points(value: float | None, maximum: float) -> str:
+    if value is None:
+        return f"not measured / {maximum:g}"
+    return f"{value:.2f} / {maximum:g}"
+
+
+def perf_line(tr: TaskResult) -> str:
+    """The performance of a task in one line (the first perf case; others follow)."""
+    if tr.perf_status != "measured":
+        return tr.perf_message or tr.perf_status.replace("_", " ")
+    parts = []
+    for p in tr.perf:
+        text = (f"{p.case.task} {p.case.op} n={p.case.n}: {p.student_ms:.4f} ms vs reference "
+                f"{p.reference_ms:.4f} ms ({p.slowdown:.2f}x the reference time)")
+        if p.gbps is not None:
+            text += f", {p.gbps:.0f} GB/s"
+            if p.copy_fraction is not None:
+                text += f" = {100 * p.copy_fraction:.0f}% of copy bandwidth"
+        if p.noisy:
+            text += f" [NOISY: {p.message}]"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def speedup_line(tr: TaskResult) -> str:
+    items = []
+    for p in tr.perf:
+        for name, s in p.speedups().items():
+            items.append(f"{s:.1f}x vs {name}")
+    return ", ".join(items)
+
+
+def headline(result: SubmissionResult) -> str:
+    if result.performance_measured:
+        return f"{result.score:.2f} / {result.max_score:g}"
+    return (f"{result.score:.2f} / {result.max_score:g} (correctness; performance, "
+            f"{result.performance_max:g} points, not measured)")

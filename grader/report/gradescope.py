@@ -1,0 +1,122 @@
+"""Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
+
+One test per task for correctness and one for performance (a 0-point note where
+performance is not measured: Gradescope has no GPU), one for the integration run when
+it is worth points, and one for the submission's problems (missing files, forbidden
+constructs). Hidden cases appear as counts of passed cases only.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from grader.report import case_names, case_text, headline, perf_line, speedup_line
+from grader.results import SubmissionResult, TaskResult
+
+MAX_FAILURES = 5
+OUTPUT_LIMIT = 8000
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= OUTPUT_LIMIT else text[:OUTPUT_LIMIT] + "\n[... cut ...]"
+
+
+def _correctness_output(tr: TaskResult) -> str:
+    lines: list[str] = []
+    if tr.status == "missing":
+        lines.append(f"Not graded: {tr.message}.")
+    elif tr.status == "forbidden":
+        lines.append(f"Not graded: {tr.message}.")
+        lines += [str(v) for v in tr.violations]
+    elif tr.status == "build_failed":
+        lines.append(f"Not graded: {tr.path} does not compile (built with the reference files "
+                     "for the other tasks). The compiler says:")
+        lines.append(tr.build.errors if tr.build else "")
+    else:
+        visible = [c for c in tr.cases if not c.case.hidden]
+        hidden = [c for c in tr.cases if c.case.hidden]
+        lines.append(f"{sum(c.passed for c in visible)}/{len(visible)} visible cases passed")
+        if hidden:
+            lines.append(f"{sum(c.passed for c in hidden)}/{len(hidden)} hidden cases passed "
+                         "(hidden cases are reported as pass/fail only)")
+        failures = [(c, n) for c, n in zip(tr.cases, case_names(tr.cases)) if not c.passed]
+        shown = [(c, n) for c, n in failures if not c.case.hidden][:MAX_FAILURES]
+        if shown:
+            lines.append("")
+            lines += [case_text(c, n) for c, n in shown]
+        for c, n in failures:
+            if c.case.hidden:
+                lines.append(case_text(c, n))
+    if tr.unchanged:
+        lines.append("(This file is unchanged from the handout.)")
+    return _clip("\n".join(lines))
+
+
+def document(result: SubmissionResult, visibility: str = "visible",
+             stdout_visibility: str = "hidden") -> dict:
+    tests: list[dict] = []
+    if result.error or result.missing or result.notes or result.ignored:
+        lines = []
+        if result.error:
+            lines.append(f"Not gradable: {result.error}")
+        for name, close in result.missing.items():
+            lines.append(f"Missing {name}" + (f" (found {', '.join(close)}: names must match exactly)" if close else ""))
+        lines += result.notes
+        if result.ignored:
+            lines.append(f"Ignored {len(result.ignored)} other file(s): " + ", ".join(result.ignored[:20]))
+        tests.append({"name": "Submission", "score": 0.0, "max_score": 0.0,
+                      "status": "failed" if result.error or result.missing else "passed",
+                      "output": _clip("\n".join(lines)), "visibility": visibility})
+    for tr in result.tasks:
+        correct = tr.status == "graded" and tr.passed == tr.total and tr.total > 0
+        tests.append({"name": f"Task {tr.number} ({tr.file}): correctness", "number": f"{tr.number}.1",
+                      "score": round(tr.correctness_points, 4), "max_score": tr.correctness_max,
+                      "status": "passed" if correct else "failed",
+                      "output": _correctness_output(tr), "visibility": visibility})
+        if tr.performance_points is None:
+            tests.append({"name": f"Task {tr.number} ({tr.file}): performance (not measured here)",
+                          "number": f"{tr.number}.2", "score": 0.0, "max_score": 0.0,
+                          "status": "passed",
+                          "output": f"Not measured: this machine has no GPU. The {tr.performance_max:g} "
+                                    "performance points are graded on the course's GPU machine.",
+                          "visibility": visibility})
+        else:
+            output = perf_line(tr)
+            if speedup_line(tr):
+                output += "\nSpeedup: " + speedup_line(tr)
+            tests.append({"name": f"Task {tr.number} ({tr.file}): performance", "number": f"{tr.number}.2",
+                          "score": round(tr.performance_points, 4), "max_score": tr.performance_max,
+                          "status": "passed" if tr.performance_points >= tr.performance_max - 1e-9 else "failed",
+                          "output": _clip(output), "visibility": visibility})
+    integ = result.integration
+    if integ.max_points > 0 or integ.status == "graded":
+        text = (f"{integ.passed}/{integ.total} cases passed with all your files built together"
+                if integ.status == "graded" else integ.message or "does not compile")
+        if integ.status == "build_failed" and integ.build:
+            text = "Does not compile with all your files together:\n" + integ.build.errors
+        tests.append({"name": "Integration (all files together)", "score": round(integ.points, 4),
+                      "max_score": integ.max_points,
+                      "status": "passed" if integ.status == "graded" and integ.passed == integ.total else "failed",
+                      "output": _clip(text), "visibility": visibility})
+    output = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
+    if result.machine.note:
+        output.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
+    return {
+        "score": round(result.score, 4),
+        "execution_time": int(round(result.seconds)),
+        "output": "\n".join(output),
+        "output_format": "text",
+        "test_output_format": "text",
+        "visibility": visibility,
+        "stdout_visibility": stdout_visibility,
+        "tests": tests,
+        "extra_data": {"seed": result.seed, "backend": result.machine.backend,
+                       "max_score": result.max_score,
+                       "performance_measured": result.performance_measured},
+    }
+
+
+def write(result: SubmissionResult, path: Path, visibility: str = "visible",
+          stdout_visibility: str = "hidden") -> None:
+    path.write_text(json.dumps(document(result, visibility, stdout_visibility), indent=2,
+                               allow_nan=False) + "\n", encoding="utf-8")

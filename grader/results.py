@@ -1,0 +1,140 @@
+"""What grading a submission produced: the model every report is written from."""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from grader.check import CaseResult
+from grader.forbidden import Violation
+from grader.perf import PerfResult
+
+# Why a task was not graded (TaskResult.status other than "graded").
+TASK_STATUSES = ("graded", "missing", "forbidden", "build_failed", "not_graded")
+
+
+@dataclass
+class BuildInfo:
+    label: str
+    ok: bool
+    seconds: float = 0.0
+    cached: bool = False
+    errors: str = ""
+    origins: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class TaskResult:
+    number: int
+    title: str
+    file: str
+    status: str = "graded"
+    message: str = ""                         # why not graded, in one line
+    path: str | None = None                   # where the file is in the submission
+    unchanged: bool = False                   # identical to the handout's placeholder
+    identical_to_reference: bool = False
+    violations: list[Violation] = field(default_factory=list)
+    build: BuildInfo | None = None
+    cases: list[CaseResult] = field(default_factory=list)
+    perf: list[PerfResult] = field(default_factory=list)
+    perf_status: str = "not_eligible"         # measured | not_measured | not_eligible | failed
+    perf_message: str = ""
+    correctness_points: float = 0.0
+    correctness_max: float = 0.0
+    performance_points: float | None = None   # None: not measured
+    performance_max: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c.passed)
+
+    @property
+    def total(self) -> int:
+        return len(self.cases)
+
+    @property
+    def all_passed(self) -> bool:
+        return self.status == "graded" and self.total > 0 and self.passed == self.total
+
+    @property
+    def points(self) -> float:
+        return self.correctness_points + (self.performance_points or 0.0)
+
+
+@dataclass
+class IntegrationResult:
+    status: str = "not_graded"                # graded | not_graded | build_failed
+    message: str = ""
+    build: BuildInfo | None = None
+    cases: list[CaseResult] = field(default_factory=list)
+    points: float = 0.0
+    max_points: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c.passed)
+
+    @property
+    def total(self) -> int:
+        return len(self.cases)
+
+
+@dataclass
+class MachineInfo:
+    backend: str                              # cuda | emulator
+    gpu: str = ""
+    compute_capability: str = ""
+    copy_gbps: float | None = None
+    sandbox_user: str = ""
+    note: str = ""                            # e.g. "no GPU: ..."
+
+
+@dataclass
+class SubmissionResult:
+    name: str
+    origin: str
+    kind: str
+    seed: int
+    machine: MachineInfo
+    graded_at: str
+    grader_version: str
+    rubric: str
+    files: dict[str, str] = field(default_factory=dict)          # name -> path in submission
+    missing: dict[str, list[str]] = field(default_factory=dict)  # name -> close matches
+    ignored: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+    tasks: list[TaskResult] = field(default_factory=list)
+    integration: IntegrationResult = field(default_factory=IntegrationResult)
+    score: float = 0.0
+    max_score: float = 0.0
+    correctness_score: float = 0.0
+    correctness_max: float = 0.0
+    performance_score: float | None = None   # None: not measured (no GPU)
+    performance_max: float = 0.0
+    seconds: float = 0.0
+    reproduce: str = ""
+
+    @property
+    def performance_measured(self) -> bool:
+        return self.performance_score is not None
+
+
+def to_jsonable(value: Any) -> Any:
+    """Dataclasses (and their properties that reports need) as plain JSON values."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        for extra in ("passed", "total", "slowdown", "copy_fraction", "id", "label"):
+            attr = getattr(type(value), extra, None)
+            if isinstance(attr, property):
+                out[extra] = to_jsonable(getattr(value, extra))
+        if isinstance(value, PerfResult):
+            out["speedups"] = value.speedups()
+        return out
+    if isinstance(value, dict):
+        return {str(k): to_jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_jsonable(v) for v in value]
+    if hasattr(value, "pattern") and hasattr(value, "flags"):
+        return value.pattern
+    return value
