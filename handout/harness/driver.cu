@@ -425,26 +425,11 @@ int cmdTest(const Args& args) {
         for (const auto& op : ops) {
             if (!withOperator(op, [](auto) {})) throw UsageError("unknown operator '" + op + "'");
             for (unsigned block : blocks)
-                for (size_t n : kSuiteSizes) {
-                    if (n > maxN) continue;
-                    RunConfig c;
-                    c.task = task;
-                    c.op = op;
-                    c.n = n;
-                    c.block = block;
-                    c.seed = n * 7919 + block;
-                    cases.push_back(c);
-                }
+                for (size_t n : kSuiteSizes)
+                    if (n <= maxN) cases.push_back(suiteCase(*task, op, n, block));
             if (args.flag("--large"))
-                for (size_t n : kSuiteLargeSizes) {
-                    if (n > maxN) continue;
-                    RunConfig c;
-                    c.task = task;
-                    c.op = op;
-                    c.n = n;
-                    c.seed = n;
-                    cases.push_back(c);
-                }
+                for (size_t n : kSuiteLargeSizes)
+                    if (n <= maxN) cases.push_back(suiteCase(*task, op, n, 256));
         }
 
     // A task whose stub is still in place is reported once, not once per case.

@@ -38,6 +38,18 @@ struct RunConfig {
     std::string outputFile;
 };
 
+// One case of the suite (data/cases.toml, harness/suite.h); the seed follows from
+// the size and block size, so every run of the suite checks the same inputs.
+inline RunConfig suiteCase(const TaskInfo& task, const std::string& op, size_t n, unsigned block) {
+    RunConfig c;
+    c.task = &task;
+    c.op = op;
+    c.n = n;
+    c.block = block;
+    c.seed = n * 7919 + block;
+    return c;
+}
+
 // ---- running and timing ----------------------------------------------------
 
 template <class Op>

@@ -23,12 +23,7 @@ void runSuite(const char* taskName) {
         for (unsigned block : kSuiteBlocks)
             for (size_t n : kSuiteSizes) {
                 if (emulated && n > kSuiteEmulatorMaxN) continue;
-                RunConfig c;
-                c.task = &parseTask(taskName);
-                c.op = op;
-                c.n = n;
-                c.block = block;
-                c.seed = n * 31 + block;
+                const RunConfig c = suiteCase(parseTask(taskName), op, n, block);
                 withOperator(op, [&](auto opTag) {
                     const RunResult r = runTask<decltype(opTag)>(c);
                     INFO(taskName << " " << op << " n=" << n << " block=" << block << ": "
