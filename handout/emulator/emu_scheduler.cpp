@@ -41,6 +41,20 @@
 
 namespace bctx = boost::context::detail;
 
+// AddressSanitizer must be told about stack switches, and the shadow of a reused
+// stack must be cleared (a fiber that never returns leaves its frames poisoned).
+#if defined(__SANITIZE_ADDRESS__)
+#define SCANLAB_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCANLAB_EMU_ASAN 1
+#endif
+#endif
+#ifdef SCANLAB_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace scanlab::emu::detail {
 
 thread_local constinit Builtins tlsBuiltins{};
@@ -150,6 +164,8 @@ struct Worker {
     bool barrierMismatch = false;
     Thread* current = nullptr;
     bctx::fcontext_t schedCtx = nullptr;
+    const void* schedStackBottom = nullptr;  // for AddressSanitizer's fiber hooks
+    size_t schedStackSize = 0;
     bool failed = false;
     cudaError_t errorCode = cudaSuccess;
     std::string error;
@@ -319,6 +335,30 @@ Worker& thisWorker() {
 // ---------------------------------------------------------------------------------
 // Switching.
 
+// The usable stack of thread i: [bottom, top).
+inline char* stackBottom(const Worker& w, unsigned i) { return w.stackGuards[i] + w.pageBytes; }
+
+#ifdef SCANLAB_EMU_ASAN
+inline void asanStartSwitch(Worker& w, void** fakeSave, const Thread* target) {
+    if (target) {
+        const unsigned i = target->linear;
+        __sanitizer_start_switch_fiber(fakeSave, stackBottom(w, i),
+                                       size_t(w.stackTops[i] - stackBottom(w, i)));
+    } else {
+        __sanitizer_start_switch_fiber(fakeSave, w.schedStackBottom, w.schedStackSize);
+    }
+}
+inline void asanFinishSwitch(Worker& w, void* fakeSave, bool fromScheduler) {
+    const void* bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(fakeSave, &bottom, &size);
+    if (fromScheduler) {
+        w.schedStackBottom = bottom;
+        w.schedStackSize = size;
+    }
+}
+#endif
+
 inline void adopt(Worker& w, bctx::transfer_t t) {
     if (t.data == kFromScheduler) {
         w.schedCtx = t.fctx;
@@ -366,7 +406,15 @@ void switchFrom(Worker& w, Thread* self) {
         w.current = nullptr;
         target = w.schedCtx;
     }
+#ifdef SCANLAB_EMU_ASAN
+    void* fake = nullptr;
+    asanStartSwitch(w, &fake, next);
+    const bctx::transfer_t t = bctx::jump_fcontext(target, self);
+    asanFinishSwitch(w, fake, t.data == kFromScheduler);
+    adopt(w, t);
+#else
     adopt(w, bctx::jump_fcontext(target, self));
+#endif
 }
 
 // Records why the running block fails (the first reason wins).
@@ -443,6 +491,9 @@ void onExit(Worker& w, Thread* self) {
 
 void fiberEntry(bctx::transfer_t t) {
     Worker& w = *tlsWorker;
+#ifdef SCANLAB_EMU_ASAN
+    asanFinishSwitch(w, nullptr, t.data == kFromScheduler);
+#endif
     adopt(w, t);
     Thread* self = w.current;
     // Leave the catch block before failing: a fiber never resumed must not hold a
@@ -465,6 +516,9 @@ void fiberEntry(bctx::transfer_t t) {
     if (threw) abandon(w, self);
     onExit(w, self);
     Thread* next = pickNext(w);
+#ifdef SCANLAB_EMU_ASAN
+    asanStartSwitch(w, nullptr, next);  // nullptr: this fiber is finished
+#endif
     if (next) {
         enter(w, next);
         bctx::jump_fcontext(next->fctx, nullptr);
@@ -608,7 +662,18 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
 
     Thread* first = pickNext(w);
     enter(w, first);
+#ifdef SCANLAB_EMU_ASAN
+    for (unsigned i = 0; i < n; ++i) {
+        ASAN_UNPOISON_MEMORY_REGION(stackBottom(w, i), size_t(w.stackTops[i] - stackBottom(w, i)));
+    }
+    void* fake = nullptr;
+    asanStartSwitch(w, &fake, first);
+    const bctx::transfer_t back = bctx::jump_fcontext(first->fctx, kFromScheduler);
+    asanFinishSwitch(w, fake, false);
+    adopt(w, back);
+#else
     adopt(w, bctx::jump_fcontext(first->fctx, kFromScheduler));
+#endif
     // Back when no fiber can run: the block finished, failed or is stuck.
     w.current = nullptr;
     tlsBuiltins.tIdx = uint3{0, 0, 0};
@@ -687,6 +752,9 @@ void faultHandler(int sig, siginfo_t* info, void* uctx) {
         // Leave the handler for the scheduler; the faulting fiber is abandoned.
         // SA_NODEFER keeps the signal unblocked afterwards.
         w->current = nullptr;
+#ifdef SCANLAB_EMU_ASAN
+        asanStartSwitch(*w, nullptr, nullptr);
+#endif
         bctx::jump_fcontext(w->schedCtx, nullptr);
     }
     // Not a kernel fault: hand it to whoever handled it before, else crash.
@@ -754,7 +822,12 @@ private:
     void startHelpers(unsigned size) {
         size_ = size;
         stop_ = false;
-        for (unsigned i = 1; i < size; ++i) helpers_.emplace_back([this] { helperMain(); });
+        // A new helper waits for the *next* launch: it starts from the current
+        // generation (launches are serialized, so none is being published now).
+        const uint64_t current = generation_;
+        for (unsigned i = 1; i < size; ++i) {
+            helpers_.emplace_back([this, current] { helperMain(current); });
+        }
     }
     void stopHelpers() {
         {
@@ -766,8 +839,7 @@ private:
         helpers_.clear();
         size_ = 0;
     }
-    void helperMain() {
-        uint64_t seen = 0;
+    void helperMain(uint64_t seen) {
         for (;;) {
             Launch* L;
             {
