@@ -444,15 +444,17 @@ void recordFailure(Worker& w, const std::string& headline, const std::string& de
         abandon(w, self);                \
     } while (0)
 
-Worker& inKernel(const char* what, Site site) {
+[[noreturn, gnu::cold, gnu::noinline]] void outsideKernel(const char* what, Site site) {
+    std::fprintf(stderr,
+                 "scanlab emulator: %s called outside a kernel (at %s); it may only be "
+                 "called by device code that a launch runs\n",
+                 what, formatSite(site).c_str());
+    std::abort();
+}
+
+inline Worker& inKernel(const char* what, Site site) {
     Worker* w = tlsWorker;
-    if (w == nullptr || w->current == nullptr) {
-        std::fprintf(stderr,
-                     "scanlab emulator: %s called outside a kernel (at %s); it may only be "
-                     "called by device code that a launch runs\n",
-                     what, formatSite(site).c_str());
-        std::abort();
-    }
+    if (__builtin_expect(w == nullptr || w->current == nullptr, 0)) outsideKernel(what, site);
     return *w;
 }
 
@@ -463,7 +465,7 @@ inline Thread& laneThread(Worker& w, unsigned warp, unsigned lane) {
 // ---------------------------------------------------------------------------------
 // Thread exit.
 
-void onExit(Worker& w, Thread* self) {
+[[gnu::noinline]] void onExit(Worker& w, Thread* self) {
     self->state = State::Exited;
     ++w.exited;
     if (w.firstExited == ~0u) w.firstExited = self->linear;
@@ -893,7 +895,8 @@ const char* voteName(VoteMode m) {
 }
 
 // Checks that apply to every warp operation at the call.
-void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op) {
+[[noreturn, gnu::cold, gnu::noinline]] void badMask(Worker& w, Thread* self, unsigned mask,
+                                                   Site site, const char* op) {
     const unsigned warp = self->linear / 32, lane = self->linear % 32;
     const Warp& W = w.warps[warp];
     auto at = [&] { return std::string(op) + " at " + formatSite(site) + ": "; };
@@ -919,6 +922,28 @@ void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op
                       "); every lane named in the mask must reach the operation",
                   int(warp));
     }
+    std::abort();  // not reached: one of the checks above failed
+}
+
+// Checks that apply to every warp operation at the call (the fast path).
+inline void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op) {
+    const Warp& W = w.warps[self->linear / 32];
+    if (__builtin_expect(!(mask >> (self->linear % 32) & 1) || (mask & ~W.existing) != 0 ||
+                             (mask & W.exited) != 0,
+                         0)) {
+        badMask(w, self, mask, site, op);
+    }
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void differentOps(Worker& w, Thread* self, const Thread& o,
+                                                        unsigned warp, unsigned mask) {
+    SCANLAB_EMU_FAIL(w, self, "warp divergence",
+                      "the lanes of mask " + fmtMask(mask) +
+                          " meet at different warp operations: lane " +
+                          std::to_string(self->linear % 32) + " at " + self->opName + " (" +
+                          formatSite(self->site) + "), lane " + std::to_string(o.linear % 32) +
+                          " at " + o.opName + " (" + formatSite(o.site) + ")",
+                      int(warp));
 }
 
 // All lanes of `mask` wait at a warp operation with this mask: compute the results
@@ -926,15 +951,7 @@ void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op
 void completeWarpOp(Worker& w, Thread* self, Warp& W, unsigned warp, unsigned mask) {
     for (unsigned m = mask; m; m &= m - 1) {
         const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
-        if (o.kind != self->kind) {
-            SCANLAB_EMU_FAIL(w, self, "warp divergence",
-                      "the lanes of mask " + fmtMask(mask) +
-                          " meet at different warp operations: lane " +
-                          std::to_string(self->linear % 32) + " at " + self->opName + " (" +
-                          formatSite(self->site) + "), lane " + std::to_string(o.linear % 32) +
-                          " at " + o.opName + " (" + formatSite(o.site) + ")",
-                      int(warp));
-        }
+        if (__builtin_expect(o.kind != self->kind, 0)) differentOps(w, self, o, warp, mask);
     }
     if (self->kind == WarpKind::Shuffle) {
         for (unsigned m = mask; m; m &= m - 1) {
@@ -976,6 +993,41 @@ void completeWarpOp(Worker& w, Thread* self, Warp& W, unsigned warp, unsigned ma
     }
 }
 
+// A bad shuffle: a width that is not a power of two (source < 0), or a source lane
+// outside the mask.
+[[noreturn, gnu::cold, gnu::noinline]] void badShuffle(Worker& w, Thread* self, Site site,
+                                                      const char* op, unsigned mask, int source,
+                                                      int width) {
+    const unsigned warp = self->linear / 32;
+    if (source < 0) {
+        SCANLAB_EMU_FAIL(w, self, "bad shuffle",
+                         std::string(op) + " at " + formatSite(site) + ": width " +
+                             std::to_string(width) + " is not a power of two from 1 to 32",
+                         int(warp));
+    }
+    SCANLAB_EMU_FAIL(w, self, "bad shuffle",
+                     std::string(op) + " at " + formatSite(site) + ": lane " +
+                         std::to_string(self->linear % 32) + " (" + threadName(*self) +
+                         ") reads lane " + std::to_string(source) + ", which is outside mask " +
+                         fmtMask(mask) + "; a shuffle may only read lanes named in its mask",
+                     int(warp));
+}
+
+// Lane `self` arrives with a mask that differs from the one lane `o` waits with,
+// though each names the other.
+[[noreturn, gnu::cold, gnu::noinline]] void maskMismatch(Worker& w, Thread* self, const Thread& o) {
+    const unsigned warp = self->linear / 32;
+    SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                     "lanes name each other with different masks: lane " +
+                         std::to_string(self->linear % 32) + " (" + threadName(*self) +
+                         ") calls " + self->opName + " at " + formatSite(self->site) +
+                         " with mask " + fmtMask(self->mask) + ", while lane " +
+                         std::to_string(o.linear % 32) + " waits at " + o.opName + " at " +
+                         formatSite(o.site) + " with mask " + fmtMask(o.mask) +
+                         "; all lanes of one warp operation must pass the same mask",
+                     int(warp));
+}
+
 // The calling lane (fields filled in) arrives at a warp operation; returns when the
 // operation has completed for it.
 void warpArrive(Worker& w, Thread* self) {
@@ -990,17 +1042,7 @@ void warpArrive(Worker& w, Thread* self) {
         W.mixed = true;
         for (unsigned m = W.waiting & mask; m; m &= m - 1) {
             const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
-            if (o.mask != mask && (o.mask & bit)) {
-                SCANLAB_EMU_FAIL(w, self, "bad warp mask",
-                          "lanes name each other with different masks: lane " +
-                              std::to_string(lane) + " (" + threadName(*self) + ") calls " +
-                              self->opName + " at " + formatSite(self->site) + " with mask " +
-                              fmtMask(mask) + ", while lane " + std::to_string(o.linear % 32) +
-                              " waits at " + o.opName + " at " + formatSite(o.site) +
-                              " with mask " + fmtMask(o.mask) +
-                              "; all lanes of one warp operation must pass the same mask",
-                          int(warp));
-            }
+            if (o.mask != mask && (o.mask & bit)) maskMismatch(w, self, o);
         }
     }
     W.waiting |= bit;
@@ -1071,11 +1113,8 @@ unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned lon
     checkMask(w, self, mask, site, op);
     const unsigned warp = self->linear / 32;
     const int lane = int(self->linear % 32);
-    if (width < 1 || width > 32 || (width & (width - 1)) != 0) {
-        SCANLAB_EMU_FAIL(w, self, "bad shuffle",
-                  std::string(op) + " at " + formatSite(site) + ": width " +
-                      std::to_string(width) + " is not a power of two from 1 to 32",
-                  int(warp));
+    if (__builtin_expect(width < 1 || width > 32 || (width & (width - 1)) != 0, 0)) {
+        badShuffle(w, self, site, op, mask, -1, width);
     }
     // PTX shfl.sync semantics: segments of `width` lanes; out of the segment -> own.
     const int segMask = 32 - width;  // the lane bits that select the segment
@@ -1089,14 +1128,7 @@ unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned lon
         case ShflMode::Down: j = lane + b <= maxLane ? lane + b : lane; break;
         case ShflMode::Xor: j = (lane ^ b) <= maxLane ? lane ^ b : lane; break;
     }
-    if (!(mask >> j & 1)) {
-        SCANLAB_EMU_FAIL(w, self, "bad shuffle",
-                  std::string(op) + " at " + formatSite(site) + ": lane " +
-                      std::to_string(lane) + " (" + threadName(*self) + ") reads lane " +
-                      std::to_string(j) + ", which is outside mask " + fmtMask(mask) +
-                      "; a shuffle may only read lanes named in its mask",
-                  int(warp));
-    }
+    if (__builtin_expect(!(mask >> j & 1), 0)) badShuffle(w, self, site, op, mask, j, width);
     self->kind = WarpKind::Shuffle;
     self->opName = op;
     self->site = site;
