@@ -336,7 +336,7 @@ Worker& thisWorker() {
 // Switching.
 
 // The usable stack of thread i: [bottom, top).
-inline char* stackBottom(const Worker& w, unsigned i) { return w.stackGuards[i] + w.pageBytes; }
+[[maybe_unused]] inline char* stackBottom(const Worker& w, unsigned i) { return w.stackGuards[i] + w.pageBytes; }
 
 #ifdef SCANLAB_EMU_ASAN
 inline void asanStartSwitch(Worker& w, void** fakeSave, const Thread* target) {
@@ -721,7 +721,15 @@ void workLoop(Launch& L) {
 
 struct sigaction gPrevSegv, gPrevBus;
 
+thread_local int tlsFaultDepth = 0;
+
 void faultHandler(int sig, siginfo_t* info, void* uctx) {
+    if (tlsFaultDepth++ > 0) {
+        // A fault while handling one (the emulator's own state is damaged, e.g. by a
+        // kernel writing far past a __shared__ array): crash with the default action.
+        signal(sig, SIG_DFL);
+        return;
+    }
     Worker* w = tlsWorker;
     if (w != nullptr && w->current != nullptr && w->launch != nullptr && !w->failed) {
         Thread* t = w->current;
@@ -754,11 +762,13 @@ void faultHandler(int sig, siginfo_t* info, void* uctx) {
         // Leave the handler for the scheduler; the faulting fiber is abandoned.
         // SA_NODEFER keeps the signal unblocked afterwards.
         w->current = nullptr;
+        tlsFaultDepth = 0;
 #ifdef SCANLAB_EMU_ASAN
         asanStartSwitch(*w, nullptr, nullptr);
 #endif
         bctx::jump_fcontext(w->schedCtx, nullptr);
     }
+    tlsFaultDepth = 0;
     // Not a kernel fault: hand it to whoever handled it before, else crash.
     const struct sigaction& prev = sig == SIGBUS ? gPrevBus : gPrevSegv;
     if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction != nullptr) {
@@ -1111,7 +1121,6 @@ unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned lon
     Worker& w = inKernel(op, site);
     Thread* self = w.current;
     checkMask(w, self, mask, site, op);
-    const unsigned warp = self->linear / 32;
     const int lane = int(self->linear % 32);
     if (__builtin_expect(width < 1 || width > 32 || (width & (width - 1)) != 0, 0)) {
         badShuffle(w, self, site, op, mask, -1, width);

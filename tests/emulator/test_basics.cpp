@@ -314,7 +314,7 @@ __global__ void sharedPerBlockKernel(int* bad, int* alignedOk, unsigned* poison,
         poison[b] = dyn[words - 1];  // before anyone writes: the poison pattern
     }
     __syncthreads();
-    tag[t] = int(b);
+    tag[t % 128] = int(b);
     for (unsigned i = t; i < words; i += blockDim.x) dyn[i] = b * 7919u + i;
     // Give the other blocks (running on other workers) time to interfere.
     for (int round = 0; round < 20; ++round) {
