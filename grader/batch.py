@@ -85,6 +85,37 @@ def _progress_line(i: int, total: int, result: SubmissionResult) -> str:
             f"{'; '.join(problems) or 'all cases pass'}  ({result.seconds:.0f} s)")
 
 
+def run_batch(session: Session, entries: list[Path], out: Path,
+              say: Callable[[str], None] = print) -> list[SubmissionResult]:
+    """Grades `entries` with `session`, writing each one's reports under out/submissions/,
+    then grades.csv and class-summary.md in out/. Returns the results by name."""
+    rubric = session.rubric
+    out.mkdir(parents=True, exist_ok=True)
+    results: list[SubmissionResult] = []
+    done = 0
+    lock = threading.Lock()
+    names: dict[str, int] = {}
+    session.prepare()
+    # Submissions build in parallel; their GPU runs still take the GPU one at a time.
+    workers = max(1, min(len(entries), 2 * session.jobs))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission") as pool:
+        futures = {pool.submit(session.grade, e): e for e in entries}
+        for future in as_completed(futures):
+            result = future.result()
+            with lock:
+                done += 1
+                base = safe_name(result.name)
+                names[base] = names.get(base, 0) + 1
+                folder_name = base if names[base] == 1 else f"{base}-{names[base]}"
+                write_reports(result, rubric, out / "submissions" / folder_name)
+                results.append(result)
+                say(_progress_line(done, len(entries), result))
+    results.sort(key=lambda r: r.name)
+    csvfile.write_grades(results, rubric, out / "grades.csv")
+    (out / "class-summary.md").write_text(csvfile.class_summary(results, rubric), encoding="utf-8")
+    return results
+
+
 def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
                 log: Callable[[str], None]) -> int:
     folder: Path = args.folder
@@ -95,38 +126,16 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
     out: Path = args.out or Path("grader-out") / "batch"
-    out.mkdir(parents=True, exist_ok=True)
-    results: list[SubmissionResult] = []
-    done = 0
-    lock = threading.Lock()
-    names: dict[str, int] = {}
     with Session(rubric, layout, options, log) as session:
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
               f"{session.backend}, {session.jobs} parallel jobs", flush=True)
-        session.prepare()
-        # Submissions build in parallel; their GPU runs still take the GPU one at a time.
-        workers = max(1, min(len(entries), session.jobs))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission") as pool:
-            futures = {pool.submit(session.grade, e): e for e in entries}
-            for future in as_completed(futures):
-                result = future.result()
-                with lock:
-                    done += 1
-                    base = safe_name(result.name)
-                    names[base] = names.get(base, 0) + 1
-                    folder_name = base if names[base] == 1 else f"{base}-{names[base]}"
-                    write_reports(result, rubric, out / "submissions" / folder_name)
-                    results.append(result)
-                    print(_progress_line(done, len(entries), result), flush=True)
-    results.sort(key=lambda r: r.name)
-    csvfile.write_grades(results, rubric, out / "grades.csv")
-    summary = csvfile.class_summary(results, rubric)
-    (out / "class-summary.md").write_text(summary, encoding="utf-8")
+        run_batch(session, entries, out, lambda line: print(line, flush=True))
     print()
-    print(summary)
+    print((out / "class-summary.md").read_text(encoding="utf-8"))
     print(f"grades: {out / 'grades.csv'}; class summary: {out / 'class-summary.md'}; "
           f"reports: {out / 'submissions'}/")
     return 0
 
 
-__all__ = ["grade_one", "grade_batch", "write_reports", "find_submissions", "submission_name"]
+__all__ = ["grade_one", "grade_batch", "run_batch", "write_reports", "find_submissions",
+           "submission_name"]

@@ -10,6 +10,7 @@ builds within one grader run are made once.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -21,6 +22,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable, ContextManager
 
 from grader import run as sandbox
 
@@ -123,14 +125,16 @@ class Builder:
     """Builds drivers for one backend; thread-safe, one build per distinct source set."""
 
     def __init__(self, layout: Layout, tools: Toolchain, cache_dir: Path, workdir: Path,
-                 identity: sandbox.Identity, timeout_s: float, memory_mb: int):
+                 identity: sandbox.Identity, timeout_s: float, memory_mb: int,
+                 slot: Callable[[], ContextManager[object]] = contextlib.nullcontext):
         self.layout = layout
         self.tools = tools
-        self.cache_dir = cache_dir
-        self.workdir = workdir
+        self.cache_dir = cache_dir.resolve()
+        self.workdir = workdir.resolve()
         self.identity = identity
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
+        self.slot = slot              # held while compiling (not while waiting for a twin build)
         self.handout_digest = _hash_tree(layout.handout)
         self._lock = threading.Lock()
         self._builds: dict[str, Future[BuildResult]] = {}
@@ -222,7 +226,8 @@ class Builder:
             if key == self.key(self.reference_files):
                 result = self._reference_copy(label)
             else:
-                result = self._compile(label, files, student_paths, trusted=False)
+                with self.slot():
+                    result = self._compile(label, files, student_paths, trusted=False)
         except BaseException as e:
             result = BuildResult(label, False, errors=f"the build could not run: {e}")
         result.key = key

@@ -120,17 +120,18 @@ class RunSetup:
 
 
 class TimeoutTracker:
-    """Counts timed-out cases per (build, task): past the limit the rest are not run."""
+    """Counts timed-out cases per build: past the limit its other cases are not run
+    (a hanging submission costs a few time limits, not one per case)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counts: dict[tuple[str, str], int] = {}
+        self._counts: dict[str, int] = {}
 
-    def exceeded(self, key: tuple[str, str], limit: int) -> bool:
+    def exceeded(self, key: str, limit: int) -> bool:
         with self._lock:
             return self._counts.get(key, 0) >= limit
 
-    def add(self, key: tuple[str, str]) -> None:
+    def add(self, key: str) -> None:
         with self._lock:
             self._counts[key] = self._counts.get(key, 0) + 1
 
@@ -195,38 +196,41 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
         if memo_key in setup.memo:
             return setup.memo[memo_key]
     reproduce = setup.reproduce(case, seed)
-    track = (build_key, case.task)
+    track = build_key
     if timeouts.exceeded(track, setup.max_timeouts):
         return CaseResult(case, seed, "not_run",
-                          f"not run: {setup.max_timeouts} earlier {case.task} cases timed out",
+                          f"not run: {setup.max_timeouts} earlier cases of this build timed out",
                           reproduce=reproduce)
     where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
     try:
-        result = _run_case(setup, binary, case, seed, reproduce, where)
+        result = _run_case(setup, binary, case, seed, reproduce, where, timeouts, track)
     finally:
         shutil.rmtree(where, ignore_errors=True)
-    if result.status == "timeout":
-        timeouts.add(track)
-    else:
+    if result.status != "timeout":
         with setup.memo_lock:
             setup.memo[memo_key] = result
     return result
 
 
 def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: str,
-              where: Path) -> CaseResult:
+              where: Path, timeouts: TimeoutTracker, track: str) -> CaseResult:
     where.chmod(0o711)
     home = sandbox.make_private_dir(where / "sandbox", setup.identity)
     output = home / "out.bin"
     report = home / "run.json"
     argv = [str(binary), "run", *case.driver_args(seed), "--output", str(output), "--json", str(report)]
     limits = setup.limits(case)
-    if setup.backend == "cuda":
-        with setup.resources.gpu() as gpu:
-            r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
-    else:
-        with setup.resources.cpu_slot():
-            r = sandbox.run(argv, home, limits, setup.env(home, seed, None), setup.identity)
+    skipped = CaseResult(case, seed, "not_run", f"not run: {setup.max_timeouts} earlier cases of "
+                         "this build timed out", reproduce=reproduce)
+    # The timeout count is checked and updated while holding the slot, so cases waiting
+    # for it see the timeouts of the ones before them.
+    slot = setup.resources.gpu() if setup.backend == "cuda" else setup.resources.cpu_slot()
+    with slot as gpu:
+        if timeouts.exceeded(track, setup.max_timeouts):
+            return skipped
+        r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
+        if r.timed_out:
+            timeouts.add(track)
     claimed = read_json(report) or {}
     said = _text(claimed.get("message")) or _error_line(r.stdout, r.stderr)
     hint = _text(claimed.get("hint"))

@@ -96,8 +96,14 @@ class Session:
             arch = ";".join(sorted({g.arch for g in self.gpus})) or "native"
         compiler_id = f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}"
         self.identity = sandbox.sandbox_identity(options.sandbox_user)
-        parent = options.workdir or Path(tempfile.gettempdir())
+        parent = (options.workdir or Path(tempfile.gettempdir())).resolve()
         parent.mkdir(parents=True, exist_ok=True)
+        if self.identity.drops:
+            for folder in (parent, *parent.parents):
+                if not folder.stat().st_mode & 0o001:
+                    raise GraderError(f"the sandbox user {self.identity.name} cannot reach the "
+                                      f"workspace under {parent} ({folder} is closed to others): "
+                                      "choose another --workdir")
         self.workdir = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=parent))
         self.workdir.chmod(0o711)
         sandbox.open_path_for(self.workdir, self.identity, self.workdir)
@@ -110,7 +116,8 @@ class Session:
                           jobs=1, build_type="Release" if backend == "cuda"
                           else rubric.limits.emulator_build_type)
         self.builder = Builder(layout, tools, options.cache_dir, self.workdir / "builds",
-                               self.identity, rubric.limits.build_timeout_s, rubric.limits.memory_mb)
+                               self.identity, rubric.limits.build_timeout_s, rubric.limits.memory_mb,
+                               slot=self.resources.cpu_slot)
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
         self.timeouts = TimeoutTracker()
         self._prepare_lock = threading.Lock()
@@ -120,6 +127,8 @@ class Session:
         self._device: dict = {}
         self._copy_lock = threading.Lock()
         self._copy_measured = False
+        self._perf_lock = threading.Lock()
+        self._perf_memo: dict[tuple[str, object], PerfResult] = {}
         self.handout_files = {t.file: (layout.handout_student(t.file).read_bytes()
                                        if layout.handout_student(t.file).is_file() else None)
                               for t in rubric.tasks}
@@ -306,13 +315,13 @@ class Session:
                 say(f"{tr_label}: {sum(c.passed for c in target.cases)}/{len(target.cases)} cases passed")  # type: ignore[attr-defined]
 
         # Performance: correct tasks only, on the GPU, one measurement at a time.
-        binaries = {id(target): None for target in tasks}
+        task_builds: dict[int, BuildResult] = {}
         for target, future in pending:
             b = future.result()
             if isinstance(target, TaskResult) and b.ok:
-                binaries[id(target)] = b.binary
+                task_builds[id(target)] = b
         for t, tr in zip(rubric.tasks, tasks):
-            self._performance(t, tr, binaries.get(id(tr)), setup, say)
+            self._performance(t, tr, task_builds.get(id(tr)), setup, say)
         self._score(result)
         result.machine = self.machine_info()
         result.seconds = time.monotonic() - start
@@ -320,11 +329,10 @@ class Session:
 
     def _build(self, label: str, files: dict[str, bytes], origins: dict[str, str],
                paths: dict[str, str]) -> BuildResult:
-        with self.resources.cpu_slot():
-            return self.builder.build(label, files, origins, paths)
+        return self.builder.build(label, files, origins, paths)
 
-    def _performance(self, t: TaskRubric, tr: TaskResult, binary: Path | None, setup: RunSetup,
-                     say: Callable[[str], None]) -> None:
+    def _performance(self, t: TaskRubric, tr: TaskResult, build: BuildResult | None,
+                     setup: RunSetup, say: Callable[[str], None]) -> None:
         if t.performance_points <= 0 or not t.perf:
             tr.perf_status = "not_eligible"
             tr.perf_message = "no performance points in the rubric"
@@ -337,16 +345,24 @@ class Session:
             tr.perf_status = "not_measured"
             tr.perf_message = "not measured (--no-perf)"
             return
-        if not tr.all_passed or binary is None:
+        if not tr.all_passed or build is None or build.binary is None:
             tr.perf_status = "not_eligible"
             tr.perf_message = "0: performance counts only when every case of the task passes"
             return
         copy_gbps = self.copy_bandwidth()
         assert self._run_reference is not None
         for perf_case in t.perf:
-            say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
-            tr.perf.append(measure(setup, binary, self._run_reference, perf_case,
-                                   self.rubric.performance, copy_gbps))
+            # The same build timed on the same case is measured once per session.
+            key = (build.key, perf_case)
+            with self._perf_lock:
+                known = self._perf_memo.get(key)
+            if known is None:
+                say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
+                known = measure(setup, build.binary, self._run_reference, perf_case,
+                                self.rubric.performance, copy_gbps)
+                with self._perf_lock:
+                    self._perf_memo[key] = known
+            tr.perf.append(known)
         failed = [p for p in tr.perf if p.status != "measured"]
         if failed:
             tr.perf_status = "failed"

@@ -1,0 +1,188 @@
+"""Shared fixtures of the grader's tests.
+
+End-to-end tests grade the submissions of tests/fixtures/submissions/ with one grading
+session per backend (so the reference is built once, and identical builds and cases
+are shared): on the CPU emulator when it builds here, on the GPU when there is one.
+Neither is ever reported as passed when it cannot run: the tests are skipped.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from grader import machine as machines  # noqa: E402
+from grader.build import Layout  # noqa: E402
+from grader.grade import GraderError, Options, Session  # noqa: E402
+from grader.results import SubmissionResult, TaskResult  # noqa: E402
+from grader.rubric import Rubric, load_rubric  # noqa: E402
+
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+TEST_RUBRIC = Path(__file__).resolve().parent / "rubric-test.toml"
+TEST_SEED = 4242
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    description: str
+    base: str
+    archive: str
+    expect: dict
+    expect_cuda: dict
+
+    def expected(self, backend: str) -> dict:
+        return {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
+
+
+def load_fixture(name: str) -> Fixture:
+    data = tomllib.loads((FIXTURES / name / "fixture.toml").read_text())
+    expect = dict(data.get("expect", {}))
+    expect_cuda = expect.pop("cuda", {})
+    return Fixture(name, data.get("description", ""), data.get("base", "reference"),
+                   data.get("archive", ""), expect, expect_cuda)
+
+
+def fixture_names() -> list[str]:
+    return sorted(p.name for p in FIXTURES.iterdir() if (p / "fixture.toml").is_file())
+
+
+def compose(name: str, dest: Path) -> Path:
+    """The fixture as a complete submission under dest; returns what to grade."""
+    fx = load_fixture(name)
+    folder = FIXTURES / name
+    if fx.archive:
+        return folder / fx.archive
+    target = dest / name
+    if fx.base == "reference":
+        (target / "student").mkdir(parents=True)
+        for f in (REPO / "solution" / "student").glob("*.cuh"):
+            shutil.copy(f, target / "student" / f.name)
+    elif fx.base == "handout":
+        shutil.copytree(REPO / "handout", target,
+                        ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))
+    else:
+        target.mkdir(parents=True)
+    for f in folder.rglob("*"):
+        if f.is_file() and f.name not in ("fixture.toml", ".keep"):
+            rel = f.relative_to(folder)
+            # A fixture's student file replaces the base's, wherever it sits there.
+            if fx.base == "reference" and rel.parent == Path("."):
+                rel = Path("student") / rel
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, target / rel)
+    return target
+
+
+def verdict(tr: TaskResult) -> str:
+    if tr.status != "graded":
+        return tr.status
+    if tr.all_passed:
+        return "correct"
+    if tr.cases and all(c.status == "not_implemented" for c in tr.cases):
+        return "not_implemented"
+    return "wrong"
+
+
+def integration_verdict(result: SubmissionResult) -> str:
+    integ = result.integration
+    if integ.status != "graded":
+        return integ.status
+    if integ.total and integ.passed == integ.total:
+        return "correct"
+    if integ.cases and all(c.status == "not_implemented" for c in integ.cases):
+        return "not_implemented"
+    return "wrong"
+
+
+def gpu_present() -> bool:
+    """A GPU the CUDA driver can use: nvidia-smi lists one."""
+    smi = shutil.which("nvidia-smi")
+    if not smi:
+        return False
+    try:
+        p = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0 and "GPU" in p.stdout
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("SCANLAB_TEST_CACHE", str(REPO / "build" / "grader-test-cache")))
+
+
+class Graded:
+    """Grades each fixture once per backend session, on first use."""
+
+    def __init__(self, session: Session, tmp: Path):
+        self.session = session
+        self.tmp = tmp
+        self.results: dict[str, SubmissionResult] = {}
+
+    def __call__(self, name: str) -> SubmissionResult:
+        if name not in self.results:
+            self.results[name] = self.session.grade(compose(name, self.tmp / "submissions"))
+        return self.results[name]
+
+    def prefetch(self, names: list[str]) -> None:
+        """Grades these fixtures concurrently (their builds share the CPU cores)."""
+        todo = [n for n in names if n not in self.results]
+        with ThreadPoolExecutor(max_workers=3 * self.session.jobs) as pool:
+            for name, result in zip(todo, pool.map(
+                    lambda n: self.session.grade(compose(n, self.tmp / "submissions")), todo)):
+                self.results[name] = result
+
+
+@pytest.fixture(scope="session")
+def test_rubric() -> Rubric:
+    return load_rubric(TEST_RUBRIC)
+
+
+def _session(backend: str, rubric: Rubric, tmp: Path) -> Session:
+    options = Options(backend=backend, cache_dir=cache_dir(), seed=TEST_SEED)
+    session = Session(rubric, Layout(REPO), options, log=lambda line: None)
+    try:
+        session.prepare()
+    except GraderError as e:
+        session.close()
+        pytest.fail(f"the {backend} reference does not build: {e}")
+    return session
+
+
+@pytest.fixture(scope="session")
+def emulator(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+    m = machines.detect(check_boost=True)
+    if not m.can_build_emulator:
+        pytest.skip("the CPU emulator cannot be built here: "
+                    + "; ".join(t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok))
+    tmp = tmp_path_factory.mktemp("emulator")
+    session = _session("emulator", test_rubric, tmp)
+    graded = Graded(session, tmp)
+    graded.prefetch(fixture_names())
+    yield graded
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def gpu(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+    if not gpu_present():
+        pytest.skip("no GPU (nvidia-smi lists none): GPU end-to-end tests not run")
+    m = machines.detect(check_boost=False)
+    if not m.can_build_cuda:
+        pytest.skip("a GPU, but no CUDA toolchain (nvcc/cmake/g++) to build for it")
+    tmp = tmp_path_factory.mktemp("gpu")
+    session = _session("cuda", test_rubric, tmp)
+    graded = Graded(session, tmp)
+    graded.prefetch(fixture_names())
+    yield graded
+    session.close()

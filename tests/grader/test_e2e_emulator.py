@@ -1,0 +1,127 @@
+"""End to end on the CPU emulator: every fixture submission gets its expected verdict.
+(Skipped, never passed, when the emulator cannot be built here.)"""
+from __future__ import annotations
+
+import pytest
+
+from conftest import fixture_names, integration_verdict, load_fixture, verdict
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_fixture_verdicts(emulator, name):
+    fx = load_fixture(name)
+    expect = fx.expected("emulator")
+    result = emulator(name)
+    got = {f"task{tr.number}": verdict(tr) for tr in result.tasks}
+    got["integration"] = integration_verdict(result)
+    for key, want in expect.items():
+        if key == "error" or want == "any":
+            continue
+        assert got[key] == want, f"{name}: {key} is {got[key]}, expected {want} ({fx.description})"
+    assert bool(result.error) == bool(expect.get("error", False)), result.error
+    # Without a GPU, performance is never scored: not as zero, not as full.
+    assert result.performance_score is None
+    assert all(tr.performance_points is None for tr in result.tasks)
+    assert result.max_score == result.correctness_max
+
+
+def test_reference_full_marks(emulator):
+    result = emulator("reference")
+    assert result.score == pytest.approx(result.max_score)
+    assert result.max_score == 60
+    assert all(tr.identical_to_reference for tr in result.tasks)
+
+
+def test_handout_scores_what_placeholders_earn(emulator):
+    result = emulator("handout")
+    t1, t2, t3 = result.tasks
+    assert t1.unchanged and t2.unchanged and t3.unchanged
+    assert t1.correctness_points == t1.correctness_max
+    assert t2.correctness_points == t2.correctness_max
+    assert t3.correctness_points == 0
+    assert result.score == pytest.approx(t1.correctness_max + t2.correctness_max)
+    # A whole handout copy: everything but the student files is ignored, and listed.
+    assert any(p.endswith("harness/driver.cu") for p in result.ignored)
+    assert result.files["scan.cuh"].endswith("student/scan.cuh")
+
+
+def test_compile_error_shows_compiler_errors_with_submission_paths(emulator):
+    result = emulator("compile_error")
+    t3 = result.tasks[2]
+    assert t3.build is not None and not t3.build.ok
+    assert "student/scan.cuh" in t3.build.errors
+    assert "blockPrefixs" in t3.build.errors
+    assert "/tmp/" not in t3.build.errors and "scanlab-grade-" not in t3.build.errors
+    assert t3.correctness_points == 0
+    # The other tasks are graded in full.
+    assert result.tasks[0].correctness_points == result.tasks[0].correctness_max
+
+
+def test_crash_fails_with_the_crash_reported(emulator):
+    t2 = emulator("crash").tasks[1]
+    assert t2.passed == 0
+    assert {c.status for c in t2.cases} <= {"crash", "error"}
+    assert any("SIGSEGV" in c.summary or "illegal" in c.summary.lower() for c in t2.cases)
+
+
+def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
+    result = emulator("hang")
+    t1 = result.tasks[0]
+    # Task 1 and the integration run share one build (only warp_scan.cuh differs from
+    # the reference): after `limit` timeouts in it, its other cases are not run.
+    statuses = [c.status for c in t1.cases + result.integration.cases]
+    limit = test_rubric.limits.max_timeouts_per_task
+    # Cases already running in parallel when the limit is reached still time out.
+    assert limit <= statuses.count("timeout") <= limit + emulator.session.jobs - 1
+    assert set(statuses) == {"timeout", "not_run"}
+    assert t1.passed == 0
+    assert result.tasks[1].all_passed and result.tasks[2].all_passed
+    # Bounded: a few time limits, not one per case.
+    assert result.seconds < 8 * test_rubric.limits.emulator_run_timeout_s + 120
+
+
+def test_garbage_output_does_not_count(emulator):
+    # It prints "check PASS", a passing JSON line and a fake grader total.
+    t3 = emulator("garbage_output").tasks[2]
+    assert t3.correctness_points < 0.2 * t3.correctness_max
+    failed = [c for c in t3.cases if not c.passed]
+    assert failed and all(c.status == "fail" for c in failed)
+    assert all("differ" in c.summary for c in failed)
+
+
+def test_forbidden_is_not_built(emulator):
+    t2 = emulator("forbidden").tasks[1]
+    assert t2.build is None
+    rules = {v.rule for v in t2.violations}
+    assert {"include", "cub-thrust", "inline-asm"} <= rules
+    assert all(v.file == "student/reduce.cuh" and v.line > 0 for v in t2.violations)
+
+
+def test_commutative_reduce_fails_only_mssp(emulator):
+    t2 = emulator("commutative_reduce").tasks[1]
+    failed = {c.case.op for c in t2.cases if not c.passed}
+    passed = {c.case.op for c in t2.cases if c.passed}
+    assert failed == {"mssp"}
+    assert {"add-i32", "add-f32", "max-i32"} <= passed
+
+
+def test_large_scan_bug_fails_only_partial_last_blocks(emulator):
+    t3 = emulator("large_scan_bug").tasks[2]
+    failed = [c.case for c in t3.cases if not c.passed]
+    assert failed
+    assert all(c.n % c.block != 0 for c in failed)
+    # Small inputs (one block) pass.
+    assert all(c.passed for c in t3.cases if c.case.n <= 33)
+
+
+def test_wrong_names_suggest_the_right_ones(emulator):
+    result = emulator("wrong_names")
+    assert "Scan.cu" in result.missing["scan.cuh"]
+    assert "warpscan.cuh" in result.missing["warp_scan.cuh"]
+    assert result.score == 0
+
+
+def test_broken_archive_is_reported(emulator):
+    result = emulator("broken_archive")
+    assert "broken" in (result.error or "")
+    assert result.score == 0

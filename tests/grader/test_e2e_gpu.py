@@ -1,0 +1,72 @@
+"""End to end on a real GPU: verdicts, the CUDA error of a crash, and performance
+(interleaved timing against the reference). Skipped -- never passed -- without a GPU."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import fixture_names, integration_verdict, load_fixture, verdict
+
+
+@pytest.mark.parametrize("name", fixture_names())
+def test_fixture_verdicts_on_gpu(gpu, name):
+    fx = load_fixture(name)
+    expect = fx.expected("cuda")
+    result = gpu(name)
+    assert result.machine.backend == "cuda"
+    got = {f"task{tr.number}": verdict(tr) for tr in result.tasks}
+    got["integration"] = integration_verdict(result)
+    for key, want in expect.items():
+        if key == "error" or want == "any":
+            continue
+        assert got[key] == want, f"{name}: {key} is {got[key]}, expected {want} ({fx.description})"
+    assert bool(result.error) == bool(expect.get("error", False)), result.error
+    # On a GPU every task's performance is scored (0 when it is not eligible).
+    assert result.performance_score is not None
+    for tr in result.tasks:
+        assert tr.performance_points is not None
+        if not tr.all_passed:
+            assert tr.performance_points == 0
+
+
+def test_reference_full_marks_on_gpu(gpu):
+    result = gpu("reference")
+    assert result.machine.copy_gbps and result.machine.copy_gbps > 0
+    for tr in result.tasks:
+        assert tr.perf_status == "measured", tr.perf_message
+        p = tr.perf[0]
+        assert p.student_ms > 0 and p.reference_ms > 0 and p.gbps > 0
+        assert p.baselines, "the reference process times the baselines"
+        # The reference against itself: within the full-credit band unless flagged noisy.
+        if not p.noisy:
+            assert tr.performance_points == pytest.approx(tr.performance_max), p
+    assert result.score == pytest.approx(result.max_score, abs=0.5)
+
+
+def test_slow_scan_loses_performance_points(gpu):
+    t3 = gpu("slow_scan").tasks[2]
+    assert t3.all_passed
+    assert t3.perf_status == "measured"
+    assert t3.perf[0].slowdown > 2
+    assert t3.performance_points < 0.5 * t3.performance_max
+
+
+def test_handout_placeholders_are_slow(gpu):
+    result = gpu("handout")
+    t1, t2, t3 = result.tasks
+    assert t1.all_passed and t2.all_passed
+    assert t2.performance_points < t2.performance_max
+    assert t3.performance_points == 0
+
+
+def test_crash_reports_the_cuda_error(gpu):
+    t2 = gpu("crash").tasks[1]
+    assert t2.passed == 0
+    assert any("illegal" in c.summary.lower() or "CUDA" in c.summary for c in t2.cases)
+
+
+def test_hang_is_killed_on_gpu(gpu, test_rubric):
+    result = gpu("hang")
+    statuses = [c.status for c in result.tasks[0].cases + result.integration.cases]
+    assert "timeout" in statuses
+    assert set(statuses) <= {"timeout", "not_run"}
+    assert result.tasks[1].all_passed and result.tasks[2].all_passed
