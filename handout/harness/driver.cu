@@ -199,7 +199,7 @@ RunConfig parseRunConfig(const Args& args) {
 std::string program = "scanlab";
 
 std::string reproduceCommand(const RunConfig& c) {
-    return program + " run --task " + c.task->name + " --op " + c.op + " --n " +
+    return reproducePrefix() + program + " run --task " + c.task->name + " --op " + c.op + " --n " +
            std::to_string(c.n) + " --block " + std::to_string(c.block) + " --seed " +
            std::to_string(c.seed) + " --dist " + c.dist;
 }

@@ -38,6 +38,24 @@ struct RunConfig {
     std::string outputFile;
 };
 
+// The CPU emulator runs threads in an order drawn from a schedule seed. Every case
+// starts from the program's seed, so the command printed with a failure replays the
+// same thread order (SCANLAB_EMU_SEED=<seed> in front of it).
+inline std::string reproducePrefix() {
+#if defined(__CUDACC__)
+    return "";
+#else
+    return "SCANLAB_EMU_SEED=" + std::to_string(emu::scheduleSeed()) + " ";
+#endif
+}
+
+inline void startCaseSchedule() {
+#if !defined(__CUDACC__)
+    static const uint64_t programSeed = emu::scheduleSeed();
+    emu::setScheduleSeed(programSeed);
+#endif
+}
+
 // One case of the suite (data/cases.toml, harness/suite.h); the seed follows from
 // the size and block size, so every run of the suite checks the same inputs.
 inline RunConfig suiteCase(const TaskInfo& task, const std::string& op, size_t n, unsigned block) {
@@ -238,6 +256,7 @@ RunResult runTask(const RunConfig& c) {
     using T = typename Op::Element;
     RunResult r;
     const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
+    startCaseSchedule();
     try {
         TaskRunner<Op> runner(c);
         runner.in.upload(input);
