@@ -160,17 +160,23 @@ def _session(backend: str, rubric: Rubric, tmp: Path) -> Session:
 
 
 @pytest.fixture(scope="session")
-def emulator(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+def emu_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+    """A grading session on the CPU emulator, its reference built."""
     m = machines.detect(check_boost=True)
     if not m.can_build_emulator:
         pytest.skip("the CPU emulator cannot be built here: "
                     + "; ".join(t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok))
-    tmp = tmp_path_factory.mktemp("emulator")
-    session = _session("emulator", test_rubric, tmp)
-    graded = Graded(session, tmp)
-    graded.prefetch(fixture_names())
-    yield graded
+    session = _session("emulator", test_rubric, tmp_path_factory.mktemp("emulator"))
+    yield session
     session.close()
+
+
+@pytest.fixture(scope="session")
+def emulator(emu_session: Session, tmp_path_factory: pytest.TempPathFactory):
+    """Every fixture submission, graded on the emulator (all at once, in parallel)."""
+    graded = Graded(emu_session, tmp_path_factory.mktemp("emulator-submissions"))
+    graded.prefetch(fixture_names())
+    return graded
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,94 @@
+"""The command line, as instructors use it: grade, batch, doctor, gradescope-zip."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, TEST_RUBRIC, cache_dir, compose
+
+
+def grader(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "grader", *args], cwd=cwd or REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_help_and_version():
+    r = grader("--help")
+    assert r.returncode == 0 and "grade SUBMISSION" in r.stdout and "doctor" in r.stdout
+    assert grader("--version").stdout.startswith("scanlab grader")
+
+
+def test_bad_rubric_exits_2(tmp_path):
+    bad = tmp_path / "r.toml"
+    bad.write_text("[rubric\n")
+    r = grader("grade", str(tmp_path), "--rubric", str(bad))
+    assert r.returncode == 2 and "not valid TOML" in r.stderr
+
+
+def test_doctor_speaks_plainly():
+    r = grader("doctor", timeout=300)
+    assert r.returncode in (0, 1)
+    for word in ("GPU", "nvcc", "cmake", "g++", "Boost.Context"):
+        assert word in r.stdout
+    assert "This machine can" in r.stdout or "cannot grade" in r.stdout
+
+
+def test_gradescope_zip(tmp_path):
+    out = tmp_path / "ag.zip"
+    r = grader("gradescope-zip", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    with zipfile.ZipFile(out) as z:
+        names = set(z.namelist())
+        assert {"setup.sh", "run_autograder"} <= names
+        for name in ("setup.sh", "run_autograder"):
+            assert (z.getinfo(name).external_attr >> 16) & 0o111, f"{name} is not executable"
+        assert {"grader/cli.py", "grader/__main__.py", "handout/harness/driver.cu",
+                "handout/emulator/cuda_emu.h", "solution/student/scan.cuh", "data/rubric.toml",
+                "data/cases.toml"} <= names
+        assert not any("__pycache__" in n or n.startswith("handout/build/") for n in names)
+        run = z.read("run_autograder").decode()
+        assert "--backend emulator" in run and "/autograder/results/results.json" in run
+
+
+@pytest.mark.usefixtures("emu_session")   # skips without an emulator; builds the reference
+def test_grade_reference_from_the_command_line(tmp_path):
+    submission = compose("reference", tmp_path)
+    out = tmp_path / "reports"
+    gs = tmp_path / "gs" / "results.json"
+    r = grader("grade", str(submission), "--backend", "emulator", "--rubric", str(TEST_RUBRIC),
+               "--cache", str(cache_dir()), "--seed", "11", "--out", str(out), "--gradescope", str(gs))
+    assert r.returncode == 0, r.stderr
+    assert "TOTAL  60.00 / 60 (correctness; performance, 40 points, not measured)" in r.stdout
+    assert "seed 11" in r.stdout and "No GPU" in r.stdout
+    for name in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
+        assert (out / name).is_file(), name
+    assert json.loads(gs.read_text())["score"] == 60
+
+
+def test_batch_from_the_command_line(tmp_path):
+    # Submissions that need no build: the CLI's batch plumbing, progress and files.
+    folder = tmp_path / "class"
+    (folder / "empty").mkdir(parents=True)
+    shutil.copy(compose("broken_archive", tmp_path), folder / "broken.zip")
+    (folder / "notes.txt").write_text("not a submission")
+    out = tmp_path / "out"
+    r = grader("batch", str(folder), "--backend", "emulator", "--rubric", str(TEST_RUBRIC),
+               "--cache", str(cache_dir()), "--out", str(out), "-q")
+    if r.returncode == 2 and "cannot build" in r.stderr:
+        pytest.skip(r.stderr)
+    assert r.returncode == 0, r.stderr
+    assert "[1/2]" in r.stdout and "[2/2]" in r.stdout
+    assert "skipped notes.txt" in r.stderr
+    rows = list(csv.DictReader((out / "grades.csv").open()))
+    assert sorted(row["submission"] for row in rows) == ["broken", "empty"]
+    assert all(float(row["score"]) == 0 for row in rows)
+    assert "class summary (2 submissions)" in (out / "class-summary.md").read_text()

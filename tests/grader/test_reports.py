@@ -1,0 +1,186 @@
+"""Every report format, from a synthetic result: fields, types, hidden-case privacy."""
+from __future__ import annotations
+
+import csv
+import json
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from conftest import TEST_RUBRIC
+from grader.cases import Case
+from grader.check import CaseResult
+from grader.forbidden import Violation
+from grader.perf import PerfResult
+from grader.report import csvfile, gradescope, jsonfile, junit, markdown, terminal
+from grader.results import BuildInfo, IntegrationResult, MachineInfo, SubmissionResult, TaskResult
+from grader.rubric import PerfCase, load_rubric
+
+SECRET_N = 40009
+
+
+def _case(task, op, n, status="pass", hidden=False, block=256):
+    c = Case(task, op, n, block, "random", hidden, "hidden" if hidden else "g")
+    summary = "pass" if status == "pass" else "3 of 1000 element(s) differ; first at index 7: expected 1, got 2"
+    return CaseResult(c, 1234, status, summary, "hint: a race?" if status != "pass" else "",
+                      f"build/scanlab run --task {task} --n {n}", 0.25)
+
+
+def sample(measured: bool = True) -> SubmissionResult:
+    machine = MachineInfo("cuda", "NVIDIA H100", "9.0", 3000.0, "nobody") if measured else \
+        MachineInfo("emulator", note="no GPU: correctness is graded with the CPU emulator; performance is not measured",
+                    sandbox_user="nobody")
+    t1 = TaskResult(1, "warp scan", "warp_scan.cuh", path="student/warp_scan.cuh",
+                    correctness_max=10, performance_max=5,
+                    build=BuildInfo("task 1", True, 12.0),
+                    cases=[_case("warp-scan", "add-i32", 33), _case("warp-scan", "mssp", 1000, "fail"),
+                           _case("warp-scan", "mssp", SECRET_N, "fail", hidden=True),
+                           _case("warp-scan", "add-i32", 777, hidden=True)])
+    t1.correctness_points = 5.0
+    t1.perf_status = "not_eligible" if measured else "not_measured"
+    t1.perf_message = "0: performance counts only when every case of the task passes"
+    t1.performance_points = 0.0 if measured else None
+    t2 = TaskResult(2, "reduce", "reduce.cuh", status="forbidden", path="reduce.cuh",
+                    message="reduce.cuh uses 1 forbidden construct(s): not built, 0 points",
+                    violations=[Violation("reduce.cuh", 3, "inline-asm", "uses inline assembly", 'asm("x");')],
+                    correctness_max=20, performance_max=15)
+    t2.performance_points = 0.0 if measured else None
+    t2.perf_status = "not_eligible" if measured else "not_measured"
+    t3 = TaskResult(3, "scan <all> & \"sizes\"", "scan.cuh", path="student/scan.cuh",
+                    correctness_max=30, performance_max=20, build=BuildInfo("task 3", True, 14.0),
+                    cases=[_case("scan", "add-i32", 33), _case("scan-exclusive", "mssp", 65537)])
+    t3.correctness_points = 30.0
+    if measured:
+        p = PerfResult(PerfCase("scan", "add-i32", 1 << 26), "measured", reference_ms=0.2, student_ms=0.3,
+                       reference_runs=[0.2, 0.2], student_runs=[0.3, 0.3], rounds=2, gbps=1789.6,
+                       copy_gbps=3000.0, baselines={"cpu-sequential": 60.0, "naive-hillis-steele": 3.0})
+        t3.perf = [p]
+        t3.perf_status = "measured"
+        t3.performance_points = 20 * 1.2 / 1.5
+    else:
+        t3.perf_status = "not_measured"
+        t3.perf_message = "not measured (no GPU)"
+    result = SubmissionResult(name="alice <&>", origin="subs/alice.zip", kind="zip", seed=99,
+                              machine=machine, graded_at="2024-01-01T00:00:00+00:00",
+                              grader_version="1.0", rubric="data/rubric.toml",
+                              files={"warp_scan.cuh": "student/warp_scan.cuh", "reduce.cuh": "reduce.cuh",
+                                     "scan.cuh": "student/scan.cuh"},
+                              ignored=["README.md", "notes\x01.txt"], notes=["skipped link x"],
+                              tasks=[t1, t2, t3],
+                              integration=IntegrationResult("not_graded", "not run: reduce.cuh has forbidden constructs"),
+                              reproduce="python3 -m grader grade subs/alice.zip --seed 99")
+    result.correctness_score = 35.0
+    result.correctness_max = 60
+    result.performance_max = 40
+    if measured:
+        result.performance_score = t3.performance_points
+        result.score = 35.0 + t3.performance_points
+        result.max_score = 100
+    else:
+        result.score = 35.0
+        result.max_score = 60
+    result.seconds = 42.4
+    return result
+
+
+@pytest.mark.parametrize("measured", [True, False])
+def test_gradescope_spec(tmp_path, measured):
+    path = tmp_path / "results.json"
+    gradescope.write(sample(measured), path, "visible", "hidden")
+    data = json.loads(path.read_text())
+    assert isinstance(data["score"], (int, float)) and data["score"] == pytest.approx(sample(measured).score)
+    assert isinstance(data["execution_time"], int)
+    assert data["visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+    assert data["stdout_visibility"] in ("visible", "hidden", "after_due_date", "after_published")
+    assert isinstance(data["output"], str)
+    assert isinstance(data["tests"], list) and data["tests"]
+    for test in data["tests"]:
+        assert set(test) <= {"name", "score", "max_score", "status", "output", "visibility", "number",
+                             "tags", "output_format", "name_format", "extra_data"}
+        assert isinstance(test["name"], str) and isinstance(test["output"], str)
+        assert isinstance(test["score"], (int, float)) and isinstance(test["max_score"], (int, float))
+        assert 0 <= test["score"] <= test["max_score"] + 1e-9
+        assert test["status"] in ("passed", "failed")
+    # The tests add up to the score.
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"], abs=0.01)
+    text = json.dumps(data)
+    # Hidden cases: pass/fail only -- neither their size nor their reproduce command.
+    assert str(SECRET_N) not in text
+    assert "hidden case 1" in text and "1/2 hidden cases passed" in text
+    perf = [t for t in data["tests"] if "performance" in t["name"]]
+    if measured:
+        assert any(t["max_score"] == 20 and 0 < t["score"] < 20 for t in perf)
+    else:
+        assert all(t["max_score"] == 0 and "Not measured" in t["output"] for t in perf)
+
+
+def test_junit_parses(tmp_path):
+    path = tmp_path / "junit.xml"
+    junit.write(sample(), path)
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    suites = root.findall("testsuite")
+    assert len(suites) == 4     # 3 tasks + integration
+    total = sum(int(s.get("tests")) for s in suites)
+    assert int(root.get("tests")) == total == len(root.findall(".//testcase"))
+    assert int(root.get("failures")) == len(root.findall(".//testcase/failure"))
+    names = [c.get("name") for c in root.iter("testcase")]
+    assert "hidden case 1" in names and not any(str(SECRET_N) in n for n in names)
+    assert str(SECRET_N) not in path.read_text()
+    failure = root.find(".//testcase[@name='warp-scan mssp n=1000 block=256 random']/failure")
+    assert failure is not None and "expected 1, got 2" in failure.text
+    assert root.find(".//testcase[@name='file and forbidden constructs']/failure") is not None
+
+
+def test_markdown(tmp_path):
+    path = tmp_path / "summary.md"
+    markdown.write(sample(), path)
+    text = path.read_text()
+    assert text.startswith("## scanlab grade")
+    assert "| 3 | `scan.cuh` | 2/2 |" in text
+    assert str(SECRET_N) not in text
+    assert "inline assembly" in text
+
+
+def test_json_is_complete(tmp_path):
+    path = tmp_path / "results.json"
+    jsonfile.write(sample(), path)
+    data = json.loads(path.read_text())
+    assert data["format"] == "scanlab-grader-results"
+    assert data["tasks"][0]["cases"][2]["case"]["n"] == SECRET_N   # instructors see everything
+    assert data["tasks"][2]["perf"][0]["slowdown"] == pytest.approx(1.5)
+    assert data["tasks"][2]["perf"][0]["speedups"]["cpu-sequential"] == pytest.approx(200)
+    assert data["performance_measured"] is True
+    data = json.loads(json.dumps(jsonfile.document(sample(False))))
+    assert data["performance_score"] is None and data["performance_measured"] is False
+
+
+def test_terminal(tmp_path):
+    text = terminal.render(sample())
+    assert "TOTAL  51.00 / 100" in text
+    assert "hidden case 1" in text and str(SECRET_N) not in text
+    assert "reduce.cuh:3: uses inline assembly" in text
+    assert "1.50x the reference time" in text and "60% of copy bandwidth" in text
+    assert "200.0x vs cpu-sequential" in text
+    assert "reproduce: build/scanlab run --task warp-scan --n 1000" in text
+    assert str(SECRET_N) in terminal.render(sample(), reveal_hidden=True)
+    text = terminal.render(sample(False))
+    assert "not measured" in text and "No GPU" in text
+    assert "TOTAL  35.00 / 60 (correctness; performance, 40 points, not measured)" in text
+
+
+def test_csv_and_class_summary(tmp_path):
+    rubric = load_rubric(TEST_RUBRIC)
+    results = [sample(), sample(False)]
+    results[1].name = "bob"
+    path = tmp_path / "grades.csv"
+    csvfile.write_grades(results, rubric, path)
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) == 2
+    assert list(rows[0]) == csvfile.columns(rubric)
+    assert rows[0]["task2_status"] == "forbidden" and rows[0]["task3_status"] == "correct"
+    assert rows[1]["performance"] == "not measured"
+    assert float(rows[0]["score"]) == pytest.approx(51.0)
+    summary = csvfile.class_summary(results, rubric)
+    assert "2 submissions" in summary and "| bob |" in summary
+    assert csvfile.class_summary([], rubric).endswith("No submissions.\n")

@@ -1,0 +1,154 @@
+"""The trust model: a submission's program cannot decide its own verdict. Fake
+"student drivers" (shell scripts) lie in every way a program can; the trusted
+reference's verify decides."""
+from __future__ import annotations
+
+import math
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from grader.cases import Case
+from grader.check import TimeoutTracker, read_json, run_case
+from grader.perf import parse_baselines, parse_timing
+
+CASE = Case("scan", "add-i32", 1000, 256, "random")
+
+
+def fake_driver(session, name: str, body: str) -> Path:
+    """An executable script the sandboxed user can run, acting as a student's driver."""
+    folder = session.workdir / "fakes"
+    folder.mkdir(exist_ok=True)
+    folder.chmod(0o755)
+    path = folder / name
+    path.write_text("#!/bin/sh\n"
+                    "# args: run --task T --op O --n N --block B --seed S --dist D --output F --json J\n"
+                    'OUT=""; JSON=""; prev=""\n'
+                    'for a in "$@"; do case "$prev" in --output) OUT=$a;; --json) JSON=$a;; esac; prev=$a; done\n'
+                    + body + "\n")
+    path.chmod(0o755)
+    return path
+
+
+def grade_with(session, driver: Path, case: Case = CASE):
+    setup = session.prepare()
+    return run_case(setup, driver, f"fake-{driver.name}", case, 7, TimeoutTracker())
+
+
+def test_lying_program_fails(emu_session):
+    # Exit 0, a JSON report claiming a pass, "PASS" on stdout, and a wrong output file.
+    driver = fake_driver(emu_session, "liar", """
+head -c 4000 /dev/zero > "$OUT"
+echo '{"scanlab": 1, "status": "pass", "mismatches": 0}' > "$JSON"
+echo "  check   PASS (1000 elements match the CPU reference)"
+echo "TOTAL 100 / 100"
+exit 0""")
+    r = grade_with(emu_session, driver)
+    assert r.status == "fail"
+    assert "differ" in r.summary
+    assert "reported success" in r.details
+
+
+def test_honest_wrapper_of_the_reference_passes(emu_session):
+    # The same script shape, running the real reference: passes. (The test can fail.)
+    ref = emu_session.prepare().reference
+    copy = emu_session.workdir / "fakes" / "ref-copy"
+    copy.parent.mkdir(exist_ok=True)
+    copy.parent.chmod(0o755)
+    copy.write_bytes(ref.read_bytes())
+    copy.chmod(0o755)
+    driver = fake_driver(emu_session, "honest", f'exec {copy} "$@"')
+    r = grade_with(emu_session, driver)
+    assert r.status == "pass", (r.summary, r.details)
+
+
+def test_no_output_file(emu_session):
+    driver = fake_driver(emu_session, "silent", 'echo \'{"status": "pass"}\' > "$JSON"; exit 0')
+    r = grade_with(emu_session, driver)
+    assert r.status == "fail" and "no output file" in r.summary
+
+
+def test_output_symlink_is_not_followed(emu_session):
+    driver = fake_driver(emu_session, "linker", 'ln -s /etc/passwd "$OUT"; exit 0')
+    r = grade_with(emu_session, driver)
+    assert r.status == "fail"
+
+
+def test_wrong_size_output(emu_session):
+    driver = fake_driver(emu_session, "short", 'head -c 12 /dev/zero > "$OUT"; exit 0')
+    r = grade_with(emu_session, driver)
+    assert r.status == "fail" and "unusable" in r.summary
+
+
+def test_crash_after_writing_a_right_answer_still_fails(emu_session):
+    ref = emu_session.prepare().reference
+    copy = emu_session.workdir / "fakes" / "ref-copy2"
+    copy.parent.mkdir(exist_ok=True)
+    copy.parent.chmod(0o755)
+    copy.write_bytes(ref.read_bytes())
+    copy.chmod(0o755)
+    driver = fake_driver(emu_session, "crasher", f'{copy} "$@" > /dev/null; kill -SEGV $$')
+    r = grade_with(emu_session, driver)
+    assert r.status == "crash" and "SIGSEGV" in r.summary
+
+
+@pytest.mark.parametrize("code, status", [(3, "not_implemented"), (4, "error"), (2, "error"), (77, "error")])
+def test_exit_codes(emu_session, code, status):
+    driver = fake_driver(emu_session, f"exit{code}", f"echo 'ERROR something broke'; exit {code}")
+    assert grade_with(emu_session, driver).status == status
+
+
+def test_read_json_is_defensive(tmp_path):
+    p = tmp_path / "r.json"
+    for text in ("[1, 2]", "{{{", "", "\"pass\"", "{" * 100000):
+        p.write_text(text)
+        assert read_json(p) is None
+    p.write_text('{"status": "pass"}')
+    assert read_json(p) == {"status": "pass"}
+    p.write_text('{"x": "' + "a" * 300000 + '"}')
+    assert read_json(p) is None                         # too large
+    link = tmp_path / "link.json"
+    link.symlink_to(p)
+    assert read_json(link) is None
+
+
+TIMED = Case("scan", "add-i32", 1 << 26, 256, "random")
+
+
+def timing_report(**overrides):
+    data = {"status": "pass", "task": "scan", "op": "add-i32", "n": 1 << 26, "block": 256, "seed": 5,
+            "timing": {"median_ms": 0.3, "min_ms": 0.29, "max_ms": 0.35, "reps": 30}}
+    for key, value in overrides.items():
+        if key in ("median_ms", "min_ms", "max_ms", "reps"):
+            data["timing"][key] = value
+        else:
+            data[key] = value
+    return data
+
+
+def test_parse_timing_accepts_a_sane_report():
+    assert parse_timing(timing_report(), TIMED, 5, 30) == (0.3, "")
+
+
+@pytest.mark.parametrize("overrides", [
+    {"median_ms": -1.0}, {"median_ms": 0.0}, {"median_ms": math.nan}, {"median_ms": math.inf},
+    {"median_ms": "0.1"}, {"median_ms": True}, {"min_ms": 0.5}, {"max_ms": 0.1}, {"reps": 1},
+    {"status": "fail"}, {"n": 1000}, {"task": "reduce"}, {"seed": 6}, {"block": 1024},
+    {"timing": None},
+])
+def test_parse_timing_rejects_forgeries(overrides):
+    ms, why = parse_timing(timing_report(**overrides), TIMED, 5, 30)
+    assert ms is None and why
+
+
+def test_parse_timing_without_report():
+    assert parse_timing(None, TIMED, 5, 30)[0] is None
+
+
+def test_parse_baselines_skips_junk():
+    data = {"baselines": [{"name": "cpu-sequential", "median_ms": 50.0}, {"name": 3, "median_ms": 1},
+                          {"name": "x", "median_ms": -1}, "junk"]}
+    assert parse_baselines(data) == {"cpu-sequential": 50.0}
+    assert parse_baselines({"baselines": "no"}) == {}
