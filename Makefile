@@ -31,5 +31,15 @@ bench: all
 handout:
 	$(PYTHON) tools/make_handout.py
 
+# The grader (grader/README.md). GRADE_FLAGS passes more options, e.g.
+# make grade SUBMISSION=subs/alice.zip GRADE_FLAGS="--seed 12345 --backend emulator"
+SUBMISSION ?= solution
+GRADE_FLAGS ?=
+grade:
+	$(PYTHON) -m grader grade $(SUBMISSION) $(GRADE_FLAGS)
+
+gradescope:
+	$(PYTHON) -m grader gradescope-zip --out dist/scanlab-autograder.zip
+
 clean:
 	rm -rf $(BUILD)
