@@ -43,36 +43,70 @@ class CaseResult:
         return self.status == "pass"
 
 
+class GpuSlots:
+    """The GPUs: each takes `per_gpu` correctness runs at once (default 1: one process
+    at a time); a timing run has its GPU to itself."""
+
+    def __init__(self, indices: list[int], per_gpu: int = 1):
+        self.per_gpu = max(1, per_gpu)
+        self._tokens: queue.Queue[int] = queue.Queue()
+        self._running = {i: threading.Semaphore(self.per_gpu) for i in indices}
+        self._exclusive = {i: threading.Lock() for i in indices}
+        for _ in range(self.per_gpu):
+            for i in indices:
+                self._tokens.put(i)
+
+    @contextmanager
+    def shared(self) -> Iterator[int]:
+        index = self._tokens.get()
+        try:
+            with self._running[index]:
+                yield index
+        finally:
+            self._tokens.put(index)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[int]:
+        index = self._tokens.get()
+        try:
+            with self._exclusive[index]:
+                for _ in range(self.per_gpu):       # waits for the runs in flight
+                    self._running[index].acquire()
+                try:
+                    yield index
+                finally:
+                    for _ in range(self.per_gpu):
+                        self._running[index].release()
+        finally:
+            self._tokens.put(index)
+
+
 @dataclass
 class Resources:
-    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs
-    (one process at a time on each)."""
+    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs."""
 
     cpu: threading.BoundedSemaphore
-    gpus: "queue.Queue[int] | None" = None
+    gpus: GpuSlots | None = None
 
     @staticmethod
-    def create(cores: int, gpu_indices: list[int]) -> "Resources":
-        gpus: queue.Queue[int] | None = None
-        if gpu_indices:
-            gpus = queue.Queue()
-            for i in gpu_indices:
-                gpus.put(i)
-        return Resources(threading.BoundedSemaphore(max(1, cores)), gpus)
+    def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1) -> "Resources":
+        return Resources(threading.BoundedSemaphore(max(1, cores)),
+                         GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None)
 
     @contextmanager
     def cpu_slot(self) -> Iterator[None]:
         with self.cpu:
             yield
 
-    @contextmanager
-    def gpu(self) -> Iterator[int]:
+    def gpu(self):
+        """A GPU for a correctness run."""
         assert self.gpus is not None
-        index = self.gpus.get()
-        try:
-            yield index
-        finally:
-            self.gpus.put(index)
+        return self.gpus.shared()
+
+    def gpu_alone(self):
+        """A GPU with nothing else running on it: for timing."""
+        assert self.gpus is not None
+        return self.gpus.exclusive()
 
 
 @dataclass

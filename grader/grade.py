@@ -109,7 +109,8 @@ class Session:
         sandbox.open_path_for(self.workdir, self.identity, self.workdir)
         (self.workdir / "builds").mkdir()
         (self.workdir / "builds").chmod(0o711)
-        self.resources = Resources.create(self.jobs, [g.index for g in self.gpus])
+        self.resources = Resources.create(self.jobs, [g.index for g in self.gpus],
+                                          rubric.limits.gpu_runs_at_once)
         tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
                           nvcc=m.nvcc.path if backend == "cuda" else None,
                           cuda_arch=arch if backend == "cuda" else "", compiler_id=compiler_id,
@@ -279,6 +280,8 @@ class Session:
             origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in rubric.tasks})
             builds.append(("integration", files, origins, integ))
 
+        result.timings["collect"] = time.monotonic() - start
+        phase = time.monotonic()
         emulator = self.backend == "emulator"
         workers = self.jobs + len(self.gpus) + 2
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
@@ -307,6 +310,7 @@ class Session:
                 futures = [pool.submit(run_case, setup, b.binary, b.key, c, self.seed, self.timeouts)
                            for c in cases]
                 case_futures.append((target, futures))
+            result.timings["builds"] = time.monotonic() - phase
             for target, futures in case_futures:
                 target.cases = [f.result() for f in futures]  # type: ignore[attr-defined]
                 if isinstance(target, IntegrationResult):
@@ -314,6 +318,8 @@ class Session:
                 tr_label = f"task {target.number}" if isinstance(target, TaskResult) else "integration"
                 say(f"{tr_label}: {sum(c.passed for c in target.cases)}/{len(target.cases)} cases passed")  # type: ignore[attr-defined]
 
+        result.timings["builds+cases"] = time.monotonic() - phase
+        phase = time.monotonic()
         # Performance: correct tasks only, on the GPU, one measurement at a time.
         task_builds: dict[int, BuildResult] = {}
         for target, future in pending:
@@ -322,6 +328,7 @@ class Session:
                 task_builds[id(target)] = b
         for t, tr in zip(rubric.tasks, tasks):
             self._performance(t, tr, task_builds.get(id(tr)), setup, say)
+        result.timings["performance"] = time.monotonic() - phase
         self._score(result)
         result.machine = self.machine_info()
         result.seconds = time.monotonic() - start

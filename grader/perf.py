@@ -112,7 +112,7 @@ def measure_copy_bandwidth(setup: RunSetup) -> tuple[float | None, dict]:
     """`info --json` of the trusted reference on one GPU: (copy GB/s, device info)."""
     where = Path(tempfile.mkdtemp(prefix="info-", dir=setup.workdir))
     try:
-        with setup.resources.gpu() as gpu:
+        with setup.resources.gpu_alone() as gpu:
             r = sandbox.run([str(setup.reference), "info", "--json", str(where / "info.json")], where,
                             sandbox.Limits(wall_s=120), setup.env(where, 0, gpu),
                             sandbox.Identity(), sandboxed=False)
@@ -157,7 +157,7 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
     try:
-        with setup.resources.gpu() as gpu:
+        with setup.resources.gpu_alone() as gpu:
             ref = _Timer(setup, reference_binary, True, gpu, where)
             stu = _Timer(setup, student_binary, False, gpu, where)
             rounds = 0

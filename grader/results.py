@@ -113,6 +113,7 @@ class SubmissionResult:
     performance_score: float | None = None   # None: not measured (no GPU)
     performance_max: float = 0.0
     seconds: float = 0.0
+    timings: dict[str, float] = field(default_factory=dict)   # phase -> seconds (wall)
     reproduce: str = ""
 
     @property

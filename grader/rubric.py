@@ -78,6 +78,7 @@ class Limits:
     memory_mb: int = 16384
     build_timeout_s: float = 600.0
     emulator_build_type: str = "Release"
+    gpu_runs_at_once: int = 1
 
 
 @dataclass(frozen=True)
@@ -312,7 +313,8 @@ def load_rubric(path: Path) -> Rubric:
                     max_timeouts_per_task=lim.integer("max_timeouts_per_task", 2, 1),
                     memory_mb=lim.integer("memory_mb", 16384, 256),
                     build_timeout_s=lim.number("build_timeout_s", 600, 10),
-                    emulator_build_type=emu.get("build_type", str, "Release"))
+                    emulator_build_type=emu.get("build_type", str, "Release"),
+                    gpu_runs_at_once=lim.integer("gpu_runs_at_once", 1, 1))
     suite_max = cases_data.get("suite", {}).get("emulator_max_n", 70000)
     emulator_max_n = emu.integer("max_n", int(suite_max), 1)
 

@@ -1,0 +1,52 @@
+"""GPU slots: at most `per_gpu` correctness runs on a GPU at once, and a timing run
+alone on its GPU."""
+from __future__ import annotations
+
+import threading
+import time
+
+from grader.check import GpuSlots
+
+
+def _track(slots: GpuSlots, jobs: list[str]) -> list[tuple[float, float, str, int]]:
+    spans: list[tuple[float, float, str, int]] = []
+    lock = threading.Lock()
+
+    def work(kind: str) -> None:
+        ctx = slots.exclusive() if kind == "x" else slots.shared()
+        with ctx as gpu:
+            start = time.monotonic()
+            time.sleep(0.05)
+            with lock:
+                spans.append((start, time.monotonic(), kind, gpu))
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in jobs]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return spans
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[1] and b[0] < a[1] and a[3] == b[3]
+
+
+def test_one_run_at_a_time_by_default():
+    spans = _track(GpuSlots([0]), ["s"] * 6)
+    assert len(spans) == 6
+    assert not any(_overlap(a, b) for i, a in enumerate(spans) for b in spans[i + 1:])
+
+
+def test_shared_runs_up_to_the_limit_and_timing_alone():
+    spans = _track(GpuSlots([0], 3), ["s", "s", "x", "s", "s", "s", "x", "s"])
+    for a in spans:
+        at_once = sum(1 for b in spans if b is not a and _overlap(a, b))
+        assert at_once <= 2
+        if a[2] == "x":
+            assert at_once == 0
+
+
+def test_two_gpus_are_used():
+    spans = _track(GpuSlots([0, 1]), ["s"] * 8)
+    assert {s[3] for s in spans} == {0, 1}
