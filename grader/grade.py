@@ -9,6 +9,7 @@ the CPU and GPU slots, the seed and the temporary workspace.
 """
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import random
@@ -24,6 +25,7 @@ from typing import Callable
 from grader import __version__, machine as machines
 from grader import run as sandbox
 from grader.build import Builder, BuildResult, Layout, Toolchain
+from grader.cases import Case
 from grader.check import Resources, RunSetup, TimeoutTracker, run_case
 from grader.collect import collect
 from grader.forbidden import scan
@@ -128,6 +130,7 @@ class Session:
         self._device: dict = {}
         self._copy_lock = threading.Lock()
         self._copy_measured = False
+        self.sandbox_note = ""
         self._perf_lock = threading.Lock()
         self._perf_memo: dict[tuple[str, object], PerfResult] = {}
         self.handout_files = {t.file: (layout.handout_student(t.file).read_bytes()
@@ -153,12 +156,52 @@ class Session:
                 raise GraderError(run_copy.errors)
             self._run_reference = run_copy.binary
             limits = self.rubric.limits
-            self._setup = RunSetup(
+            setup = RunSetup(
                 backend=self.backend, reference=ref.binary, workdir=self.workdir,
                 identity=self.identity, resources=self.resources,
                 timeout_s=limits.run_timeout_s if self.backend == "cuda" else limits.emulator_run_timeout_s,
                 memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+            self._probe_sandbox(setup)
+            self._setup = setup
             return self._setup
+
+    def _probe_sandbox(self, setup: RunSetup) -> None:
+        """Runs the reference as student programs will run (sandbox, limits, user) on a
+        small case. If only the memory limit stops it (some CUDA drivers reserve memory
+        the data-segment limit counts), grading goes on without that limit, and says so;
+        if nothing helps, grading stops here rather than failing every student."""
+        assert self._run_reference is not None
+        case = Case("reduce", "add-i32", 1000, 256, "random", False, "probe")
+
+        def attempt(memory_mb: int | None) -> sandbox.Result:
+            where = Path(tempfile.mkdtemp(prefix="probe-", dir=self.workdir))
+            where.chmod(0o711)
+            home = sandbox.make_private_dir(where / "home", self.identity)
+            argv = [str(self._run_reference), "run", *case.driver_args(1), "--json", str(home / "probe.json")]
+            limits = dataclasses.replace(setup.limits(case), memory_mb=memory_mb)
+            try:
+                slot = self.resources.gpu() if self.backend == "cuda" else self.resources.cpu_slot()
+                with slot as gpu:
+                    return sandbox.run(argv, home, limits, setup.env(home, 1, gpu), self.identity)
+            finally:
+                shutil.rmtree(where, ignore_errors=True)
+
+        first = attempt(setup.memory_mb)
+        if first.ok:
+            return
+        if setup.memory_mb is not None and attempt(None).ok:
+            setup.memory_mb = None
+            self.sandbox_note = (f"the {self.rubric.limits.memory_mb} MiB memory limit stopped the "
+                                 "reference driver here, so student programs run without it")
+            self.log(f"warning: {self.sandbox_note}")
+            return
+        output = (first.stdout + first.stderr).strip().splitlines()[-5:]
+        hint = ""
+        if first.returncode == 77:
+            hint = (f" As {self.identity.name} the driver sees no GPU: check that /dev/nvidia* are "
+                    "open to all users, or pass --sandbox-user '' to run student code as yourself.")
+        raise GraderError(f"the reference driver does not run in the sandbox (as {self.identity.name}): "
+                          f"{first.describe_end()}: {' | '.join(output)}.{hint}")
 
     def copy_bandwidth(self) -> float | None:
         with self._copy_lock:
@@ -168,7 +211,12 @@ class Session:
             return self._copy_gbps
 
     def machine_info(self) -> MachineInfo:
-        user = self.identity.name + ("" if self.identity.drops or os.geteuid() != 0 else " (could not drop root)")
+        user = self.identity.name
+        if not self.identity.drops and os.geteuid() == 0:
+            user += (" (--sandbox-user '': not dropped)" if not self.options.sandbox_user
+                     else f" (no user {self.options.sandbox_user!r} to drop to)")
+        if self.sandbox_note:
+            user += f"; {self.sandbox_note}"
         if self.backend == "cuda":
             g = self.gpus[0]
             return MachineInfo("cuda", g.name, g.compute_capability, self._copy_gbps, user)

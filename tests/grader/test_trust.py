@@ -152,3 +152,20 @@ def test_parse_baselines_skips_junk():
                           {"name": "x", "median_ms": -1}, "junk"]}
     assert parse_baselines(data) == {"cpu-sequential": 50.0}
     assert parse_baselines({"baselines": "no"}) == {}
+
+
+def test_probe_drops_a_memory_limit_that_stops_the_reference(test_rubric, emu_session):
+    # A limit so low that even the reference cannot start: grading goes on without it,
+    # and says so, instead of failing every student.
+    import dataclasses
+
+    from conftest import REPO, cache_dir
+    from grader.build import Layout
+    from grader.grade import Options, Session
+
+    rubric = dataclasses.replace(test_rubric, limits=dataclasses.replace(test_rubric.limits, memory_mb=8))
+    with Session(rubric, Layout(REPO), Options(backend="emulator", cache_dir=cache_dir(), seed=1),
+                 log=lambda line: None) as session:
+        setup = session.prepare()
+        assert setup.memory_mb is None
+        assert "memory limit" in session.machine_info().sandbox_user
