@@ -57,6 +57,7 @@ class Options:
     cuda_arch: str = ""                   # "" : the GPU's
     workdir: Path | None = None           # parent of the temporary workspace
     keep_workdir: bool = False
+    gpu_runs: int = 0                     # correctness runs per GPU at once; 0: the rubric's
 
 
 def _log_stderr(line: str) -> None:
@@ -112,7 +113,7 @@ class Session:
         (self.workdir / "builds").mkdir()
         (self.workdir / "builds").chmod(0o711)
         self.resources = Resources.create(self.jobs, [g.index for g in self.gpus],
-                                          rubric.limits.gpu_runs_at_once)
+                                          options.gpu_runs or rubric.limits.gpu_runs_at_once)
         tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
                           nvcc=m.nvcc.path if backend == "cuda" else None,
                           cuda_arch=arch if backend == "cuda" else "", compiler_id=compiler_id,

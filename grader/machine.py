@@ -18,8 +18,9 @@ class Gpu:
     memory_mib: int
 
     @property
-    def arch(self) -> str:    # "90", for CMAKE_CUDA_ARCHITECTURES
-        return self.compute_capability.replace(".", "")
+    def arch(self) -> str:    # "90", for CMAKE_CUDA_ARCHITECTURES ("native" when unknown)
+        cc = self.compute_capability.replace(".", "")
+        return cc if cc.isdigit() else "native"
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,12 @@ def detect_gpus() -> tuple[list[Gpu], str, str]:
         return [], "", "nvidia-smi not found (no NVIDIA driver installed)"
     code, out = _run([smi, "--query-gpu=index,name,compute_cap,memory.total,driver_version",
                       "--format=csv,noheader,nounits"])
+    if code != 0:
+        # Older drivers know no compute_cap field: the build then asks for "native".
+        code, out = _run([smi, "--query-gpu=index,name,memory.total,driver_version",
+                          "--format=csv,noheader,nounits"])
+        out = "\n".join(",".join(line.split(",")[:2] + [" "] + line.split(",")[2:])
+                        for line in out.strip().splitlines()) if code == 0 else out
     if code != 0:
         return [], "", f"nvidia-smi failed: {out.strip().splitlines()[-1] if out.strip() else code}"
     gpus: list[Gpu] = []
