@@ -18,6 +18,8 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
         out.append(f"  file         {tr.path}")
     if tr.unchanged:
         out.append("  note         unchanged from the handout (its placeholder)")
+    elif tr.identical_to_reference:
+        out.append("  note         identical to the reference solution")
     if tr.status == "missing":
         out.append(f"  NOT GRADED   {tr.message}")
     elif tr.status == "forbidden":

@@ -92,3 +92,29 @@ def test_batch_from_the_command_line(tmp_path):
     assert sorted(row["submission"] for row in rows) == ["broken", "empty"]
     assert all(float(row["score"]) == 0 for row in rows)
     assert "class summary (2 submissions)" in (out / "class-summary.md").read_text()
+
+
+@pytest.mark.usefixtures("emu_session")   # skips without an emulator
+def test_gradescope_autograder_runs(tmp_path):
+    # The zip as Gradescope uses it: unpacked into <root>/source, the submission in
+    # <root>/submission, run_autograder writes <root>/results/results.json.
+    out = tmp_path / "ag.zip"
+    assert grader("gradescope-zip", "--out", str(out)).returncode == 0
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(out) as z:
+        z.extractall(root / "source")
+    for name in ("setup.sh", "run_autograder"):
+        (root / "source" / name).chmod(0o755)
+    (root / "submission").mkdir()
+    for f in (REPO / "solution" / "student").glob("*.cuh"):
+        shutil.copy(f, root / "submission" / f.name)
+    (root / "submission" / "notes.txt").write_text("ignored")
+    # The same folder layout everywhere: /tmp is open to the sandbox user.
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "SCANLAB_CACHE": str(cache_dir())}
+    p = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env,
+                       capture_output=True, text=True, timeout=900)
+    assert p.returncode == 0, p.stderr
+    data = json.loads((root / "results" / "results.json").read_text())
+    assert data["score"] == 60, p.stdout[-2000:] + p.stderr[-2000:]
+    assert any("not measured" in t["name"] for t in data["tests"])
+    assert "notes.txt" in json.dumps(data)
