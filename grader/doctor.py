@@ -15,8 +15,8 @@ def doctor() -> int:
     print(f"scanlab grader doctor (Python {sys.version.split()[0]}, {m.cores} CPU cores)\n")
     if m.gpus:
         for g in m.gpus:
-            print(f"  {ok} GPU {g.index}: {g.name}, compute capability {g.compute_capability}, "
-                  f"{g.memory_mib} MiB")
+            cc = g.compute_capability or "unknown (the driver is too old to say)"
+            print(f"  {ok} GPU {g.index}: {g.name}, compute capability {cc}, {g.memory_mib} MiB")
         print(f"  {ok} NVIDIA driver {m.driver_version}")
     else:
         print(f"  {no} GPU: {m.gpu_problem}")

@@ -137,7 +137,7 @@ def detect(check_boost: bool = True) -> Machine:
     m.cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     m.gpus, m.driver_version, m.gpu_problem = detect_gpus()
     nvcc = find_nvcc()
-    m.nvcc = Tool("nvcc", nvcc, _version([nvcc], r"release ([\d.]+)") if nvcc else "",
+    m.nvcc = Tool("nvcc", nvcc, _version([nvcc, "--version"], r"release ([\d.]+)") if nvcc else "",
                   "" if nvcc else "not found (install the CUDA toolkit, or put nvcc on PATH)")
     cmake = shutil.which("cmake")
     cmake_version = _version([cmake, "--version"], r"cmake version ([\d.]+)") if cmake else ""
