@@ -62,6 +62,7 @@ class Case:
     dist: str = "random"
     hidden: bool = False
     group: str = ""
+    backend: str = ""      # "emulator": a race-check case of a GPU grade (label only)
 
     @property
     def id(self) -> str:
@@ -70,7 +71,8 @@ class Case:
 
     @property
     def label(self) -> str:
-        return f"{self.task} {self.op} n={self.n} block={self.block} {self.dist}"
+        where = f" [{self.backend}]" if self.backend else ""
+        return f"{self.task} {self.op} n={self.n} block={self.block} {self.dist}{where}"
 
     def seed(self, run_seed: int) -> int:
         """The case's input seed: fixed by the grading run's seed and the case."""

@@ -58,6 +58,8 @@ class Options:
     workdir: Path | None = None           # parent of the temporary workspace
     keep_workdir: bool = False
     gpu_runs: int = 0                     # correctness runs per GPU at once; 0: the rubric's
+    race_check: bool = True               # GPU grades: also run the rubric's race-check cases
+                                          # on the CPU emulator
 
 
 def _log_stderr(line: str) -> None:
@@ -97,7 +99,6 @@ class Session:
         arch = options.cuda_arch
         if backend == "cuda" and not arch:
             arch = ";".join(sorted({g.arch for g in self.gpus})) or "native"
-        compiler_id = f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}"
         self.identity = sandbox.sandbox_identity(options.sandbox_user)
         parent = (options.workdir or Path(tempfile.gettempdir())).resolve()
         parent.mkdir(parents=True, exist_ok=True)
@@ -114,19 +115,25 @@ class Session:
         (self.workdir / "builds").chmod(0o711)
         self.resources = Resources.create(self.jobs, [g.index for g in self.gpus],
                                           options.gpu_runs or rubric.limits.gpu_runs_at_once)
-        tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
-                          nvcc=m.nvcc.path if backend == "cuda" else None,
-                          cuda_arch=arch if backend == "cuda" else "", compiler_id=compiler_id,
-                          jobs=1, build_type="Release" if backend == "cuda"
-                          else rubric.limits.emulator_build_type)
-        self.builder = Builder(layout, tools, options.cache_dir, self.workdir / "builds",
-                               self.identity, rubric.limits.build_timeout_s, rubric.limits.memory_mb,
-                               slot=self.resources.cpu_slot)
+        self.builder = self._builder(backend, arch)
+        # Race check: on a GPU, some cases also run on the CPU emulator.
+        self.race_note = ""
+        self.race_builder: Builder | None = None
+        if backend == "cuda" and options.race_check and rubric.race_check_groups:
+            if m.boost_context.path is None or m.boost_context.path == "unchecked":
+                m.boost_context = machines.check_boost_context(m.gxx.path)
+            if m.can_build_emulator:
+                self.race_builder = self._builder("emulator", "")
+            else:
+                problems = [t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok]
+                self.race_note = ("race check on the CPU emulator not run: the emulator cannot be "
+                                  f"built here ({'; '.join(problems)})")
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
         self.timeouts = TimeoutTracker()
         self._prepare_lock = threading.Lock()
         self._setup: RunSetup | None = None
         self._run_reference: Path | None = None
+        self._race_setup: RunSetup | None = None
         self._copy_gbps: float | None = None
         self._device: dict = {}
         self._copy_lock = threading.Lock()
@@ -145,43 +152,67 @@ class Session:
         with self._prepare_lock:
             if self._setup is not None:
                 return self._setup
-            start = time.monotonic()
-            ref = self.builder.reference()
-            if not ref.ok or ref.binary is None:
-                raise GraderError(ref.errors or "the reference does not build")
-            self.log(f"reference driver ({self.backend}): "
-                     + ("cached" if ref.cached else f"built in {time.monotonic() - start:.0f} s")
-                     + f" [{ref.binary}]")
-            run_copy = self.builder.build("reference", dict(self.builder.reference_files), {}, {})
-            if not run_copy.ok or run_copy.binary is None:
-                raise GraderError(run_copy.errors)
-            self._run_reference = run_copy.binary
-            limits = self.rubric.limits
-            setup = RunSetup(
-                backend=self.backend, reference=ref.binary, workdir=self.workdir,
-                identity=self.identity, resources=self.resources,
-                timeout_s=limits.run_timeout_s if self.backend == "cuda" else limits.emulator_run_timeout_s,
-                memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
-            self._probe_sandbox(setup)
+            setup, self._run_reference = self._prepare_backend(self.builder, self.backend)
+            if self.race_builder is not None:
+                try:
+                    self._race_setup, _ = self._prepare_backend(self.race_builder, "emulator")
+                except GraderError as e:
+                    self.race_builder = None
+                    self.race_note = f"race check on the CPU emulator not run: {str(e)[:300]}"
+            if self.race_note:
+                self.log(f"note: {self.race_note}")
             self._setup = setup
             return self._setup
 
-    def _probe_sandbox(self, setup: RunSetup) -> None:
+    def _builder(self, backend: str, arch: str) -> Builder:
+        m = self.machine
+        tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
+                          nvcc=m.nvcc.path if backend == "cuda" else None,
+                          cuda_arch=arch if backend == "cuda" else "",
+                          compiler_id=f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}",
+                          jobs=1, build_type="Release" if backend == "cuda"
+                          else self.rubric.limits.emulator_build_type)
+        return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
+                       self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
+                       slot=self.resources.cpu_slot)
+
+    def _prepare_backend(self, builder: Builder, backend: str) -> tuple[RunSetup, Path]:
+        """The trusted reference of one backend (built or cached), its copy student-side
+        runs use, and how runs go, checked by a probe."""
+        start = time.monotonic()
+        ref = builder.reference()
+        if not ref.ok or ref.binary is None:
+            raise GraderError(ref.errors or "the reference does not build")
+        self.log(f"reference driver ({backend}): "
+                 + ("cached" if ref.cached else f"built in {time.monotonic() - start:.0f} s")
+                 + f" [{ref.binary}]")
+        run_copy = builder.build("reference", dict(builder.reference_files), {}, {})
+        if not run_copy.ok or run_copy.binary is None:
+            raise GraderError(run_copy.errors)
+        limits = self.rubric.limits
+        setup = RunSetup(
+            backend=backend, reference=ref.binary, workdir=self.workdir,
+            identity=self.identity, resources=self.resources,
+            timeout_s=limits.run_timeout_s if backend == "cuda" else limits.emulator_run_timeout_s,
+            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+        self._probe_sandbox(setup, run_copy.binary)
+        return setup, run_copy.binary
+
+    def _probe_sandbox(self, setup: RunSetup, run_reference: Path) -> None:
         """Runs the reference as student programs will run (sandbox, limits, user) on a
         small case. If only the memory limit stops it (some CUDA drivers reserve memory
         the data-segment limit counts), grading goes on without that limit, and says so;
         if nothing helps, grading stops here rather than failing every student."""
-        assert self._run_reference is not None
         case = Case("reduce", "add-i32", 1000, 256, "random", False, "probe")
 
         def attempt(memory_mb: int | None) -> sandbox.Result:
             where = Path(tempfile.mkdtemp(prefix="probe-", dir=self.workdir))
             where.chmod(0o711)
             home = sandbox.make_private_dir(where / "home", self.identity)
-            argv = [str(self._run_reference), "run", *case.driver_args(1), "--json", str(home / "probe.json")]
+            argv = [str(run_reference), "run", *case.driver_args(1), "--json", str(home / "probe.json")]
             limits = dataclasses.replace(setup.limits(case), memory_mb=memory_mb)
             try:
-                slot = self.resources.gpu() if self.backend == "cuda" else self.resources.cpu_slot()
+                slot = self.resources.gpu() if setup.backend == "cuda" else self.resources.cpu_slot()
                 with slot as gpu:
                     return sandbox.run(argv, home, limits, setup.env(home, 1, gpu), self.identity)
             finally:
@@ -333,20 +364,40 @@ class Session:
         phase = time.monotonic()
         emulator = self.backend == "emulator"
         workers = self.jobs + len(self.gpus) + 2
+        race_groups = self.rubric.race_check_groups
+        race = self.race_builder is not None and self._race_setup is not None
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
-            pending: list[tuple[object, Future[BuildResult]]] = []
+            pending: list[tuple[object, Future[BuildResult], bool]] = []
             for label, files, origins, target in builds:
                 say(f"build {label}")
-                pending.append((target, pool.submit(self._build, label, files, origins, paths)))
-            case_futures: list[tuple[object, list[Future]]] = []
-            targets = {future: target for target, future in pending}
+                pending.append((target, pool.submit(self._build, label, files, origins, paths), False))
+                if race and isinstance(target, TaskResult):
+                    assert self.race_builder is not None
+                    pending.append((target, pool.submit(self.race_builder.build, f"{label} (emulator)",
+                                                        files, origins, paths), True))
+            case_futures: list[tuple[object, list[Future], bool]] = []
+            targets = {future: (target, is_race) for target, future, is_race in pending}
             for future in as_completed(targets):
-                target = targets[future]
+                target, is_race = targets[future]
                 b = future.result()
-                info = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
-                target.build = info  # type: ignore[attr-defined]
                 say(f"build {b.label}: " + ("ok" if b.ok else "FAILED")
                     + (" (cached)" if b.cached else f" ({b.seconds:.0f} s)"))
+                if is_race:
+                    assert isinstance(target, TaskResult) and self._race_setup is not None
+                    if not b.ok or b.binary is None:
+                        first = next((line for line in b.errors.splitlines() if "error" in line), "")
+                        target.race_note = ("race check not run: the file does not build for the CPU "
+                                            f"emulator ({first.strip()[:200]})")
+                        continue
+                    t = next(x for x in rubric.tasks if x.number == target.number)
+                    cases = [dataclasses.replace(c, backend="emulator")
+                             for c in rubric.cases_for(t.driver_tasks, True, race_groups)]
+                    futures = [pool.submit(run_case, self._race_setup, b.binary, b.key, c, self.seed,
+                                           self.timeouts) for c in cases]
+                    case_futures.append((target, futures, True))
+                    continue
+                info = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
+                target.build = info  # type: ignore[attr-defined]
                 if not b.ok or b.binary is None:
                     target.status = "build_failed"  # type: ignore[attr-defined]
                     target.message = "does not compile"  # type: ignore[attr-defined]
@@ -358,22 +409,36 @@ class Session:
                     cases = rubric.cases_for(rubric.integration.tasks, emulator, rubric.integration.groups)
                 futures = [pool.submit(run_case, setup, b.binary, b.key, c, self.seed, self.timeouts)
                            for c in cases]
-                case_futures.append((target, futures))
+                case_futures.append((target, futures, False))
             result.timings["builds"] = time.monotonic() - phase
-            for target, futures in case_futures:
-                target.cases = [f.result() for f in futures]  # type: ignore[attr-defined]
+            # The GPU cases first, then the race check's, in the rubric's order.
+            for target, futures, is_race in sorted(case_futures, key=lambda x: x[2]):
+                done = [f.result() for f in futures]
+                if is_race:
+                    if target.status == "graded":  # type: ignore[attr-defined]
+                        target.cases.extend(done)  # type: ignore[attr-defined]
+                        passed = sum(c.passed for c in done)
+                        target.race_note = (f"race check: {passed}/{len(done)} cases passed on the CPU "  # type: ignore[attr-defined]
+                                            "emulator (lanes in random order)")
+                    continue
+                target.cases = done  # type: ignore[attr-defined]
                 if isinstance(target, IntegrationResult):
                     target.status = "graded"
                 tr_label = f"task {target.number}" if isinstance(target, TaskResult) else "integration"
                 say(f"{tr_label}: {sum(c.passed for c in target.cases)}/{len(target.cases)} cases passed")  # type: ignore[attr-defined]
+            for tr in tasks:
+                if race and tr.status == "graded" and not tr.race_note:
+                    tr.race_note = "race check not run"
+                if not race and self.race_note and tr.status == "graded":
+                    tr.race_note = self.race_note
 
         result.timings["builds+cases"] = time.monotonic() - phase
         phase = time.monotonic()
         # Performance: correct tasks only, on the GPU, one measurement at a time.
         task_builds: dict[int, BuildResult] = {}
-        for target, future in pending:
+        for target, future, is_race in pending:
             b = future.result()
-            if isinstance(target, TaskResult) and b.ok:
+            if isinstance(target, TaskResult) and b.ok and not is_race:
                 task_builds[id(target)] = b
         for t, tr in zip(rubric.tasks, tasks):
             self._performance(t, tr, task_builds.get(id(tr)), setup, say)

@@ -37,6 +37,7 @@ class TaskResult:
     build: BuildInfo | None = None
     cases: list[CaseResult] = field(default_factory=list)
     perf: list[PerfResult] = field(default_factory=list)
+    race_note: str = ""                       # GPU grades: the race check on the emulator
     perf_status: str = "not_eligible"         # measured | not_measured | not_eligible | failed
     perf_message: str = ""
     correctness_points: float = 0.0

@@ -116,6 +116,7 @@ class Rubric:
     tasks: tuple[TaskRubric, ...]
     cases: tuple[Case, ...]               # every grading case (before the emulator cap)
     emulator_max_n: int
+    race_check_groups: tuple[str, ...]    # GPU grades also run these groups on the emulator
     correctness_scoring: str
     integration: IntegrationRubric
     performance: PerformanceRubric
@@ -317,6 +318,10 @@ def load_rubric(path: Path) -> Rubric:
                     gpu_runs_at_once=lim.integer("gpu_runs_at_once", 1, 1))
     suite_max = cases_data.get("suite", {}).get("emulator_max_n", 70000)
     emulator_max_n = emu.integer("max_n", int(suite_max), 1)
+    race_check_groups = emu.strings("race_check", ())
+    unknown = set(race_check_groups) - {c.group for c in cases}
+    if unknown:
+        raise RubricError(f"[emulator] race_check: no cases in group(s) {', '.join(sorted(unknown))}")
 
     sub = _Table(data.get("submission", {}), "[submission]")
     submission = SubmissionLimits(sub.integer("max_total_bytes", 50_000_000, 1),
@@ -347,6 +352,7 @@ def load_rubric(path: Path) -> Rubric:
 
     return Rubric(path=files[0], name=top.get("name", str, "scanlab"), tasks=tasks,
                   cases=tuple(cases), emulator_max_n=emulator_max_n,
+                  race_check_groups=race_check_groups,
                   correctness_scoring=scoring, integration=integration,
                   performance=performance, limits=limits, submission=submission,
                   forbidden=forbidden, gradescope=gradescope,

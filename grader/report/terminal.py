@@ -36,6 +36,8 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
                    + f"{'':8}{fmt_points(tr.correctness_points, tr.correctness_max)}")
     else:
         out.append(f"  correctness  {fmt_points(tr.correctness_points, tr.correctness_max)}")
+    if tr.race_note:
+        out.append(f"  race check   {tr.race_note.removeprefix('race check: ')}")
     out.append(f"  performance  {perf_line(tr)}")
     speed = speedup_line(tr)
     if speed:

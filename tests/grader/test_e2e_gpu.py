@@ -70,3 +70,14 @@ def test_hang_is_killed_on_gpu(gpu, test_rubric):
     assert "timeout" in statuses
     assert set(statuses) <= {"timeout", "not_run"}
     assert result.tasks[1].all_passed and result.tasks[2].all_passed
+
+
+def test_race_check_catches_the_lockstep_warp_scan(gpu):
+    # The GPU may run the racy warp in lockstep and pass it; the race check on the CPU
+    # emulator (when it can be built on this machine) must not.
+    t1 = gpu("race_warp_scan").tasks[0]
+    if not t1.race_note.startswith("race check:"):
+        pytest.skip(f"no race check on this machine: {t1.race_note}")
+    assert not t1.all_passed
+    assert any(c.case.backend == "emulator" and not c.passed for c in t1.cases)
+    assert gpu("reference").tasks[0].race_note.startswith("race check:")

@@ -30,6 +30,9 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
     session = Session(rubric, Layout(REPO), Options(backend="emulator", cache_dir=cache_dir(), seed=3),
                       log=lambda line: None)
     session.prepare()
+    # The race check of GPU grades: emulator builds and cases next to the "GPU" ones.
+    session.race_builder = session._builder("emulator", "")
+    session._race_setup, _ = session._prepare_backend(session.race_builder, "emulator")
     # Pose as a GPU machine: timing and scoring take their GPU paths, with emulator drivers.
     session.backend = "cuda"
     session.gpus = [machines.Gpu(0, "CPU emulator posing as a GPU", "9.0", 0)]
@@ -90,3 +93,19 @@ def test_scores_with_performance(pseudo_gpu):
     assert t2.perf_status == "not_eligible" and t2.performance_points == 0
     assert forbidden.tasks[0].perf[0] is result.tasks[0].perf[0]
     assert forbidden.score == pytest.approx(result.score - result.tasks[1].points)
+
+
+def test_race_check_cases_count(pseudo_gpu):
+    session, tmp = pseudo_gpu
+    result = session.grade(compose("race_warp_scan", tmp))
+    t1 = result.tasks[0]
+    race = [c for c in t1.cases if c.case.backend == "emulator"]
+    groups = session.rubric.race_check_groups
+    assert race and all(c.case.group in groups for c in race)
+    assert all("[emulator]" in c.case.label for c in race)
+    assert all(c.reproduce.startswith("SCANLAB_EMU_SEED=") for c in race)
+    assert not any(c.passed for c in race)
+    assert t1.race_note.startswith("race check: 0/")
+    # The reference passes its race check.
+    ref = session.grade(compose("reference", tmp / "again")).tasks[0]
+    assert ref.race_note.startswith("race check:") and ref.all_passed
