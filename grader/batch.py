@@ -74,8 +74,8 @@ def find_submissions(folder: Path) -> tuple[list[Path], list[str]]:
 def _progress_line(i: int, total: int, result: SubmissionResult) -> str:
     problems = []
     if result.error:
-        problems.append(result.error[:60])
-    for tr in result.tasks:
+        problems.append(result.error if len(result.error) <= 90 else result.error[:87] + "...")
+    for tr in result.tasks if not result.error else []:
         if tr.status != "graded":
             problems.append(f"task {tr.number}: {tr.status.replace('_', ' ')}")
         elif not tr.all_passed:

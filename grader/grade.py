@@ -170,7 +170,9 @@ class Session:
                           nvcc=m.nvcc.path if backend == "cuda" else None,
                           cuda_arch=arch if backend == "cuda" else "",
                           compiler_id=f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}",
-                          jobs=1, build_type="Release" if backend == "cuda"
+                          # nvcc builds one file; an emulator build compiles three.
+                          jobs=1 if backend == "cuda" else 2,
+                          build_type="Release" if backend == "cuda"
                           else self.rubric.limits.emulator_build_type)
         return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
                        self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,

@@ -70,8 +70,9 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
         correct = sum(1 for tr in trs if tr.all_passed)
         wrong = sum(1 for tr in trs if tr.status == "graded" and not tr.all_passed)
         mean = statistics.mean(tr.points for tr in trs)
+        most = t.max_points if measured else t.correctness_points
         out.write(f"| {t.number} `{t.file}` | {correct} | {wrong} | {count('build_failed')} | "
-                  f"{count('forbidden')} | {count('missing')} | {mean:.2f} / {t.max_points:g} |\n")
+                  f"{count('forbidden')} | {count('missing')} | {mean:.2f} / {most:g} |\n")
     out.write("\nScore distribution:\n\n```text\n")
     bins = [0] * 10
     for s in scores:
