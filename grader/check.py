@@ -10,7 +10,6 @@ submission exited 0 AND the trusted verify passed. The submission's own JSON is 
 from __future__ import annotations
 
 import json
-import os
 import queue
 import shutil
 import tempfile

@@ -276,7 +276,6 @@ class Session:
         say = on_event or (lambda line: None)
         start = time.monotonic()
         setup = self.prepare()
-        rubric = self.rubric
         where = Path(tempfile.mkdtemp(prefix="submission-", dir=self.workdir))
         try:
             return self._grade(path, setup, where, say, start)

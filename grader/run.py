@@ -20,7 +20,7 @@ import resource
 import signal
 import subprocess
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 OUTPUT_KEEP = 48 * 1024          # bytes of stdout/stderr kept (head and tail)

@@ -4,8 +4,6 @@ reference's verify decides."""
 from __future__ import annotations
 
 import math
-import os
-import stat
 from pathlib import Path
 
 import pytest
