@@ -50,7 +50,7 @@ def test_emulator_max_n_defaults_to_the_suite():
 def test_base_rubric_merges(tmp_path):
     r = load_rubric(TEST_RUBRIC)
     base = load_rubric(RUBRIC)
-    assert r.limits.emulator_run_timeout_s == 8
+    assert r.limits.emulator_run_timeout_s == 20
     assert r.tasks == base.tasks                      # inherited
     assert {c.group for c in r.cases} < {c.group for c in base.cases}
     assert r.sources[0] == TEST_RUBRIC.resolve() and RUBRIC.resolve() in r.sources
