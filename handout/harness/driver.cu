@@ -43,6 +43,8 @@ commands:
            reference (runs on the CPU only)
   test     the correctness suite: every task x operator x size x block size
   info     describe the device and measure its copy bandwidth
+  batch    many runs in one process (for the grader): --cases FILE holds the
+           options of one `run` per line, --json FILE gets one line per case
   help     this text
 
 run / verify options:
@@ -95,7 +97,7 @@ struct Args {
 
 const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
                                      "--json", "--warmup", "--reps", "--output", "--tasks",
-                                     "--ops", "--blocks", "--max-n", "--junit"};
+                                     "--ops", "--blocks", "--max-n", "--junit", "--cases"};
 const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large"};
 
 Args parseArgs(int argc, char** argv) {
@@ -319,19 +321,14 @@ void writeJson(const std::string& path, const std::string& json, bool append = f
     }
     std::ofstream f(path, append ? std::ios::app : std::ios::trunc);
     if (!f) throw std::runtime_error("cannot write " + path);
-    f << json << "\n";
+    if (!json.empty()) f << json << "\n";
 }
 
 // ---- commands ----------------------------------------------------------------
 
-int cmdRun(const Args& args) {
-    const RunConfig c = parseRunConfig(args);
-    if (deviceCount() == 0) {
-        std::printf("scanlab: no CUDA device found; nothing was run. Without a GPU, use the "
-                    "CPU emulator build (make emu).\n");
-        return kNoGpu;
-    }
-    const DeviceInfo dev = queryDevice();
+// Runs one case: prints the result, appends its JSON line to `jsonPath` (if any).
+int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPath,
+           bool appendJson, long caseNumber = -1) {
     std::printf("scanlab run: task %s (task %d), op %s, n %zu, block %u, seed %llu, dist %s "
                 "[%s: %s]\n",
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
@@ -343,10 +340,58 @@ int cmdRun(const Args& args) {
         printResult<Op>(c, r);
         JsonObject j = resultJson<Op>(c, r);
         j.add("device", dev.name);
-        writeJson(args.get("--json", ""), j.str());
+        if (caseNumber >= 0) j.add("case", (long long)caseNumber);
+        writeJson(jsonPath, j.str(), appendJson);
         code = exitCodeFor(r);
     });
+    std::fflush(stdout);
     return code;
+}
+
+bool noGpu(const char* command) {
+    if (deviceCount() != 0) return false;
+    std::printf("scanlab %s: no CUDA device found; nothing was run. Without a GPU, use the "
+                "CPU emulator build (make emu).\n", command);
+    return true;
+}
+
+int cmdRun(const Args& args) {
+    const RunConfig c = parseRunConfig(args);
+    if (noGpu("run")) return kNoGpu;
+    return runOne(c, queryDevice(), args.get("--json", ""), false);
+}
+
+// `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for
+// the grader. Each line of FILE holds the options of one `run`; each case appends one
+// JSON line (with "case": its line number, from 0) as soon as it ends. A CUDA error
+// may leave the context unusable, so the batch stops there (exit 4): the cases without
+// a JSON line were not run.
+int cmdBatch(const Args& args) {
+    const std::string casesPath = args.get("--cases", "");
+    const std::string jsonPath = args.get("--json", "");
+    if (casesPath.empty() || jsonPath.empty()) throw UsageError("batch needs --cases FILE and --json FILE");
+    std::ifstream f(casesPath);
+    if (!f) throw UsageError("cannot read " + casesPath);
+    std::vector<RunConfig> cases;
+    for (std::string line; std::getline(f, line);) {
+        std::vector<std::string> words{"scanlab", "run"};
+        std::istringstream s(line);
+        for (std::string w; s >> w;) words.push_back(w);
+        if (words.size() == 2) continue;  // blank line
+        std::vector<char*> argv;
+        for (auto& w : words) argv.push_back(w.data());
+        cases.push_back(parseRunConfig(parseArgs(int(argv.size()), argv.data())));
+    }
+    if (noGpu("batch")) return kNoGpu;
+    const DeviceInfo dev = queryDevice();
+    writeJson(jsonPath, "", false);  // truncate
+    int worst = kPass;
+    for (size_t i = 0; i < cases.size(); ++i) {
+        const int code = runOne(cases[i], dev, jsonPath, true, long(i));
+        if (code == kError) return kError;
+        if (code != kPass && worst == kPass) worst = code;
+    }
+    return worst;
 }
 
 int cmdVerify(const Args& args) {
@@ -529,6 +574,7 @@ int dispatch(int argc, char** argv) {
         const Args args = parseArgs(argc, argv);
         if (args.command == "run") return cmdRun(args);
         if (args.command == "verify") return cmdVerify(args);
+        if (args.command == "batch") return cmdBatch(args);
         if (args.command == "test") return cmdTest(args);
         if (args.command == "info") return cmdInfo(args);
         throw UsageError("unknown command '" + args.command + "'");
