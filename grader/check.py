@@ -9,6 +9,7 @@ submission exited 0 AND the trusted verify passed. The submission's own JSON is 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import queue
 import shutil
@@ -268,7 +269,13 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
         r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
         if r.timed_out:
             timeouts.add(track)
-    claimed = read_json(report) or {}
+    return _judge(setup, case, seed, reproduce, r, read_json(report) or {}, output, where)
+
+
+def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
+           claimed: dict, output: Path, where: Path) -> CaseResult:
+    """The verdict on one case from how the program ended, what it claimed (used only
+    for messages) and the trusted verify of its output file."""
     said = _text(claimed.get("message")) or _error_line(r.stdout, r.stderr)
     hint = _text(claimed.get("hint"))
     base = CaseResult(case, seed, "fail", reproduce=reproduce, seconds=r.seconds)
@@ -320,3 +327,86 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
         notes.append(f"hint: {hint}")
     base.details = "\n".join(notes)
     return base
+
+
+# How a batch's JSON line stands for a `run` exit status (driver.cu exitCodeFor).
+BATCH_EXIT = {"pass": 0, "fail": 1, "not_implemented": 3, "error": 4}
+BATCH_CASE_S = 2.0   # wall-clock allowance per case of a batch, on top of the time limit
+
+
+def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], run_seed: int,
+              timeouts: TimeoutTracker) -> list[CaseResult]:
+    """The cases of one build on the GPU: one `batch` process (one CUDA context) runs
+    them all, one at a time; each output is then judged like a single run's. Cases the
+    batch did not finish (a crash, a hang, a CUDA error that ends the batch) are run
+    again one by one, which also pins a crash or a hang on its own case."""
+    seeds = [c.seed(run_seed) for c in cases]
+    results: dict[int, CaseResult] = {}
+    with setup.memo_lock:
+        for i, (case, seed) in enumerate(zip(cases, seeds)):
+            if (build_key, case.id, seed) in setup.memo:
+                results[i] = setup.memo[(build_key, case.id, seed)]
+    todo = [i for i in range(len(cases)) if i not in results]
+    if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
+        where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
+        try:
+            results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where))
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+    for i, case in enumerate(cases):
+        if i not in results:
+            results[i] = run_case(setup, binary, build_key, case, run_seed, timeouts)
+    return [results[i] for i in range(len(cases))]
+
+
+def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
+               seeds: list[int], todo: list[int], where: Path) -> dict[int, CaseResult]:
+    where.chmod(0o711)
+    home = sandbox.make_private_dir(where / "sandbox", setup.identity)
+    lines = []
+    for k, i in enumerate(todo):
+        args = [*cases[i].driver_args(seeds[i]), "--output", str(home / f"out.{k}.bin")]
+        if cases[i].n >= NO_SELF_CHECK_N:
+            args.append("--no-check")
+        lines.append(" ".join(args))
+    case_file = where / "cases.txt"
+    case_file.write_text("\n".join(lines) + "\n")
+    case_file.chmod(0o644)
+    report = home / "batch.jsonl"
+    one = [setup.limits(cases[i]) for i in todo]
+    limits = dataclasses.replace(
+        one[0], wall_s=setup.timeout_s + BATCH_CASE_S * len(todo),
+        cpu_s=sum(x.cpu_s or 0 for x in one) or None,
+        file_mb=sum(x.file_mb for x in one))
+    with setup.resources.gpu() as gpu:
+        r = sandbox.run([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
+                        home, limits, setup.env(home, seeds[0], gpu), setup.identity)
+    claims: dict[int, dict] = {}
+    try:
+        if report.is_file() and not report.is_symlink() and \
+                report.stat().st_size <= JSON_LIMIT * len(todo):
+            for line in report.read_text(encoding="utf-8", errors="replace").splitlines():
+                try:
+                    value = json.loads(line)
+                except (ValueError, RecursionError):
+                    continue
+                k = value.get("case") if isinstance(value, dict) else None
+                status = value.get("status") if isinstance(value, dict) else None
+                if isinstance(k, int) and 0 <= k < len(todo) and k not in claims and \
+                        status in BATCH_EXIT:
+                    claims[k] = value
+    except OSError:
+        pass
+    judged: dict[int, CaseResult] = {}
+    for k, claimed in claims.items():
+        i = todo[k]
+        case, seed = cases[i], seeds[i]
+        ended = sandbox.Result(r.argv, returncode=BATCH_EXIT[claimed["status"]])
+        vdir = where / f"case-{k}"
+        vdir.mkdir()
+        result = _judge(setup, case, seed, setup.reproduce(case, seed), ended, claimed,
+                        home / f"out.{k}.bin", vdir)
+        with setup.memo_lock:
+            setup.memo[(build_key, case.id, seed)] = result
+        judged[i] = result
+    return judged

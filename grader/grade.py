@@ -26,7 +26,7 @@ from grader import __version__, machine as machines
 from grader import run as sandbox
 from grader.build import Builder, BuildResult, Layout, Toolchain
 from grader.cases import Case
-from grader.check import Resources, RunSetup, TimeoutTracker, run_case
+from grader.check import Resources, RunSetup, TimeoutTracker, run_batch, run_case
 from grader.collect import collect
 from grader.forbidden import scan
 from grader.perf import PerfResult, measure, measure_copy_bandwidth
@@ -408,13 +408,19 @@ class Session:
                     cases = rubric.cases_for(t.driver_tasks, emulator)
                 else:
                     cases = rubric.cases_for(rubric.integration.tasks, emulator, rubric.integration.groups)
-                futures = [pool.submit(run_case, setup, b.binary, b.key, c, self.seed, self.timeouts)
-                           for c in cases]
+                if setup.backend == "cuda":
+                    # One process (one CUDA context) for all of this build's cases.
+                    futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, self.seed,
+                                           self.timeouts)]
+                else:
+                    futures = [pool.submit(run_case, setup, b.binary, b.key, c, self.seed,
+                                           self.timeouts) for c in cases]
                 case_futures.append((target, futures, False))
             result.timings["builds"] = time.monotonic() - phase
             # The GPU cases first, then the race check's, in the rubric's order.
             for target, futures, is_race in sorted(case_futures, key=lambda x: x[2]):
-                done = [f.result() for f in futures]
+                done = [r for f in futures
+                        for r in (f.result() if isinstance(f.result(), list) else [f.result()])]
                 if is_race:
                     if target.status == "graded":  # type: ignore[attr-defined]
                         target.cases.extend(done)  # type: ignore[attr-defined]

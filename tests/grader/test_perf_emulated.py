@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from conftest import REPO, cache_dir, compose
+from conftest import REPO, cache_dir, compose, load_fixture, verdict
 from grader import machine as machines
 from grader.build import Layout
 from grader.check import GpuSlots
@@ -109,3 +109,18 @@ def test_race_check_cases_count(pseudo_gpu):
     # The reference passes its race check.
     ref = session.grade(compose("reference", tmp / "again")).tasks[0]
     assert ref.race_note.startswith("race check:") and ref.all_passed
+
+
+@pytest.mark.parametrize("name", ["crash", "large_scan_bug", "commutative_reduce"])
+def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
+    # GPU grades run each build's cases in one `batch` process; a crash ends the batch
+    # and the rest is run case by case. The verdicts must be those of one run per case.
+    session, tmp = pseudo_gpu
+    result = session.grade(compose(name, tmp / name))
+    want = load_fixture(name).expected("emulator")
+    for tr in result.tasks:
+        assert verdict(tr) == want[f"task{tr.number}"], (name, tr.number, tr.message)
+    if name == "crash":
+        # The crash ends the batch; every case still gets its own verdict, run alone.
+        t2 = result.tasks[1]
+        assert t2.cases and {c.status for c in t2.cases} <= {"crash", "error"}
