@@ -21,10 +21,10 @@ for task in warp-scan reduce scan scan-exclusive; do
     done
   done
 done
-# The GPU one case at a time; the emulator on every core.
-while read -r id args; do
-  "$gpu" $args --output "$work/gpu.$id" >/dev/null 2>&1 || echo "GPU run failed: $args"
-done <"$work/cases"
+# The GPU in one batch process (one CUDA context, not 1440); the emulator on every core.
+while read -r id run args; do echo "$args --output $work/gpu.$id"; done <"$work/cases" >"$work/gpu.cases"
+"$gpu" batch --cases "$work/gpu.cases" --json "$work/gpu.json" >/dev/null 2>&1 ||
+  echo "GPU batch failed (exit $?): $(wc -l <"$work/gpu.json") of $i cases ran"
 SCANLAB_EMU_THREADS=1 xargs -P "$(nproc)" -L 1 sh -c \
   'id=$0; "$@" --output "'"$work"'/emu.$id" >/dev/null 2>&1 || echo "emulator run failed: $*"' \
   < <(sed "s|^\([0-9]*\) |\1 $emu |" "$work/cases")
