@@ -33,6 +33,14 @@ TEST_SEED = 4242
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace `find` (which must occur exactly once) by `replace` in a student file."""
+    file: str
+    find: str
+    replace: str
+
+
+@dataclass(frozen=True)
 class Fixture:
     name: str
     description: str
@@ -40,6 +48,8 @@ class Fixture:
     archive: str
     expect: dict
     expect_cuda: dict
+    edits: tuple[Edit, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()  # (repository path, path in the submission)
 
     def expected(self, backend: str) -> dict:
         return {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
@@ -50,7 +60,23 @@ def load_fixture(name: str) -> Fixture:
     expect = dict(data.get("expect", {}))
     expect_cuda = expect.pop("cuda", {})
     return Fixture(name, data.get("description", ""), data.get("base", "reference"),
-                   data.get("archive", ""), expect, expect_cuda)
+                   data.get("archive", ""), expect, expect_cuda,
+                   tuple(Edit(e["file"], e["find"], e["replace"]) for e in data.get("edit", [])),
+                   tuple((c["from"], c["to"]) for c in data.get("copy", [])))
+
+
+class StaleFixture(Exception):
+    """A fixture's edit no longer matches the solution it is made from."""
+
+
+def apply_edit(text: str, edit: Edit, fixture: str) -> str:
+    found = text.count(edit.find)
+    if found != 1:
+        raise StaleFixture(
+            f"fixture {fixture}: the text to replace in {edit.file} occurs {found} times in "
+            f"solution/student/{edit.file} (must be once): update tests/fixtures/submissions/"
+            f"{fixture}/fixture.toml\n--- text ---\n{edit.find}")
+    return text.replace(edit.find, edit.replace)
 
 
 def fixture_names() -> list[str]:
@@ -73,6 +99,12 @@ def compose(name: str, dest: Path) -> Path:
                         ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))
     else:
         target.mkdir(parents=True)
+    for source, dest in fx.copies:
+        (target / dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / source, target / dest)
+    for edit in fx.edits:
+        student_file = target / "student" / edit.file
+        student_file.write_text(apply_edit(student_file.read_text(), edit, name))
     for f in folder.rglob("*"):
         if f.is_file() and f.name not in ("fixture.toml", ".keep"):
             rel = f.relative_to(folder)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO, cache_dir
+from conftest import REPO, cache_dir, compose
 from grader import machine as machines
 from grader import run as sandbox
 from grader.build import Builder, Layout, Toolchain
@@ -37,9 +37,9 @@ def test_reference_builds_for_cuda(cuda_builder):
     assert p.returncode in (0, 77), p.stdout + p.stderr
 
 
-def test_compile_error_paths_for_cuda(cuda_builder):
+def test_compile_error_paths_for_cuda(cuda_builder, tmp_path):
     files = dict(cuda_builder.reference_files)
-    files["scan.cuh"] = (FIXTURES / "compile_error" / "scan.cuh").read_bytes()
+    files["scan.cuh"] = (compose("compile_error", tmp_path) / "student" / "scan.cuh").read_bytes()
     result = cuda_builder.build("task 3", files, {}, {"scan.cuh": "alice/scan.cuh"})
     assert not result.ok
     assert "alice/scan.cuh(" in result.errors and "blockPrefixs" in result.errors
