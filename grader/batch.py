@@ -76,10 +76,10 @@ def _progress_line(i: int, total: int, result: SubmissionResult) -> str:
     if result.error:
         problems.append(result.error if len(result.error) <= 90 else result.error[:87] + "...")
     for tr in result.tasks if not result.error else []:
-        if tr.status != "graded":
-            problems.append(f"task {tr.number}: {tr.status.replace('_', ' ')}")
-        elif not tr.all_passed:
+        if tr.verdict == "wrong":
             problems.append(f"task {tr.number}: {tr.passed}/{tr.total}")
+        elif tr.verdict != "correct":
+            problems.append(f"task {tr.number}: {tr.verdict.replace('_', ' ')}")
     score = f"{result.score:6.2f} / {result.max_score:g}"
     return (f"[{i:>{len(str(total))}}/{total}] {result.name[:28]:<28} {score:<14} "
             f"{'; '.join(problems) or 'all cases pass'}  ({result.seconds:.0f} s)")

@@ -61,6 +61,19 @@ class TaskResult:
     def points(self) -> float:
         return self.correctness_points + (self.performance_points or 0.0)
 
+    @property
+    def verdict(self) -> str:
+        """One word for the task: its status when it was not graded (missing, forbidden,
+        build_failed), else correct, not_implemented (every case hit the handout's stub)
+        or wrong."""
+        if self.status != "graded":
+            return self.status
+        if self.all_passed:
+            return "correct"
+        if self.cases and all(c.status == "not_implemented" for c in self.cases):
+            return "not_implemented"
+        return "wrong"
+
 
 @dataclass
 class IntegrationResult:

@@ -26,7 +26,7 @@ def row(result: SubmissionResult) -> dict[str, str]:
          "correctness": f"{result.correctness_score:.2f}", "correctness_max": f"{result.correctness_max:g}",
          "performance": perf if perf else "not measured", "performance_max": f"{result.performance_max:g}"}
     for tr in result.tasks:
-        status = tr.status if tr.status != "graded" else ("correct" if tr.all_passed else "wrong")
+        status = tr.verdict
         slow = [p.slowdown for p in tr.perf if p.slowdown]
         r.update({f"task{tr.number}_status": status, f"task{tr.number}_cases": f"{tr.passed}/{tr.total}",
                   f"task{tr.number}_correctness": f"{tr.correctness_points:.2f}",
@@ -62,17 +62,17 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
               + ("" if measured else " (correctness only: performance not measured without a GPU)")
               + f": mean {statistics.mean(scores):.2f}, median {statistics.median(scores):.2f}, "
               f"min {min(scores):.2f}, max {max(scores):.2f}\n\n")
-    out.write("| task | all cases pass | wrong | does not compile | forbidden | missing | mean points |\n")
-    out.write("| --- | --- | --- | --- | --- | --- | --- |\n")
+    out.write("| task | all cases pass | wrong | not implemented | does not compile | forbidden | "
+              "missing | mean points |\n")
+    out.write("| --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for i, t in enumerate(rubric.tasks):
         trs = [r.tasks[i] for r in results]
-        count = lambda status: sum(1 for tr in trs if tr.status == status)  # noqa: E731
-        correct = sum(1 for tr in trs if tr.all_passed)
-        wrong = sum(1 for tr in trs if tr.status == "graded" and not tr.all_passed)
+        count = lambda verdict: sum(1 for tr in trs if tr.verdict == verdict)  # noqa: E731
         mean = statistics.mean(tr.points for tr in trs)
         most = t.max_points if measured else t.correctness_points
-        out.write(f"| {t.number} `{t.file}` | {correct} | {wrong} | {count('build_failed')} | "
-                  f"{count('forbidden')} | {count('missing')} | {mean:.2f} / {most:g} |\n")
+        out.write(f"| {t.number} `{t.file}` | {count('correct')} | {count('wrong')} | "
+                  f"{count('not_implemented')} | {count('build_failed')} | {count('forbidden')} | "
+                  f"{count('missing')} | {mean:.2f} / {most:g} |\n")
     out.write("\nScore distribution:\n\n```text\n")
     bins = [0] * 10
     for s in scores:
@@ -82,10 +82,9 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
     out.write("```\n\n| submission | score | problems |\n| --- | --- | --- |\n")
     for r in sorted(results, key=lambda r: r.name):
         problems = [r.error] if r.error else []
-        problems += [f"task {tr.number}: {tr.status.replace('_', ' ')}" for tr in r.tasks
-                     if tr.status != "graded"]
-        problems += [f"task {tr.number}: {tr.total - tr.passed} case(s) fail" for tr in r.tasks
-                     if tr.status == "graded" and not tr.all_passed]
+        problems += [f"task {tr.number}: {tr.total - tr.passed} case(s) fail" if tr.verdict == "wrong"
+                     else f"task {tr.number}: {tr.verdict.replace('_', ' ')}"
+                     for tr in r.tasks if tr.verdict != "correct"]
         problems += [f"task {tr.number}: timing noisy" for tr in r.tasks if any(p.noisy for p in tr.perf)]
         out.write(f"| {r.name} | {r.score:.2f} | {'; '.join(p.replace('|', '/') for p in problems) or '-'} |\n")
     return out.getvalue()

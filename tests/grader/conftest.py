@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 from grader import machine as machines  # noqa: E402
 from grader.build import Layout  # noqa: E402
 from grader.grade import GraderError, Options, Session  # noqa: E402
-from grader.results import SubmissionResult, TaskResult  # noqa: E402
+from grader.results import SubmissionResult  # noqa: E402
 from grader.rubric import Rubric, load_rubric  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
@@ -114,16 +114,6 @@ def compose(name: str, dest: Path) -> Path:
             (target / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(f, target / rel)
     return target
-
-
-def verdict(tr: TaskResult) -> str:
-    if tr.status != "graded":
-        return tr.status
-    if tr.all_passed:
-        return "correct"
-    if tr.cases and all(c.status == "not_implemented" for c in tr.cases):
-        return "not_implemented"
-    return "wrong"
 
 
 def integration_verdict(result: SubmissionResult) -> str:

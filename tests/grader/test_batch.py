@@ -39,6 +39,7 @@ def test_batch_of_ten(emulator, tmp_path):
     assert rows["forbidden"]["task2_status"] == "forbidden"
     assert rows["crash"]["task2_status"] == "wrong"
     assert rows["commutative_reduce"]["task2_status"] == "wrong"
+    assert rows["handout"]["task3_status"] == "not_implemented"
     assert rows["broken_archive"]["error"] and rows["empty"]["error"]
     assert all(row["performance"] == "not measured" for row in rows.values())
     # Every result equals the one the same submission got alone (same session and seed).
@@ -49,6 +50,7 @@ def test_batch_of_ten(emulator, tmp_path):
     summary = (out / "class-summary.md").read_text()
     assert "class summary (10 submissions)" in summary
     assert "| compile_error |" in summary and "does not compile" in summary
+    assert "| handout | 30.00 | task 3: not implemented |" in summary
     for name in TEN:
         for report in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
             assert (out / "submissions" / name / report).is_file(), (name, report)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import fixture_names, integration_verdict, load_fixture, verdict
+from conftest import fixture_names, integration_verdict, load_fixture
 
 
 @pytest.mark.parametrize("name", fixture_names())
@@ -12,7 +12,7 @@ def test_fixture_verdicts(emulator, name):
     fx = load_fixture(name)
     expect = fx.expected("emulator")
     result = emulator(name)
-    got = {f"task{tr.number}": verdict(tr) for tr in result.tasks}
+    got = {f"task{tr.number}": tr.verdict for tr in result.tasks}
     got["integration"] = integration_verdict(result)
     for key, want in expect.items():
         if key == "error" or want == "any":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import fixture_names, integration_verdict, load_fixture, verdict
+from conftest import fixture_names, integration_verdict, load_fixture
 
 
 @pytest.mark.parametrize("name", fixture_names())
@@ -13,7 +13,7 @@ def test_fixture_verdicts_on_gpu(gpu, name):
     expect = fx.expected("cuda")
     result = gpu(name)
     assert result.machine.backend == "cuda"
-    got = {f"task{tr.number}": verdict(tr) for tr in result.tasks}
+    got = {f"task{tr.number}": tr.verdict for tr in result.tasks}
     got["integration"] = integration_verdict(result)
     for key, want in expect.items():
         if key == "error" or want == "any":

@@ -9,7 +9,7 @@ import dataclasses
 
 import pytest
 
-from conftest import REPO, cache_dir, compose, load_fixture, verdict
+from conftest import REPO, cache_dir, compose, load_fixture
 from grader import machine as machines
 from grader.build import Layout
 from grader.check import GpuSlots
@@ -119,7 +119,7 @@ def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
     result = session.grade(compose(name, tmp / name))
     want = load_fixture(name).expected("emulator")
     for tr in result.tasks:
-        assert verdict(tr) == want[f"task{tr.number}"], (name, tr.number, tr.message)
+        assert tr.verdict == want[f"task{tr.number}"], (name, tr.number, tr.message)
     if name == "crash":
         # The crash ends the batch; every case still gets its own verdict, run alone.
         t2 = result.tasks[1]
