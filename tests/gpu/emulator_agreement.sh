@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # The CPU emulator and the GPU give the same output, byte for byte, on the suite's
 # cases (float sums included: both run the same additions in the same order).
-# usage: emulator_agreement.sh <gpu driver> <emulator driver> [max n]
-# Every task x operator x suite size (up to max n) x block size 32, 256, 1024.
+# usage: emulator_agreement.sh <gpu driver> <emulator driver> [max n, default [suite] emulator_max_n]
+# Every task x operator x suite size (up to max n) x suite block size.
 # Exit 77 (CTest: skipped) without a GPU.
 set -u
-gpu=$1 emu=$2 maxn=${3:-262145}
+gpu=$1 emu=$2
 "$gpu" info >/dev/null 2>&1; [ $? -eq 77 ] && { echo "no GPU: skipped"; exit 77; }
-sizes=$(python3 -c "import tomllib,sys; print(*[n for n in tomllib.load(open(sys.argv[1],'rb'))['suite']['sizes'] if n <= $maxn])" \
-        "$(dirname "$0")/../../data/cases.toml")
+suite() {  # a value of [suite] in data/cases.toml
+  python3 -c "import tomllib,sys; v=tomllib.load(open(sys.argv[1],'rb'))['suite'][sys.argv[2]]; print(*(v if isinstance(v, list) else [v]))" \
+          "$(dirname "$0")/../../data/cases.toml" "$1"
+}
+maxn=${3:-$(suite emulator_max_n)}
+sizes=$(for n in $(suite sizes); do [ "$n" -le "$maxn" ] && echo "$n"; done) blocks=$(suite blocks)
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 i=0
 for task in warp-scan reduce scan scan-exclusive; do
   for op in add-i32 add-f32 max-i32 mssp; do
-    for block in 32 256 1024; do
+    for block in $blocks; do
       for n in $sizes; do
         echo "$i run --task $task --op $op --n $n --block $block --seed $((n + block))" >>"$work/cases"
         i=$((i + 1))
@@ -21,7 +25,7 @@ for task in warp-scan reduce scan scan-exclusive; do
     done
   done
 done
-# The GPU in one batch process (one CUDA context, not 1440); the emulator on every core.
+# The GPU in one batch process (one CUDA context, not thousands); the emulator on every core.
 while read -r id run args; do echo "$args --output $work/gpu.$id"; done <"$work/cases" >"$work/gpu.cases"
 "$gpu" batch --cases "$work/gpu.cases" --json "$work/gpu.json" >/dev/null 2>&1 ||
   echo "GPU batch failed (exit $?): $(wc -l <"$work/gpu.json") of $i cases ran"
