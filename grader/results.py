@@ -66,13 +66,7 @@ class TaskResult:
         """One word for the task: its status when it was not graded (missing, forbidden,
         build_failed), else correct, not_implemented (every case hit the handout's stub)
         or wrong."""
-        if self.status != "graded":
-            return self.status
-        if self.all_passed:
-            return "correct"
-        if self.cases and all(c.status == "not_implemented" for c in self.cases):
-            return "not_implemented"
-        return "wrong"
+        return verdict_of(self.status, self.cases)
 
 
 @dataclass
@@ -91,6 +85,21 @@ class IntegrationResult:
     @property
     def total(self) -> int:
         return len(self.cases)
+
+    @property
+    def verdict(self) -> str:
+        """not_graded, build_failed, correct, not_implemented or wrong."""
+        return verdict_of(self.status, self.cases)
+
+
+def verdict_of(status: str, cases: list[CaseResult]) -> str:
+    if status != "graded":
+        return status
+    if cases and all(c.passed for c in cases):
+        return "correct"
+    if cases and all(c.status == "not_implemented" for c in cases):
+        return "not_implemented"
+    return "wrong"
 
 
 @dataclass

@@ -116,15 +116,17 @@ def compose(name: str, dest: Path) -> Path:
     return target
 
 
-def integration_verdict(result: SubmissionResult) -> str:
-    integ = result.integration
-    if integ.status != "graded":
-        return integ.status
-    if integ.total and integ.passed == integ.total:
-        return "correct"
-    if integ.cases and all(c.status == "not_implemented" for c in integ.cases):
-        return "not_implemented"
-    return "wrong"
+def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) -> None:
+    """The verdicts of fixture `name`'s fixture.toml [expect] (on `backend`) are the ones got."""
+    fx = load_fixture(name)
+    expect = fx.expected(backend)
+    got = {f"task{tr.number}": tr.verdict for tr in result.tasks}
+    got["integration"] = result.integration.verdict
+    for key, want in expect.items():
+        if key == "error" or want == "any":
+            continue
+        assert got[key] == want, f"{name}: {key} is {got[key]}, expected {want} ({fx.description})"
+    assert bool(result.error) == bool(expect.get("error", False)), result.error
 
 
 def gpu_present() -> bool:

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import fixture_names, integration_verdict, load_fixture
+from conftest import assert_expected_verdicts, fixture_names
 
 
 @pytest.mark.parametrize("name", fixture_names())
 def test_fixture_verdicts(emulator, name):
-    fx = load_fixture(name)
-    expect = fx.expected("emulator")
     result = emulator(name)
-    got = {f"task{tr.number}": tr.verdict for tr in result.tasks}
-    got["integration"] = integration_verdict(result)
-    for key, want in expect.items():
-        if key == "error" or want == "any":
-            continue
-        assert got[key] == want, f"{name}: {key} is {got[key]}, expected {want} ({fx.description})"
-    assert bool(result.error) == bool(expect.get("error", False)), result.error
+    assert_expected_verdicts(name, result, "emulator")
     # Without a GPU, performance is never scored: not as zero, not as full.
     assert result.performance_score is None
     assert all(tr.performance_points is None for tr in result.tasks)
