@@ -3,7 +3,7 @@
 #                       (C++ via CTest, the grader's pytest through CTest too)
 #   make                build the reference and handout drivers (GPU and emulator)
 #   make bench          reference reduce and scan against CUB and a device copy (GPU)
-#   make handout        regenerate handout/student and handout/harness/suite.h
+#   make handout        regenerate handout/student, handout/harness/suite.h, the handout README points table
 #   make grade [SUBMISSION=path]   grade a submission (default: the reference solution)
 #   make gradescope     build the Gradescope autograder zip
 BUILD ?= build

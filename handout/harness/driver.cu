@@ -271,9 +271,9 @@ void printResult(const RunConfig& c, const RunResult& r) {
     }
     if (r.checked) {
         if (r.check.passed()) {
-            std::printf("  check   PASS (%zu element%s match the CPU reference)\n",
-                        c.task->task == Task::Reduce ? size_t(1) : c.n,
-                        c.task->task == Task::Reduce || c.n == 1 ? "" : "s");
+            const bool one = c.task->task == Task::Reduce || c.n == 1;
+            std::printf("  check   PASS (%zu %s the CPU reference)\n", one ? size_t(1) : c.n,
+                        one ? "element matches" : "elements match");
         } else {
             const auto& m = *r.check.first;
             std::printf("  check   FAIL: %zu of %zu elements differ; first at index %zu: "
