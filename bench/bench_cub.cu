@@ -7,7 +7,9 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <vector>
 
 #include "harness/generate.h"
@@ -20,15 +22,42 @@ using Op = Add<int32_t>;
 
 namespace {
 
-struct Row {
+// One thing timed: what it launches and the bytes a perfect kernel for it moves.
+struct Contestant {
     const char* name;
-    double ms;
-    double bytes;  // useful bytes moved
+    double bytes;
+    std::function<void()> launch;
+    std::vector<double> msPerLaunch{};
 };
 
-void printRow(const Row& r, double cubMs) {
-    std::printf("  %-28s %9.4f ms %9.1f GB/s   %5.2fx CUB\n", r.name, r.ms, r.bytes / (r.ms * 1e6),
-                cubMs / r.ms);
+// Rounds alternate the contestants (A B C ... A B C ...), so clock and thermal drift
+// touch them all alike. Each sample times `batch` back-to-back launches between two
+// events, so at small n the gaps between launches and the event overhead do not
+// dominate. Reported per contestant: the median over the rounds, per launch.
+void measure(std::vector<Contestant>& cs, int rounds, int batch) {
+    EventTimer timer;
+    for (auto& c : cs)
+        for (int i = 0; i < 3; ++i) c.launch();  // warm-up
+    deviceSynchronize("warm-up");
+    for (int r = 0; r < rounds; ++r)
+        for (auto& c : cs) {
+            timer.start();
+            for (int i = 0; i < batch; ++i) c.launch();
+            c.msPerLaunch.push_back(timer.stop() / batch);
+        }
+}
+
+double spread(const std::vector<double>& ms) {
+    return (*std::max_element(ms.begin(), ms.end()) - *std::min_element(ms.begin(), ms.end())) /
+           median(ms);
+}
+
+void printRow(const Contestant& c, const Contestant* base) {
+    const double ms = median(c.msPerLaunch);
+    std::printf("  %-30s %9.4f ms %9.1f GB/s  spread %4.0f%%", c.name, ms,
+                c.bytes / (ms * 1e6), 100 * spread(c.msPerLaunch));
+    if (base) std::printf("   %5.2fx %s", median(base->msPerLaunch) / ms, base->name);
+    std::printf("\n");
 }
 
 }  // namespace
@@ -39,14 +68,17 @@ int main(int argc, char** argv) {
         return 77;
     }
     const unsigned block = argc > 1 ? unsigned(std::atoi(argv[1])) : 256;
-    const int reps = 30;
+    const int rounds = 30;
     const DeviceInfo dev = queryDevice();
-    std::printf("scanlab-bench on %s (cc %d.%d, %d SMs), int32 add, block %u, median of %d runs\n",
+    std::printf("scanlab-bench on %s (cc %d.%d, %d SMs), int32 add, block %u\n"
+                "median of %d interleaved rounds; a round times max(1, 2^24/n) back-to-back "
+                "launches of each; spread = (max - min) / median\n",
                 dev.name.c_str(), dev.computeMajor, dev.computeMinor, dev.multiprocessors, block,
-                reps);
+                rounds);
     bool ok = true;
     for (int log2n : {20, 24, 28}) {
         const size_t n = size_t(1) << log2n;
+        const int batch = std::max(1, int((size_t(1) << 24) / n));
         const auto input = generateInput<Op>(n, 7, Distribution::Random);
         DeviceBuffer<int32_t> in(n), out(n), copy(n), result(1);
         in.upload(input);
@@ -56,35 +88,39 @@ int main(int argc, char** argv) {
         cub::DeviceScan::InclusiveSum(nullptr, scanTemp, in.data(), out.data(), int64_t(n));
         DeviceBuffer<unsigned char> temp(std::max(reduceTemp, scanTemp));
         const double elem = sizeof(int32_t) * double(n);
-        auto none = [] {};
 
-        const Timing tCopy = timeGpu("copy", 3, reps, [&] { copy.copyFrom(in); }, none);
-        const Timing tCubReduce = timeGpu("cub reduce", 3, reps, [&] {
+        std::vector<Contestant> cs;
+        cs.push_back({"device-to-device copy", 2 * elem, [&] { copy.copyFrom(in); }});
+        cs.push_back({"cub::DeviceReduce::Sum", elem, [&] {
             size_t bytes = reduceTemp;
             cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
-        }, none);
-        const Timing tReduce = timeGpu("reduce", 3, reps, [&] {
+        }});
+        cs.push_back({"reference reduce", elem, [&] {
             reduce<Op>(in.data(), n, result.data(), block, ws);
-        }, none);
-        const bool reduceOk = result.download()[0] == referenceReduce<Op>(input);
-        const Timing tCubScan = timeGpu("cub scan", 3, reps, [&] {
+        }});
+        cs.push_back({"cub::DeviceScan::InclusiveSum", 2 * elem, [&] {
             size_t bytes = scanTemp;
             cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
-        }, none);
-        const Timing tScan = timeGpu("scan", 3, reps, [&] {
+        }});
+        cs.push_back({"reference scan (3-phase)", 2 * elem, [&] {
             scan<Op, true>(in.data(), n, out.data(), block, ws);
-        }, none);
+        }});
+        measure(cs, rounds, batch);
+
+        // The reference's outputs, from one more untimed launch of each, are checked.
+        reduce<Op>(in.data(), n, result.data(), block, ws);
+        const bool reduceOk = result.download()[0] == referenceReduce<Op>(input);
+        scan<Op, true>(in.data(), n, out.data(), block, ws);
         const bool scanOk = checkOutput<Op>(Task::Scan, input, out.download()).passed();
         ok = ok && reduceOk && scanOk;
 
-        std::printf("\nn = 2^%d (%zu elements)%s\n", log2n, n,
-                    reduceOk && scanOk ? "" : "  RESULT CHECK FAILED");
-        std::printf("  %-28s %9.4f ms %9.1f GB/s\n", "device-to-device copy", tCopy.medianMs,
-                    2 * elem / (tCopy.medianMs * 1e6));
-        printRow({"cub::DeviceReduce::Sum", tCubReduce.medianMs, elem}, tCubReduce.medianMs);
-        printRow({"reference reduce", tReduce.medianMs, elem}, tCubReduce.medianMs);
-        printRow({"cub::DeviceScan::InclusiveSum", tCubScan.medianMs, 2 * elem}, tCubScan.medianMs);
-        printRow({"reference scan (3-phase)", tScan.medianMs, 2 * elem}, tCubScan.medianMs);
+        std::printf("\nn = 2^%d (%zu elements), %d launch%s per sample%s\n", log2n, n, batch,
+                    batch == 1 ? "" : "es", reduceOk && scanOk ? "" : "  RESULT CHECK FAILED");
+        printRow(cs[0], nullptr);
+        printRow(cs[1], nullptr);
+        printRow(cs[2], &cs[1]);
+        printRow(cs[3], nullptr);
+        printRow(cs[4], &cs[3]);
     }
     return ok ? 0 : 1;
 }
