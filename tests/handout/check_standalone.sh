@@ -31,4 +31,8 @@ echo "ok: the untouched handout builds and behaves as documented"
 cp "$solution"/student/*.cuh student/
 make test >test.log 2>&1 || { cat test.log; echo "FAIL: make test with the solution's files"; exit 1; }
 grep -E "tests passed|Skipped|Passed" test.log
+if [ -x build/scanlab ] && build/scanlab info >/dev/null 2>&1; then
+  # A GPU is here: the GPU suite must have run and passed, not been skipped.
+  grep -qE "suite\.gpu \.+ +Passed" test.log || { echo "FAIL: a GPU, but suite.gpu did not pass"; exit 1; }
+fi
 echo "ok: with the solution's files, the handout's make test passes"
