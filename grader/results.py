@@ -55,7 +55,7 @@ class TaskResult:
 
     @property
     def all_passed(self) -> bool:
-        return self.status == "graded" and self.total > 0 and self.passed == self.total
+        return self.verdict == "correct"
 
     @property
     def points(self) -> float:

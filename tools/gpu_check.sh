@@ -24,22 +24,10 @@ failed=0
 batch_of_ten() {
   # The same ten fixtures as tests/grader/test_batch.py, graded on the GPU.
   local class=$build/gpu-check-class
-  rm -rf "$class" && mkdir -p "$class"
-  python3 - "$class" <<'EOF' || return
-import shutil, sys
-from pathlib import Path
-sys.path.insert(0, "tests/grader")
-from conftest import compose
-from test_batch import TEN
-folder = Path(sys.argv[1])
-for name in TEN:
-    src = compose(name, folder.parent / "gpu-check-parts")
-    if src.is_dir():
-        shutil.copytree(src, folder / name)
-    else:
-        shutil.copy(src, folder / f"{name}.zip")
-EOF
-  rm -rf "$build/gpu-check-parts"
+  rm -rf "$class" "$build/gpu-check-parts"
+  python3 -c 'import sys; from pathlib import Path; sys.path.insert(0, "tests/grader")
+from conftest import compose_class; from test_batch import TEN
+compose_class(TEN, Path(sys.argv[1]), Path(sys.argv[2]))' "$class" "$build/gpu-check-parts" || return
   python3 -m grader batch "$class" --out "$logs/batch"
 }
 
@@ -50,11 +38,11 @@ run_step() {
     configure) cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release ${CMAKE_FLAGS:-} ;;
     build) cmake --build "$build" -j "$(nproc)" ;;
     ctest) ctest --test-dir "$build" --output-on-failure -j "$(nproc)" ;;
-    bench) "$build/bench/scanlab-bench" ;;
+    bench) make bench BUILD="$build" ;;
     bench-emulator) "$build/tests/emulator/bench_emulator" ;;
     bench-grade) python3 tools/bench_grade.py --reps 2 --json "$logs/bench-grade.json" ;;
     batch) batch_of_ten ;;
-    grade) python3 -m grader grade solution --out "$logs/grade" ;;
+    grade) make grade GRADE_FLAGS="--out $logs/grade" ;;
     *) echo "unknown step: $1"; return 2 ;;
   esac
 }

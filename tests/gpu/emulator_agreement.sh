@@ -6,7 +6,7 @@
 # Exit 77 (CTest: skipped) without a GPU.
 set -u
 gpu=$1 emu=$2
-"$gpu" info >/dev/null 2>&1; [ $? -eq 77 ] && { echo "no GPU: skipped"; exit 77; }
+. "$(dirname "$0")/require_gpu.sh"; require_gpu "$gpu"
 suite() {  # a value of [suite] in data/cases.toml
   python3 -c "import tomllib,sys; v=tomllib.load(open(sys.argv[1],'rb'))['suite'][sys.argv[2]]; print(*(v if isinstance(v, list) else [v]))" \
           "$(dirname "$0")/../../data/cases.toml" "$1"

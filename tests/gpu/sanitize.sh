@@ -7,7 +7,7 @@ set -u
 driver=$1; shift
 tools=("${@:-memcheck racecheck synccheck}")
 command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: skipped"; exit 77; }
-"$driver" info >/dev/null 2>&1; [ $? -eq 77 ] && { echo "no GPU: skipped"; exit 77; }
+. "$(dirname "$0")/require_gpu.sh"; require_gpu "$driver"
 failures=0
 for tool in ${tools[@]}; do
   for task in warp-scan reduce scan scan-exclusive; do

@@ -116,6 +116,17 @@ def compose(name: str, dest: Path) -> Path:
     return target
 
 
+def compose_class(names: list[str], folder: Path, parts: Path) -> None:
+    """The fixtures `names` as a class folder for `batch`: a subfolder or a .zip each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        src = compose(name, parts)
+        if src.is_dir():
+            shutil.copytree(src, folder / name)
+        else:
+            shutil.copy(src, folder / f"{name}.zip")
+
+
 def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) -> None:
     """The verdicts of fixture `name`'s fixture.toml [expect] (on `backend`) are the ones got."""
     fx = load_fixture(name)

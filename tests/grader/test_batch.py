@@ -3,9 +3,8 @@ summary, and every submission's reports."""
 from __future__ import annotations
 
 import csv
-import shutil
 
-from conftest import compose
+from conftest import compose_class
 from grader.batch import find_submissions, run_batch
 from grader.report import csvfile
 
@@ -15,13 +14,7 @@ TEN = ["reference", "handout", "compile_error", "crash", "garbage_output", "empt
 
 def test_batch_of_ten(emulator, tmp_path):
     folder = tmp_path / "class"
-    folder.mkdir()
-    for name in TEN:
-        src = compose(name, tmp_path / "parts")
-        if src.is_dir():
-            shutil.copytree(src, folder / name)
-        else:
-            shutil.copy(src, folder / f"{name}.zip")
+    compose_class(TEN, folder, tmp_path / "parts")
     entries, skipped = find_submissions(folder)
     assert len(entries) == 10 and not skipped
     lines: list[str] = []
