@@ -153,9 +153,6 @@ class Builder:
             h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
         return h.hexdigest()
 
-    def is_reference(self, files: dict[str, bytes]) -> bool:
-        return self.key(files) == self.key(self.reference_files)
-
     # ---- the reference --------------------------------------------------------------------
 
     def reference(self) -> BuildResult:

@@ -1,54 +1,29 @@
-"""Grading cases: the [grade] matrices of data/cases.toml, expanded, and their seeds."""
+"""Grading cases: the [grade] matrices of data/cases.toml, expanded, and their seeds.
+
+What a case may name (driver tasks, operators, distributions, sizes, block sizes) is
+the assignment's (data/assignment.toml, grader/assignment.py).
+"""
 from __future__ import annotations
 
 import hashlib
-import re
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-DRIVER_TASKS = ("warp-scan", "reduce", "scan", "scan-exclusive")
-OPERATORS = ("add-i32", "add-f32", "max-i32", "mssp")
-DISTRIBUTIONS = ("random", "ones", "ascending", "descending")
-# Bytes of one element of each operator (harness/ops.cuh).
-ELEMENT_BYTES = {"add-i32": 4, "add-f32": 4, "max-i32": 4, "mssp": 16}
-# Elements a perfect kernel reads + writes per input element (harness/tasks.h
-# bytesMoved): what GB/s is computed from.
-ELEMENTS_MOVED = {"warp-scan": 2, "reduce": 1, "scan": 2, "scan-exclusive": 2}
-MAX_N = 1 << 32
+from grader.assignment import CountError, default_assignment
+from grader.assignment import parse_count as assignment_parse_count
+
 
 
 class CaseError(ValueError):
     """A malformed case definition."""
 
 
-_POWER = r"\d+(?:\^\d+)?"
-_TERM = rf"{_POWER}(?:\*{_POWER})*"
-_EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
-
-
 def parse_count(value: int | str) -> int:
-    """'1000', '2^20', '3*2^20', '2^24+43', '2^26-1' -> an element count.
-
-    The driver's forms plus + and -, so the case list can name sizes next to powers
-    of two; the grader always passes the driver a plain number.
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, str)):
-        raise CaseError(f"size {value!r} is not a number")
-    if isinstance(value, int):
-        return value
-    text = value.replace(" ", "")
-    if not _EXPRESSION.fullmatch(text):
-        raise CaseError(f"size {value!r}: expected a number such as 1000, 2^20, 3*2^20 or 2^24+43")
-    total = 0
-    for sign, term in re.findall(r"([+-]?)([^+-]+)", text):
-        product = 1
-        for factor in term.split("*"):
-            base, _, exponent = factor.partition("^")
-            if exponent and int(exponent) > 64:
-                raise CaseError(f"size {value!r}: exponent too large")
-            product *= int(base) ** int(exponent) if exponent else int(base)
-        total += -product if sign == "-" else product
-    return total
+    """A size in the size grammar of data/assignment.toml ('2^20', '2^24+43', ...)."""
+    try:
+        return assignment_parse_count(value)
+    except CountError as e:
+        raise CaseError(str(e)) from None
 
 
 @dataclass(frozen=True, order=True)
@@ -80,8 +55,7 @@ class Case:
         return int.from_bytes(digest[:4], "little") or 1
 
     def output_bytes(self) -> int:
-        count = 1 if self.task == "reduce" else self.n
-        return count * ELEMENT_BYTES[self.op]
+        return default_assignment().output_bytes(self.task, self.op, self.n)
 
     def driver_args(self, seed: int) -> list[str]:
         return ["--task", self.task, "--op", self.op, "--n", str(self.n),
@@ -94,20 +68,29 @@ def _as_list(table: dict[str, Any], key: str, default: Iterable[Any]) -> list[An
 
 
 def validate_case(case: Case, where: str) -> None:
-    if case.task not in DRIVER_TASKS:
-        raise CaseError(f"{where}: unknown task {case.task!r} (expected one of {', '.join(DRIVER_TASKS)})")
-    if case.op not in OPERATORS:
-        raise CaseError(f"{where}: unknown operator {case.op!r} (expected one of {', '.join(OPERATORS)})")
-    if case.dist not in DISTRIBUTIONS:
+    a = default_assignment()
+    if case.task not in a.driver_task_names:
+        raise CaseError(f"{where}: unknown task {case.task!r} (expected one of {', '.join(a.driver_task_names)})")
+    if case.op not in a.operator_names:
+        raise CaseError(f"{where}: unknown operator {case.op!r} (expected one of {', '.join(a.operator_names)})")
+    if case.op not in a.operators_for(case.task):
+        raise CaseError(f"{where}: operator {case.op!r} is not used with task {case.task!r}")
+    if case.dist not in a.distributions:
         raise CaseError(f"{where}: unknown distribution {case.dist!r}")
-    if not 1 <= case.n <= MAX_N:
-        raise CaseError(f"{where}: size {case.n} is outside [1, 2^32]")
-    if case.block % 32 or not 32 <= case.block <= 1024:
-        raise CaseError(f"{where}: block {case.block} is not a multiple of 32 in [32, 1024]")
+    if not a.limits.min_n <= case.n <= a.limits.max_n:
+        raise CaseError(f"{where}: size {case.n} is outside [{a.limits.min_n}, {a.limits.max_n}]")
+    problem = a.limits.block_problem(case.block)
+    if problem:
+        raise CaseError(f"{where}: {problem}")
 
 
 def expand(tables: list[dict[str, Any]], source: str = "cases") -> list[Case]:
-    """Every combination of every [[grade.case]] table, without duplicates, in order."""
+    """Every combination of every [[grade.case]] table, without duplicates, in order.
+
+    Without `ops`, a task gets every operator the assignment uses with it; an operator
+    the assignment does not use with a task is left out of that task's combinations.
+    """
+    a = default_assignment()
     cases: list[Case] = []
     seen: set[str] = set()
     known = {"group", "tasks", "task", "ops", "op", "sizes", "n", "blocks", "block", "dists",
@@ -119,15 +102,21 @@ def expand(tables: list[dict[str, Any]], source: str = "cases") -> list[Case]:
             raise CaseError(f"{where}: unknown key(s) {', '.join(sorted(unknown))}")
         group = str(table.get("group", f"group {index + 1}"))
         hidden = bool(table.get("hidden", False))
-        tasks = _as_list(table, "tasks", _as_list(table, "task", DRIVER_TASKS))
-        ops = _as_list(table, "ops", _as_list(table, "op", OPERATORS))
+        tasks = _as_list(table, "tasks", _as_list(table, "task", a.driver_task_names))
+        named_ops = _as_list(table, "ops", _as_list(table, "op", []))
         sizes = _as_list(table, "sizes", _as_list(table, "n", []))
-        blocks = _as_list(table, "blocks", _as_list(table, "block", [256]))
-        dists = _as_list(table, "dists", _as_list(table, "dist", ["random"]))
+        blocks = _as_list(table, "blocks", _as_list(table, "block", [a.limits.default_block]))
+        dists = _as_list(table, "dists", _as_list(table, "dist", [a.distributions[0]]))
         if not sizes:
             raise CaseError(f"{where}: no sizes")
         for task in tasks:
+            if str(task) not in a.driver_task_names:
+                raise CaseError(f"{where}: unknown task {task!r} (expected one of "
+                                f"{', '.join(a.driver_task_names)})")
+            ops = named_ops or list(a.operators_for(str(task)))
             for op in ops:
+                if str(op) in a.operator_names and str(op) not in a.operators_for(str(task)):
+                    continue
                 for size in sizes:
                     for block in blocks:
                         for dist in dists:
@@ -140,4 +129,7 @@ def expand(tables: list[dict[str, Any]], source: str = "cases") -> list[Case]:
                             if case.id not in seen:
                                 seen.add(case.id)
                                 cases.append(case)
+    for op in {str(o) for t in tables for o in _as_list(t, "ops", _as_list(t, "op", []))}:
+        if op in a.operator_names and not any(c.op == op for c in cases):
+            raise CaseError(f"{source}: operator {op!r} is used with none of its tables' tasks")
     return cases

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Iterator
 
 from grader import run as sandbox
+from grader.assignment import default_assignment
 from grader.cases import Case
 
-VERDICTS = ("pass", "fail", "error", "crash", "timeout", "not_implemented", "not_run")
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0
 NO_SELF_CHECK_N = 1 << 22      # GPU runs from this size on skip the program's own check
@@ -33,7 +33,7 @@ NO_SELF_CHECK_N = 1 << 22      # GPU runs from this size on skip the program's o
 class CaseResult:
     case: Case
     seed: int
-    status: str                   # one of VERDICTS
+    status: str                   # pass fail error crash timeout not_implemented not_run
     summary: str = ""             # one line
     details: str = ""             # first mismatch, error text, hints
     reproduce: str = ""
@@ -203,17 +203,18 @@ def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path) ->
         r = sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S), sandbox.base_env(where),
                         sandbox.Identity(), sandboxed=False)
     data = read_json(vjson) or {}
-    if r.returncode not in (0, 1) or data.get("status") not in ("pass", "fail"):
+    ended = default_assignment().exit_meaning(r.returncode)
+    if ended not in ("pass", "fail") or data.get("status") not in ("pass", "fail"):
         message = _text(data.get("message")) or _error_line(r.stdout, r.stderr) or r.describe_end()
         return {"status": "error", "message": message}
-    # Only a clean exit 0 with a "pass" JSON is a pass.
-    if r.returncode != 0 or data.get("status") != "pass":
+    # Only a clean "pass" exit with a "pass" JSON is a pass.
+    if ended != "pass" or data.get("status") != "pass":
         data["status"] = "fail"
     return data
 
 
 def _mismatch_text(v: dict, case: Case) -> str:
-    count = 1 if case.task == "reduce" else case.n
+    count = default_assignment().driver_task(case.task).output_count(case.n)
     first = v.get("first_mismatch") if isinstance(v.get("first_mismatch"), dict) else None
     if v.get("message") and not first:
         return str(v["message"])
@@ -289,19 +290,20 @@ def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Re
         base.summary = f"the program {r.describe_end()}"
         base.details = said
         return base
-    if r.returncode == 3:
+    ended = default_assignment().exit_meaning(r.returncode)  # the driver's exit codes
+    if ended == "not_implemented":
         base.status = "not_implemented"
         base.summary = "not implemented (the handout's TODO stub is still in place)"
         return base
-    if r.returncode == 77:
+    if ended == "no_gpu":
         base.status = "error"
         base.summary = "the driver found no GPU (a problem of the grading machine)"
         return base
-    if r.returncode == 4:
+    if ended == "error":
         base.status = "error"
         base.summary = "CUDA or runtime error" + (f": {said}" if said else "")
         return base
-    if r.returncode not in (0, 1):
+    if ended not in ("pass", "fail"):
         base.status = "error"
         base.summary = f"the program ended with {r.describe_end()}" + (f": {said}" if said else "")
         return base
@@ -314,14 +316,14 @@ def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Re
     if v["status"] == "error":
         base.summary = f"the output file is unusable: {v.get('message', '')}"
         return base
-    if r.returncode == 0 and v["status"] == "pass":
+    if ended == "pass" and v["status"] == "pass":
         base.status = "pass"
         base.summary = "pass"
         return base
     base.summary = _mismatch_text(v, case) if v["status"] == "fail" else \
         "the program's own check failed"
     notes = []
-    if r.returncode == 0 and v["status"] == "fail":
+    if ended == "pass" and v["status"] == "fail":
         notes.append("the program reported success, but the trusted check of its output failed")
     if hint:
         notes.append(f"hint: {hint}")
@@ -330,7 +332,7 @@ def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Re
 
 
 # How a batch's JSON line stands for a `run` exit status (driver.cu exitCodeFor).
-BATCH_EXIT = {"pass": 0, "fail": 1, "not_implemented": 3, "error": 4}
+BATCH_STATUSES = ("pass", "fail", "not_implemented", "error")  # a batch case's claimed status
 BATCH_CASE_S = 2.0   # wall-clock allowance per case of a batch, on top of the time limit
 
 
@@ -393,7 +395,7 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                 k = value.get("case") if isinstance(value, dict) else None
                 status = value.get("status") if isinstance(value, dict) else None
                 if isinstance(k, int) and 0 <= k < len(todo) and k not in claims and \
-                        status in BATCH_EXIT:
+                        status in BATCH_STATUSES:
                     claims[k] = value
     except OSError:
         pass
@@ -401,7 +403,10 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     for k, claimed in claims.items():
         i = todo[k]
         case, seed = cases[i], seeds[i]
-        ended = sandbox.Result(r.argv, returncode=BATCH_EXIT[claimed["status"]])
+        codes = default_assignment().exit_codes
+        exit_for = {"pass": codes.passed, "fail": codes.fail,
+                    "not_implemented": codes.not_implemented, "error": codes.error}
+        ended = sandbox.Result(r.argv, returncode=exit_for[claimed["status"]])
         vdir = where / f"case-{k}"
         vdir.mkdir()
         result = _judge(setup, case, seed, setup.reproduce(case, seed), ended, claimed,

@@ -1,4 +1,4 @@
-"""The command line: python3 -m grader {grade,batch,doctor,prepare,gradescope-zip}."""
+"""The command line: python3 -m grader {grade,batch,doctor,rubric-keys,prepare,gradescope-zip}."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +8,7 @@ from pathlib import Path
 from grader import REPO_ROOT, __version__
 from grader.build import Layout
 from grader.grade import GraderError, Options, Session, default_cache_dir
-from grader.rubric import RubricError, load_rubric
+from grader.rubric import RubricError, load_rubric, settings_table
 
 EXIT_OK = 0
 EXIT_GRADER = 2      # the grader could not run (setup, rubric, arguments)
@@ -21,6 +21,7 @@ DESCRIPTION = """scanlab's autograder.
                      a progress line each, a grades CSV and a class summary
   doctor             what this machine has (GPU, driver, nvcc, CMake, g++, Boost.Context)
                      and what is missing
+  rubric-keys        every rubric setting: its table, default and meaning
   prepare            build the reference driver into the cache (e.g. in Gradescope's
                      setup.sh)
   gradescope-zip     build the Gradescope autograder zip
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default grader-out/batch)")
 
     sub.add_parser("doctor", help="check this machine")
+    sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning")
 
     p = sub.add_parser("prepare", help="build the reference driver into the cache")
     _common(p)
@@ -104,6 +106,9 @@ def _logger(quiet: bool):
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "rubric-keys":
+            print(settings_table(), end="")
+            return EXIT_OK
         if args.command == "doctor":
             from grader.doctor import doctor
             return doctor()

@@ -17,7 +17,6 @@ import gzip
 import hashlib
 import io
 import os
-import shutil
 import stat
 import tarfile
 import zipfile
@@ -334,7 +333,3 @@ def collect(path: Path, wanted: tuple[str, ...], limits: SubmissionLimits, workd
             sub.error = (f"none of the files to submit ({', '.join(wanted)}) is in the submission; "
                          f"found only {len(sub.ignored)} other file(s)")
     return sub
-
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

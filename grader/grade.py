@@ -205,7 +205,9 @@ class Session:
         small case. If only the memory limit stops it (some CUDA drivers reserve memory
         the data-segment limit counts), grading goes on without that limit, and says so;
         if nothing helps, grading stops here rather than failing every student."""
-        case = Case("reduce", "add-i32", 1000, 256, "random", False, "probe")
+        a = self.rubric.assignment
+        case = Case(a.driver_tasks[0].name, a.operator_names[0], 1000, a.limits.default_block,
+                    a.distributions[0], False, "probe")
 
         def attempt(memory_mb: int | None) -> sandbox.Result:
             where = Path(tempfile.mkdtemp(prefix="probe-", dir=self.workdir))
@@ -231,7 +233,7 @@ class Session:
             return
         output = (first.stdout + first.stderr).strip().splitlines()[-5:]
         hint = ""
-        if first.returncode == 77:
+        if self.rubric.assignment.exit_meaning(first.returncode) == "no_gpu":
             hint = (f" As {self.identity.name} the driver sees no GPU: check that /dev/nvidia* are "
                     "open to all users, or pass --sandbox-user '' to run student code as yourself.")
         raise GraderError(f"the reference driver does not run in the sandbox (as {self.identity.name}): "
@@ -407,7 +409,7 @@ class Session:
                     t = next(x for x in rubric.tasks if x.number == target.number)
                     cases = rubric.cases_for(t.driver_tasks, emulator)
                 else:
-                    cases = rubric.cases_for(rubric.integration.tasks, emulator, rubric.integration.groups)
+                    cases = rubric.cases_for(rubric.integration_tasks, emulator, rubric.integration.groups)
                 if setup.backend == "cuda":
                     # One process (one CUDA context) for all of this build's cases.
                     futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, self.seed,

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import run as sandbox
-from grader.cases import ELEMENT_BYTES, ELEMENTS_MOVED, Case
+from grader.assignment import default_assignment
+from grader.cases import Case
 from grader.check import RunSetup, read_json, verify
 from grader.rubric import PerfCase, PerformanceRubric
 
@@ -201,7 +202,7 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
         result.noisy = noisy
         result.reference_ms = statistics.median(result.reference_runs)
         result.student_ms = statistics.median(result.student_runs)
-        moved = ELEMENTS_MOVED[case.task] * ELEMENT_BYTES[case.op] * case.n
+        moved = default_assignment().bytes_moved(case.task, case.op, case.n)
         result.gbps = moved / (result.student_ms * 1e6)
         result.status = "measured"
         if noisy:

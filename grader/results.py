@@ -9,9 +9,6 @@ from grader.check import CaseResult
 from grader.forbidden import Violation
 from grader.perf import PerfResult
 
-# Why a task was not graded (TaskResult.status other than "graded").
-TASK_STATUSES = ("graded", "missing", "forbidden", "build_failed", "not_graded")
-
 
 @dataclass
 class BuildInfo:

@@ -1,5 +1,11 @@
-"""The rubric: data/rubric.toml (tasks, points, limits, forbidden constructs) and the
-grading cases it names (the [grade] tables of data/cases.toml).
+"""The rubric: data/rubric.toml (points, limits, forbidden constructs) and the grading
+cases it names (the [grade] tables of data/cases.toml). What the tasks are (titles,
+student files, driver tasks) is the assignment's, data/assignment.toml; the rubric
+says what each is worth.
+
+Every setting is declared once, below, with its TOML table and key, its default and a
+one-line description (`setting(...)`); a key left out of rubric.toml takes that
+default, and `python3 -m grader rubric-keys` prints them all.
 
 A rubric may start from another one: `base = "path/to/rubric.toml"` at the top level
 merges this file's tables over that file's (tables merge key by key; arrays and
@@ -7,17 +13,27 @@ values replace). Tests use that to grade with fewer cases.
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
-from grader.cases import Case, CaseError, DRIVER_TASKS, expand, parse_count, validate_case
+from grader.assignment import Assignment, default_assignment
+from grader.cases import Case, CaseError, expand, parse_count, validate_case
 
 
 class RubricError(ValueError):
     """A rubric that cannot be used, with the reason."""
+
+
+def setting(default: Any, doc: str, *, table: str = "", key: str = "", minimum: float | None = None,
+            choices: tuple[str, ...] = ()) -> Any:
+    """A rubric setting: its default, what it means, and where it is read from
+    ([table] key; default: the dataclass's table and the field's name)."""
+    return field(default=default, metadata={"doc": doc, "table": table, "key": key,
+                                            "minimum": minimum, "choices": choices})
 
 
 @dataclass(frozen=True)
@@ -35,10 +51,11 @@ class PerfCase:
 
 @dataclass(frozen=True)
 class TaskRubric:
+    """A task of the assignment with the points the rubric gives it."""
     number: int
-    title: str
-    file: str                      # the student file, under student/
-    driver_tasks: tuple[str, ...]  # the driver tasks whose cases it must pass
+    title: str                     # from data/assignment.toml
+    file: str                      # the student file, under student/ (data/assignment.toml)
+    driver_tasks: tuple[str, ...]  # the driver tasks whose cases it must pass (ditto)
     correctness_points: float
     performance_points: float
     perf: tuple[PerfCase, ...]
@@ -53,40 +70,75 @@ class TaskRubric:
 
 
 @dataclass(frozen=True)
+class CorrectnessRubric:
+    TABLE = "correctness"
+    scoring: str = setting("proportional", "\"proportional\": points x cases passed / cases; "
+                           "\"all-or-nothing\": full points only when every case passes",
+                           choices=("proportional", "all-or-nothing"))
+
+
+@dataclass(frozen=True)
 class IntegrationRubric:
-    points: float = 0.0
-    tasks: tuple[str, ...] = ("scan", "scan-exclusive")
-    groups: tuple[str, ...] = ()   # empty: every group
+    TABLE = "integration"
+    points: float = setting(0.0, "points of the build of all the student's files together "
+                            "(0: reported, not scored)", minimum=0)
+    tasks: tuple[str, ...] = setting((), "driver tasks whose cases the integration build runs "
+                                     "(empty: every driver task)")
+    groups: tuple[str, ...] = setting((), "case groups it runs (empty: every group)")
 
 
 @dataclass(frozen=True)
 class PerformanceRubric:
-    full_credit_slowdown: float = 1.2
-    warmup: int = 5
-    reps: int = 30
-    rounds: int = 2
-    max_rounds: int = 5
-    max_spread: float = 0.08
-    baselines: bool = True
+    TABLE = "performance"
+    full_credit_slowdown: float = setting(1.2, "full credit within this many times the "
+                                          "reference time; beyond it, this / slowdown", minimum=1.0)
+    warmup: int = setting(5, "untimed runs before the timed ones, in each timed process", minimum=0)
+    reps: int = setting(30, "timed runs of each timed process (their median counts)", minimum=1)
+    rounds: int = setting(2, "timed processes each of reference and submission, alternating",
+                          minimum=1)
+    max_rounds: int = setting(5, "more rounds, up to this many, while the spread exceeds "
+                              "max_spread", minimum=1)
+    max_spread: float = setting(0.08, "(max - min) / median of a side's medians above which a "
+                                "measurement is noisy", minimum=0)
+    baselines: bool = setting(True, "time the task's baselines in the reference process too")
 
 
 @dataclass(frozen=True)
 class Limits:
-    run_timeout_s: float = 30.0
-    emulator_run_timeout_s: float = 120.0
-    max_timeouts_per_task: int = 2
-    memory_mb: int = 16384
-    build_timeout_s: float = 600.0
-    emulator_build_type: str = "Release"
-    gpu_runs_at_once: int = 1
+    TABLE = "limits"
+    run_timeout_s: float = setting(30.0, "wall-clock limit of one student process on the GPU",
+                                   minimum=1)
+    emulator_run_timeout_s: float = setting(120.0, "wall-clock limit of one student process on "
+                                            "the CPU emulator", table="emulator",
+                                            key="run_timeout_s", minimum=1)
+    max_timeouts_per_task: int = setting(2, "after this many timeouts a build's remaining cases "
+                                         "are not run (failed)", minimum=1)
+    memory_mb: int = setting(16384, "memory of one student process, MiB", minimum=256)
+    build_timeout_s: float = setting(600.0, "wall-clock limit of one build", minimum=10)
+    emulator_build_type: str = setting("Release", "CMAKE_BUILD_TYPE of the emulator builds "
+                                       "(\"\" compiles faster)", table="emulator", key="build_type")
+    gpu_runs_at_once: int = setting(1, "correctness runs on one GPU at once (timing always has "
+                                    "the GPU to itself)", minimum=1)
+
+
+@dataclass(frozen=True)
+class EmulatorRubric:
+    TABLE = "emulator"
+    max_n: int | None = setting(None, "cases above this many elements are left out on the "
+                                "emulator (default: [suite] emulator_max_n of cases.toml)",
+                                minimum=1)
+    race_check: tuple[str, ...] = setting((), "case groups a GPU grade also runs on the CPU "
+                                          "emulator, to catch races GPUs forgive ([]: off)")
 
 
 @dataclass(frozen=True)
 class SubmissionLimits:
-    max_total_bytes: int = 50_000_000
-    max_files: int = 2000
-    max_file_bytes: int = 1_000_000
-    max_student_file_bytes: int = 200_000
+    TABLE = "submission"
+    max_total_bytes: int = setting(50_000_000, "an archive or tree larger than this is refused",
+                                   minimum=1)
+    max_files: int = setting(2000, "a submission with more files is refused", minimum=1)
+    max_file_bytes: int = setting(1_000_000, "a larger file is refused", minimum=1)
+    max_student_file_bytes: int = setting(200_000, "a larger student file is refused", minimum=1)
 
 
 @dataclass(frozen=True)
@@ -98,33 +150,93 @@ class ForbiddenRule:
 
 @dataclass(frozen=True)
 class ForbiddenRubric:
-    rules: tuple[ForbiddenRule, ...] = ()
-    allowed_system_includes: tuple[str, ...] = ()
-    allowed_directives: tuple[str, ...] = ()
+    TABLE = "forbidden"
+    allowed_system_includes: tuple[str, ...] = setting(
+        ("cstddef", "cstdint", "climits", "cfloat", "cmath", "type_traits", "limits", "utility"),
+        "standard headers a student file may #include")
+    allowed_directives: tuple[str, ...] = setting(
+        ("pragma", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error",
+         "warning"), "preprocessor directives allowed besides #include")
+    rules: tuple[ForbiddenRule, ...] = ()  # [[forbidden.rule]] tables
 
 
 @dataclass(frozen=True)
 class GradescopeRubric:
-    visibility: str = "visible"
-    stdout_visibility: str = "hidden"
+    TABLE = "gradescope"
+    visibility: str = setting("visible", "visibility of the tests in Gradescope's results.json",
+                              choices=("visible", "hidden", "after_due_date", "after_published"))
+    stdout_visibility: str = setting("hidden", "visibility of the grader's output on Gradescope",
+                                     choices=("visible", "hidden", "after_due_date", "after_published"))
+
+
+SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
+                    EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric)
+
+
+@dataclass(frozen=True)
+class Setting:
+    table: str
+    key: str
+    default: Any
+    doc: str
+    owner: type                    # the settings dataclass it belongs to
+    field: dataclasses.Field[Any]
+
+
+def rubric_settings() -> Iterator[Setting]:
+    """Every setting of the rubric, where it is read from, its default and its meaning."""
+    for cls in SETTINGS_CLASSES:
+        for f in dataclasses.fields(cls):
+            if "doc" in f.metadata:
+                yield Setting(f.metadata["table"] or cls.TABLE, f.metadata["key"] or f.name,
+                              f.default, f.metadata["doc"], cls, f)
+
+
+def settings_table() -> str:
+    """Every setting as a Markdown table (grader/README.md; `python3 -m grader rubric-keys`)."""
+    def shown(value: Any) -> str:
+        if value is None:
+            return "(see meaning)"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, tuple):
+            return "[" + ", ".join(f'"{v}"' for v in value) + "]"
+        return f'"{value}"' if isinstance(value, str) else f"{value:g}" if isinstance(value, float) else str(value)
+    rows = ["| table | key | default | meaning |", "| --- | --- | --- | --- |"]
+    rows += [f"| `[{s.table}]` | `{s.key}` | `{shown(s.default)}` | {s.doc} |" for s in rubric_settings()]
+    return "\n".join(rows) + "\n"
 
 
 @dataclass(frozen=True)
 class Rubric:
     path: Path
     name: str
+    assignment: Assignment
     tasks: tuple[TaskRubric, ...]
     cases: tuple[Case, ...]               # every grading case (before the emulator cap)
-    emulator_max_n: int
-    race_check_groups: tuple[str, ...]    # GPU grades also run these groups on the emulator
-    correctness_scoring: str
+    emulator_max_n: int                   # [emulator] max_n, else the suite's
+    correctness: CorrectnessRubric
     integration: IntegrationRubric
     performance: PerformanceRubric
     limits: Limits
+    emulator: EmulatorRubric
     submission: SubmissionLimits
     forbidden: ForbiddenRubric
     gradescope: GradescopeRubric
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
+
+    @property
+    def correctness_scoring(self) -> str:
+        return self.correctness.scoring
+
+    @property
+    def race_check_groups(self) -> tuple[str, ...]:
+        """GPU grades also run these groups on the emulator."""
+        return self.emulator.race_check
+
+    @property
+    def integration_tasks(self) -> tuple[str, ...]:
+        return self.integration.tasks or self.assignment.driver_task_names
 
     @property
     def student_files(self) -> tuple[str, ...]:
@@ -137,12 +249,6 @@ class Rubric:
     @property
     def max_performance(self) -> float:
         return sum(t.performance_points for t in self.tasks)
-
-    def task_for_driver(self, driver_task: str) -> TaskRubric | None:
-        for t in self.tasks:
-            if driver_task in t.driver_tasks:
-                return t
-        return None
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -228,42 +334,79 @@ class _Table:
         return tuple(value)
 
 
-def _task(data: dict[str, Any], index: int) -> TaskRubric:
+def _settings(cls: type, data: dict[str, Any]) -> Any:
+    """One settings dataclass read from its tables: each key checked against its type,
+    minimum and choices; a key left out takes its declared default."""
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        if "doc" not in f.metadata:
+            continue
+        table_name = f.metadata["table"] or getattr(cls, "TABLE")
+        table = _Table(data.get(table_name, {}), f"[{table_name}]")
+        key = f.metadata["key"] or f.name
+        kind = str(f.type)
+        if kind.startswith("tuple"):
+            value: Any = table.strings(key, f.default)
+        elif kind.startswith("int"):
+            value = table.get(key, int, f.default) if key in table.data else f.default
+        elif kind == "float":
+            value = table.get(key, float, f.default)
+        elif kind == "bool":
+            value = table.get(key, bool, f.default)
+        else:
+            value = table.get(key, str, f.default)
+        minimum = f.metadata["minimum"]
+        if minimum is not None and value is not None and value < minimum:
+            raise RubricError(f"{table.where}: `{key}` must be at least {minimum:g}")
+        choices = f.metadata["choices"]
+        if choices and value not in choices:
+            raise RubricError(f"{table.where}: `{key}` must be one of {', '.join(choices)}")
+        values[f.name] = value
+    return cls(**values)
+
+
+def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubric:
     t = _Table(data, f"[[task]] #{index + 1}")
-    number = t.integer("number", index + 1, 1)
-    file = t.get("file", str)
-    if "/" in file or "\\" in file or not re.fullmatch(r"[A-Za-z0-9_.-]+", file):
-        raise RubricError(f"{t.where}: `file` must be a plain file name (found {file!r})")
-    driver_tasks = t.strings("driver_tasks", ())
-    if not driver_tasks or any(d not in DRIVER_TASKS for d in driver_tasks):
-        raise RubricError(f"{t.where}: `driver_tasks` must name some of {', '.join(DRIVER_TASKS)}")
+    number = t.get("number", int)
+    try:
+        task = assignment.task(number)
+    except KeyError:
+        raise RubricError(f"{t.where}: data/assignment.toml has no task {number}") from None
+    moved = {"title", "file", "driver_tasks"} & set(t.data)
+    if moved:
+        raise RubricError(f"{t.where}: {', '.join(sorted(moved))} of a task are defined in "
+                          "data/assignment.toml, not in the rubric")
+    unknown = set(t.data) - {"number", "correctness_points", "performance_points", "perf"}
+    if unknown:
+        raise RubricError(f"{t.where}: unknown key(s) {', '.join(sorted(unknown))}")
     perf: list[PerfCase] = []
     for j, p in enumerate(t.get("perf", list, [])):
         pt = _Table(p, f"{t.where} [[task.perf]] #{j + 1}")
         try:
-            pc = PerfCase(pt.get("task", str), pt.get("op", str, "add-i32"),
-                          parse_count(pt.get("n", (int, str))), pt.integer("block", 256, 32))
+            pc = PerfCase(pt.get("task", str), pt.get("op", str, assignment.operator_names[0]),
+                          parse_count(pt.get("n", (int, str))),
+                          pt.integer("block", assignment.limits.default_block, 1))
             validate_case(pc.as_case(), pt.where)
         except CaseError as e:
             raise RubricError(str(e)) from None
+        if pc.task not in task.driver_tasks:
+            raise RubricError(f"{pt.where}: task {number} is checked by "
+                              f"{', '.join(task.driver_tasks)}, not {pc.task}")
         perf.append(pc)
-    return TaskRubric(number, t.get("title", str, f"task {number}"), file, driver_tasks,
+    return TaskRubric(number, task.title, task.file, task.driver_tasks,
                       t.number("correctness_points", 0), t.number("performance_points", 0),
                       tuple(perf))
 
 
-def load_rubric(path: Path) -> Rubric:
-    data, files = _read_toml(path)
-    top = _Table(data.get("rubric", {}), "[rubric]")
-    cases_path = (files[0].parent / top.get("cases", str, "cases.toml")).resolve()
+def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], Path]:
+    cases_path = (rubric_file.parent / top.get("cases", str, "cases.toml")).resolve()
     try:
         cases_data = tomllib.loads(cases_path.read_text(encoding="utf-8"))
     except OSError as e:
         raise RubricError(f"cannot read the cases {cases_path}: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise RubricError(f"{cases_path}: not valid TOML: {e}") from None
-    grade = cases_data.get("grade", {})
-    tables = grade.get("case", [])
+    tables = cases_data.get("grade", {}).get("case", [])
     if not tables:
         raise RubricError(f"{cases_path}: no [[grade.case]] tables")
     try:
@@ -276,58 +419,47 @@ def load_rubric(path: Path) -> Rubric:
         if unknown:
             raise RubricError(f"[rubric] groups: no cases in group(s) {', '.join(sorted(unknown))}")
         cases = [c for c in cases if c.group in groups]
+    return cases, cases_data, cases_path
+
+
+def _check_groups(names: tuple[str, ...], cases: list[Case], where: str) -> None:
+    unknown = set(names) - {c.group for c in cases}
+    if unknown:
+        raise RubricError(f"{where}: no cases in group(s) {', '.join(sorted(unknown))}")
+
+
+def load_rubric(path: Path) -> Rubric:
+    data, files = _read_toml(path)
+    assignment = default_assignment()
+    top = _Table(data.get("rubric", {}), "[rubric]")
+    cases, cases_data, cases_path = _cases(top, files[0])
 
     task_tables = data.get("task", [])
     if not isinstance(task_tables, list) or not task_tables:
         raise RubricError("the rubric defines no [[task]]")
-    tasks = tuple(_task(t, i) for i, t in enumerate(task_tables))
-    if len({t.number for t in tasks}) != len(tasks) or len({t.file for t in tasks}) != len(tasks):
-        raise RubricError("two [[task]] tables share a number or a file")
-    covered = [d for t in tasks for d in t.driver_tasks]
-    if len(covered) != len(set(covered)):
-        raise RubricError("a driver task belongs to two [[task]] tables")
+    tasks = tuple(_task(t, i, assignment) for i, t in enumerate(task_tables))
+    if len({t.number for t in tasks}) != len(tasks):
+        raise RubricError("two [[task]] tables share a number")
+    missing = [t.number for t in assignment.tasks if t.number not in {r.number for r in tasks}]
+    if missing:
+        raise RubricError(f"task(s) {', '.join(map(str, missing))} of data/assignment.toml have "
+                          "no [[task]] table in the rubric (give them points, or 0)")
 
-    corr = _Table(data.get("correctness", {}), "[correctness]")
-    scoring = corr.get("scoring", str, "proportional")
-    if scoring not in ("proportional", "all-or-nothing"):
-        raise RubricError("[correctness] scoring must be \"proportional\" or \"all-or-nothing\"")
-
-    integ = _Table(data.get("integration", {}), "[integration]")
-    integration = IntegrationRubric(integ.number("points", 0), integ.strings("tasks", ("scan", "scan-exclusive")),
-                                    integ.strings("groups", ()))
-    if any(d not in DRIVER_TASKS for d in integration.tasks):
-        raise RubricError("[integration] tasks: unknown driver task")
-
-    perf = _Table(data.get("performance", {}), "[performance]")
-    performance = PerformanceRubric(
-        full_credit_slowdown=perf.number("full_credit_slowdown", 1.2, 1.0),
-        warmup=perf.integer("warmup", 5), reps=perf.integer("reps", 30, 1),
-        rounds=perf.integer("rounds", 2, 1), max_rounds=perf.integer("max_rounds", 5, 1),
-        max_spread=perf.number("max_spread", 0.08), baselines=perf.get("baselines", bool, True))
+    integration: IntegrationRubric = _settings(IntegrationRubric, data)
+    unknown = set(integration.tasks) - set(assignment.driver_task_names)
+    if unknown:
+        raise RubricError(f"[integration] tasks: unknown driver task(s) {', '.join(sorted(unknown))}")
+    _check_groups(integration.groups, cases, "[integration] groups")
+    performance: PerformanceRubric = _settings(PerformanceRubric, data)
     if performance.max_rounds < performance.rounds:
         raise RubricError("[performance] max_rounds must be at least rounds")
-
-    lim = _Table(data.get("limits", {}), "[limits]")
-    emu = _Table(data.get("emulator", {}), "[emulator]")
-    limits = Limits(run_timeout_s=lim.number("run_timeout_s", 30, 1),
-                    emulator_run_timeout_s=emu.number("run_timeout_s", 120, 1),
-                    max_timeouts_per_task=lim.integer("max_timeouts_per_task", 2, 1),
-                    memory_mb=lim.integer("memory_mb", 16384, 256),
-                    build_timeout_s=lim.number("build_timeout_s", 600, 10),
-                    emulator_build_type=emu.get("build_type", str, "Release"),
-                    gpu_runs_at_once=lim.integer("gpu_runs_at_once", 1, 1))
-    suite_max = cases_data.get("suite", {}).get("emulator_max_n", 70000)
-    emulator_max_n = emu.integer("max_n", int(suite_max), 1)
-    race_check_groups = emu.strings("race_check", ())
-    unknown = set(race_check_groups) - {c.group for c in cases}
-    if unknown:
-        raise RubricError(f"[emulator] race_check: no cases in group(s) {', '.join(sorted(unknown))}")
-
-    sub = _Table(data.get("submission", {}), "[submission]")
-    submission = SubmissionLimits(sub.integer("max_total_bytes", 50_000_000, 1),
-                                  sub.integer("max_files", 2000, 1),
-                                  sub.integer("max_file_bytes", 1_000_000, 1),
-                                  sub.integer("max_student_file_bytes", 200_000, 1))
+    emulator: EmulatorRubric = _settings(EmulatorRubric, data)
+    _check_groups(emulator.race_check, cases, "[emulator] race_check")
+    suite_max = cases_data.get("suite", {}).get("emulator_max_n")
+    emulator_max_n = emulator.max_n if emulator.max_n is not None else suite_max
+    if not isinstance(emulator_max_n, int):
+        raise RubricError(f"{cases_path.name}: [suite] emulator_max_n is missing, and the rubric "
+                          "sets no [emulator] max_n")
 
     fb = _Table(data.get("forbidden", {}), "[forbidden]")
     rules = []
@@ -338,23 +470,12 @@ def load_rubric(path: Path) -> Rubric:
         except re.error as e:
             raise RubricError(f"{rt.where}: bad pattern: {e}") from None
         rules.append(ForbiddenRule(rt.get("name", str), pattern, rt.get("message", str)))
-    forbidden = ForbiddenRubric(tuple(rules), fb.strings("allowed_system_includes", ()),
-                                fb.strings("allowed_directives", ("pragma", "define", "undef", "if",
-                                                                  "ifdef", "ifndef", "elif", "else",
-                                                                  "endif")))
+    forbidden = dataclasses.replace(_settings(ForbiddenRubric, data), rules=tuple(rules))
 
-    gs = _Table(data.get("gradescope", {}), "[gradescope]")
-    visibilities = ("visible", "hidden", "after_due_date", "after_published")
-    gradescope = GradescopeRubric(gs.get("visibility", str, "visible"),
-                                  gs.get("stdout_visibility", str, "hidden"))
-    if gradescope.visibility not in visibilities or gradescope.stdout_visibility not in visibilities:
-        raise RubricError(f"[gradescope] visibility must be one of {', '.join(visibilities)}")
-
-    return Rubric(path=files[0], name=top.get("name", str, "scanlab"), tasks=tasks,
-                  cases=tuple(cases), emulator_max_n=emulator_max_n,
-                  race_check_groups=race_check_groups,
-                  correctness_scoring=scoring, integration=integration,
-                  performance=performance, limits=limits, submission=submission,
-                  forbidden=forbidden, gradescope=gradescope,
+    return Rubric(path=files[0], name=top.get("name", str, "scanlab"), assignment=assignment,
+                  tasks=tasks, cases=tuple(cases), emulator_max_n=emulator_max_n,
+                  correctness=_settings(CorrectnessRubric, data), integration=integration,
+                  performance=performance, limits=_settings(Limits, data), emulator=emulator,
+                  submission=_settings(SubmissionLimits, data), forbidden=forbidden,
+                  gradescope=_settings(GradescopeRubric, data),
                   sources=tuple(files) + (cases_path,))
-

@@ -36,8 +36,3 @@ def performance_points(slowdowns: list[float], points: float, full_credit_slowdo
         return 0.0
     credits = [performance_credit(s, full_credit_slowdown) for s in slowdowns]
     return points * sum(credits) / len(credits)
-
-
-def rounded(points: float) -> float:
-    """Points as reported: two decimals (sums are made from the unrounded values)."""
-    return round(points + 0.0, 2)

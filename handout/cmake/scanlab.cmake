@@ -8,6 +8,9 @@
 # Options: SCANLAB_CUDA (default ON when nvcc is found), SCANLAB_EMULATOR (default
 # ON), CMAKE_CUDA_ARCHITECTURES (set by the including project).
 include_guard(GLOBAL)
+# The assignment's lists (tasks, operators, student files, exit codes), generated from
+# data/assignment.toml by tools/make_handout.py.
+include("${CMAKE_CURRENT_LIST_DIR}/assignment.cmake")
 
 set(SCANLAB_HANDOUT_DIR "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "")
 get_filename_component(SCANLAB_HANDOUT_DIR "${SCANLAB_HANDOUT_DIR}" ABSOLUTE)

@@ -5,6 +5,8 @@
 //   scanlab verify  check an output file written by `run --output` (no GPU needed)
 //   scanlab test    the correctness suite: every task x operator x size x block size
 //   scanlab info    the device, and its measured copy bandwidth
+//   scanlab list    what the assignment defines (tasks, operators, suite sizes, ...),
+//                   one per line, for scripts
 // `scanlab help` prints the options. Every failure prints the seed and the exact
 // command that reproduces it. --json writes the same results machine-readably.
 #include <algorithm>
@@ -20,10 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "harness/args.h"
+#include "harness/assignment.h"
 #include "harness/check.h"
 #include "harness/generate.h"
 #include "harness/json.h"
-#include "harness/ops.cuh"
+#include "harness/operators.cuh"
+#include "harness/report.h"
 #include "harness/run.h"
 #include "harness/runtime.cuh"
 #include "harness/suite.h"
@@ -32,8 +37,7 @@
 namespace scanlab {
 namespace {
 
-enum ExitCode { kPass = 0, kFail = 1, kUsage = 2, kNotImplemented = 3, kError = 4, kNoGpu = 77 };
-
+// The choices below (@TASKS@, ...) are filled in from harness/assignment.h.
 const char* const kUsageText = R"(usage: scanlab <command> [options]
 
 commands:
@@ -45,15 +49,19 @@ commands:
   info     describe the device and measure its copy bandwidth
   batch    many runs in one process (for the grader): --cases FILE holds the
            options of one `run` per line, --json FILE gets one line per case
+  list W   what the assignment defines, one per line: tasks, operators
+           (--task T: those used with T), distributions, student-files, sizes,
+           large-sizes, blocks, emulator-max-n, exit-codes (scripts use it)
   help     this text
 
 run / verify options:
-  --task T      warp-scan | reduce | scan | scan-exclusive          (required)
-  --op O        add-i32 | add-f32 | max-i32 | mssp             (default add-i32)
-  --n N         number of elements, >= 1; 2^k and 1e6 forms work (default 2^20)
-  --block B     threads per block: a multiple of 32 in [32, 1024]  (default 256)
+  --task T      @TASKS@ (required)
+  --op O        @OPS@ (default @OP@)
+  --n N         number of elements, >= 1; 2^20, 3*2^20, 2^24+43 and 1e6
+                forms work                                      (default 2^20)
+  --block B     threads per block: a multiple of @WARP@ in [@MINB@, @MAXB@] (default @BLOCK@)
   --seed S      input seed                                         (default 1)
-  --dist D      random | ones | ascending | descending          (default random)
+  --dist D      @DISTS@ (default random)
   --json FILE   also write the results as JSON ('-': standard output)
 run only:
   --time        time the task with CUDA events: warm-up, repetitions, median
@@ -71,257 +79,33 @@ test options:
   --json FILE   one JSON object per case, one per line
   --junit FILE  a JUnit XML report (one test case per case)
 
-exit status: 0 pass, 1 wrong result, 2 bad arguments, 3 task not implemented,
-             4 CUDA or runtime error, 77 no GPU found
+exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
+             @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
 )";
 
-struct UsageError : std::runtime_error {
-    using std::runtime_error::runtime_error;
-};
-
-// ---- command-line parsing --------------------------------------------------
-
-struct Args {
-    std::string command;
-    std::map<std::string, std::string> values;
-    std::vector<std::string> flags;
-
-    bool flag(const std::string& name) const {
-        return std::find(flags.begin(), flags.end(), name) != flags.end();
-    }
-    std::string get(const std::string& name, const std::string& fallback) const {
-        auto it = values.find(name);
-        return it == values.end() ? fallback : it->second;
-    }
-};
-
-const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
-                                     "--json", "--warmup", "--reps", "--output", "--tasks",
-                                     "--ops", "--blocks", "--max-n", "--junit", "--cases"};
-const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large"};
-
-Args parseArgs(int argc, char** argv) {
-    Args args;
-    if (argc < 2) throw UsageError("no command given");
-    args.command = argv[1];
-    for (int i = 2; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (std::find(std::begin(kFlagOptions), std::end(kFlagOptions), a) !=
-            std::end(kFlagOptions)) {
-            args.flags.push_back(a);
-        } else if (std::find(std::begin(kValueOptions), std::end(kValueOptions), a) !=
-                   std::end(kValueOptions)) {
-            if (i + 1 >= argc) throw UsageError(a + " needs a value");
-            args.values[a] = argv[++i];
-        } else {
-            throw UsageError("unknown option '" + a + "'");
-        }
-    }
-    return args;
+std::string joined(const char* const* first, const char* const* last, const char* separator) {
+    std::string out;
+    for (auto it = first; it != last; ++it) out += (out.empty() ? "" : separator) + std::string(*it);
+    return out;
 }
 
-// Parses "1000", "2^20", "1e6", "3*2^20" into a count.
-unsigned long long parseCount(const std::string& text, const std::string& what) {
-    try {
-        size_t star = text.find('*');
-        if (star != std::string::npos)
-            return parseCount(text.substr(0, star), what) * parseCount(text.substr(star + 1), what);
-        size_t caret = text.find('^');
-        if (caret != std::string::npos) {
-            const auto base = std::stoull(text.substr(0, caret));
-            const auto exp = std::stoull(text.substr(caret + 1));
-            if (exp > 62) throw std::out_of_range("exponent");
-            unsigned long long v = 1;
-            for (unsigned long long k = 0; k < exp; ++k) v *= base;
-            return v;
-        }
-        size_t used = 0;
-        if (text.find_first_of("eE") != std::string::npos) {
-            const double v = std::stod(text, &used);
-            if (used != text.size() || v < 0 || v != std::floor(v)) throw std::invalid_argument(text);
-            return (unsigned long long)v;
-        }
-        if (!text.empty() && text[0] == '-') throw std::invalid_argument(text);
-        const auto v = std::stoull(text, &used);
-        if (used != text.size()) throw std::invalid_argument(text);
-        return v;
-    } catch (const UsageError&) {
-        throw;
-    } catch (const std::exception&) {
-        throw UsageError(what + ": '" + text + "' is not a non-negative whole number");
-    }
-}
-
-std::vector<std::string> splitList(const std::string& text) {
-    std::vector<std::string> items;
-    std::stringstream s(text);
-    for (std::string item; std::getline(s, item, ',');)
-        if (!item.empty()) items.push_back(item);
-    return items;
-}
-
-void validateBlock(unsigned long long block) {
-    if (block < kMinBlockSize || block > kMaxBlockSize || block % kWarpSize != 0)
-        throw UsageError("--block " + std::to_string(block) +
-                         ": must be a multiple of 32 between 32 and 1024");
-}
-
-RunConfig parseRunConfig(const Args& args) {
-    RunConfig c;
-    if (!args.values.count("--task")) throw UsageError("--task is required");
-    try {
-        c.task = &parseTask(args.get("--task", ""));
-        parseDistribution(args.get("--dist", c.dist));
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-    c.op = args.get("--op", c.op);
-    if (!withOperator(c.op, [](auto) {}))
-        throw UsageError("unknown operator '" + c.op +
-                         "' (expected add-i32, add-f32, max-i32 or mssp)");
-    c.n = parseCount(args.get("--n", "2^20"), "--n");
-    if (c.n < 1) throw UsageError("--n must be at least 1");
-    if (c.n > (size_t(1) << 32)) throw UsageError("--n must be at most 2^32");
-    const auto block = parseCount(args.get("--block", "256"), "--block");
-    validateBlock(block);
-    c.block = unsigned(block);
-    c.seed = parseCount(args.get("--seed", "1"), "--seed");
-    c.dist = args.get("--dist", c.dist);
-    c.check = !args.flag("--no-check");
-    c.time = args.flag("--time");
-    c.baselines = args.flag("--baselines");
-    c.warmup = int(parseCount(args.get("--warmup", "3"), "--warmup"));
-    c.reps = int(parseCount(args.get("--reps", "20"), "--reps"));
-    if (c.reps < 1) throw UsageError("--reps must be at least 1");
-    if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
-    c.outputFile = args.get("--output", "");
-    return c;
-}
-
-std::string program = "scanlab";
-
-std::string reproduceCommand(const RunConfig& c) {
-    return reproducePrefix() + program + " run --task " + c.task->name + " --op " + c.op + " --n " +
-           std::to_string(c.n) + " --block " + std::to_string(c.block) + " --seed " +
-           std::to_string(c.seed) + " --dist " + c.dist;
-}
-
-// ---- reporting ---------------------------------------------------------------
-
-int exitCodeFor(const RunResult& r) {
-    if (r.status == "pass") return kPass;
-    if (r.status == "fail") return kFail;
-    if (r.status == "not_implemented") return kNotImplemented;
-    return kError;
-}
-
-JsonObject timingJson(const Timing& t) {
-    JsonObject j;
-    j.add("name", t.name).add("median_ms", t.medianMs).add("min_ms", t.minMs).add("max_ms", t.maxMs)
-        .add("reps", t.reps);
-    return j;
-}
-
-template <class Op>
-JsonObject resultJson(const RunConfig& c, const RunResult& r) {
-    using T = typename Op::Element;
-    JsonObject j;
-    j.add("scanlab", 1).add("backend", SCANLAB_BACKEND).add("task", c.task->name)
-        .add("task_number", c.task->number).add("op", c.op).add("n", (unsigned long long)c.n)
-        .add("block", c.block).add("seed", (unsigned long long)c.seed).add("dist", c.dist)
-        .add("status", r.status).add("message", r.message).add("reproduce", reproduceCommand(c));
-    if (r.checked) {
-        j.add("mismatches", (unsigned long long)r.check.mismatches);
-        if (r.check.first) {
-            JsonObject m;
-            m.add("index", (unsigned long long)r.check.first->index)
-                .add("expected", r.check.first->expected).add("got", r.check.first->got);
-            j.add("first_mismatch", m);
-        }
-    }
-    if (!r.hint.empty()) j.add("hint", r.hint);
-    if (r.timing) {
-        const double bytes = double(c.task->bytesMoved) * sizeof(T) * double(c.n);
-        JsonObject t = timingJson(*r.timing);
-        t.add("bytes_per_element", int(c.task->bytesMoved * sizeof(T)))
-            .add("gbps", bytes / (r.timing->medianMs * 1e6));
-        j.add("timing", t);
-        std::string list = "[";
-        for (const auto& b : r.baselines) {
-            JsonObject bj = timingJson(b);
-            bj.add("speedup", b.medianMs / r.timing->medianMs);
-            list += (list.size() > 1 ? ", " : "") + bj.str();
-        }
-        j.raw("baselines", list + "]");
-    }
-    return j;
-}
-
-template <class Op>
-void printResult(const RunConfig& c, const RunResult& r) {
-    using T = typename Op::Element;
-    if (r.status == "not_implemented") {
-        std::printf("  task %d: not implemented (student/%s still has its TODO stub)\n",
-                    c.task->number, c.task->studentFile);
-        return;
-    }
-    if (r.status == "error") {
-        std::printf("  ERROR   %s\n  reproduce: %s\n", r.message.c_str(), reproduceCommand(c).c_str());
-        return;
-    }
-    if (r.checked) {
-        if (r.check.passed()) {
-            const bool one = c.task->task == Task::Reduce || c.n == 1;
-            std::printf("  check   PASS (%zu %s the CPU reference)\n", one ? size_t(1) : c.n,
-                        one ? "element matches" : "elements match");
-        } else {
-            const auto& m = *r.check.first;
-            std::printf("  check   FAIL: %zu of %zu elements differ; first at index %zu: "
-                        "expected %s, got %s\n",
-                        r.check.mismatches, c.task->task == Task::Reduce ? size_t(1) : c.n,
-                        m.index, m.expected.c_str(), m.got.c_str());
-            if (!r.message.empty()) std::printf("  note    %s\n", r.message.c_str());
-            if (!r.hint.empty()) std::printf("  hint    %s\n", r.hint.c_str());
-            std::printf("  reproduce: %s\n", reproduceCommand(c).c_str());
-        }
-    } else {
-        std::printf("  check   skipped (--no-check)\n");
-    }
-    if (r.timing) {
-        const double bytes = double(c.task->bytesMoved) * sizeof(T) * double(c.n);
-        std::printf("  time    median %.4f ms (min %.4f, max %.4f, %d reps)  %.1f GB/s "
-                    "(%d B/element)\n",
-                    r.timing->medianMs, r.timing->minMs, r.timing->maxMs, r.timing->reps,
-                    bytes / (r.timing->medianMs * 1e6), int(c.task->bytesMoved * sizeof(T)));
-        for (const auto& b : r.baselines)
-            std::printf("  vs %-20s %10.4f ms   speedup %.1fx\n", b.name.c_str(), b.medianMs,
-                        b.medianMs / r.timing->medianMs);
-    }
-}
-
-std::string xmlQuote(const std::string& text) {
-    std::string out = "\"";
-    for (char ch : text) {
-        switch (ch) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            default: out += (unsigned char)ch < 0x20 ? ' ' : ch;
-        }
-    }
-    return out + "\"";
-}
-
-void writeJson(const std::string& path, const std::string& json, bool append = false) {
-    if (path.empty()) return;
-    if (path == "-") {
-        std::printf("%s\n", json.c_str());
-        return;
-    }
-    std::ofstream f(path, append ? std::ios::app : std::ios::trunc);
-    if (!f) throw std::runtime_error("cannot write " + path);
-    if (!json.empty()) f << json << "\n";
+std::string usageText() {
+    std::vector<const char*> tasks;
+    for (const auto& t : kTasks) tasks.push_back(t.name);
+    const std::pair<const char*, std::string> fields[] = {
+        {"@TASKS@", joined(tasks.data(), tasks.data() + tasks.size(), " | ")},
+        {"@OPS@", joined(std::begin(kOperatorNames), std::end(kOperatorNames), " | ")},
+        {"@OP@", kOperatorNames[0]},
+        {"@DISTS@", joined(std::begin(kDistributionNames), std::end(kDistributionNames), " | ")},
+        {"@WARP@", std::to_string(kWarpSize)}, {"@MINB@", std::to_string(kMinBlockSize)},
+        {"@MAXB@", std::to_string(kMaxBlockSize)}, {"@BLOCK@", std::to_string(kDefaultBlockSize)},
+        {"@PASS@", std::to_string(kExitPass)}, {"@FAIL@", std::to_string(kExitFail)},
+        {"@USAGE@", std::to_string(kExitUsage)}, {"@NOTIMPL@", std::to_string(kExitNotImplemented)},
+        {"@ERROR@", std::to_string(kExitError)}, {"@NOGPU@", std::to_string(kExitNoGpu)}};
+    std::string text = kUsageText;
+    for (const auto& [key, value] : fields)
+        for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, std::strlen(key), value);
+    return text;
 }
 
 // ---- commands ----------------------------------------------------------------
@@ -333,7 +117,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 "[%s: %s]\n",
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
                 (unsigned long long)c.seed, c.dist.c_str(), SCANLAB_BACKEND, dev.name.c_str());
-    int code = kError;
+    int code = kExitError;
     withOperator(c.op, [&](auto op) {
         using Op = decltype(op);
         const RunResult r = runTask<Op>(c);
@@ -357,7 +141,7 @@ bool noGpu(const char* command) {
 
 int cmdRun(const Args& args) {
     const RunConfig c = parseRunConfig(args);
-    if (noGpu("run")) return kNoGpu;
+    if (noGpu("run")) return kExitNoGpu;
     return runOne(c, queryDevice(), args.get("--json", ""), false);
 }
 
@@ -382,14 +166,14 @@ int cmdBatch(const Args& args) {
         for (auto& w : words) argv.push_back(w.data());
         cases.push_back(parseRunConfig(parseArgs(int(argv.size()), argv.data())));
     }
-    if (noGpu("batch")) return kNoGpu;
+    if (noGpu("batch")) return kExitNoGpu;
     const DeviceInfo dev = queryDevice();
     writeJson(jsonPath, "", false);  // truncate
-    int worst = kPass;
+    int worst = kExitPass;
     for (size_t i = 0; i < cases.size(); ++i) {
         const int code = runOne(cases[i], dev, jsonPath, true, long(i));
-        if (code == kError) return kError;
-        if (code != kPass && worst == kPass) worst = code;
+        if (code == kExitError) return kExitError;
+        if (code != kExitPass && worst == kExitPass) worst = code;
     }
     return worst;
 }
@@ -397,14 +181,14 @@ int cmdBatch(const Args& args) {
 int cmdVerify(const Args& args) {
     RunConfig c = parseRunConfig(args);
     if (c.outputFile.empty()) throw UsageError("verify needs --output FILE");
-    int code = kError;
+    int code = kExitError;
     withOperator(c.op, [&](auto op) {
         using Op = decltype(op);
         using T = typename Op::Element;
         RunResult r;
         try {
             const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
-            const auto got = readRaw<T>(c.outputFile, c.task->task == Task::Reduce ? 1 : c.n);
+            const auto got = readRaw<T>(c.outputFile, outputCount(*c.task, c.n));
             r.checked = true;
             r.check = checkOutput<Op>(c.task->task, input, got);
             if (!r.check.passed()) r.status = "fail";
@@ -419,24 +203,11 @@ int cmdVerify(const Args& args) {
     return code;
 }
 
-template <class T>
-std::vector<T> pick(const std::vector<T>& all, const std::vector<std::string>& names,
-                    std::string (*nameOf)(const T&)) {
-    if (names.empty()) return all;
-    std::vector<T> out;
-    for (const auto& want : names) {
-        auto it = std::find_if(all.begin(), all.end(), [&](const T& x) { return nameOf(x) == want; });
-        if (it == all.end()) throw UsageError("unknown name '" + want + "' in list");
-        out.push_back(*it);
-    }
-    return out;
-}
-
 int cmdTest(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab test: no CUDA device found: skipped (use the emulator build "
                     "without a GPU)\n");
-        return kNoGpu;
+        return kExitNoGpu;
     }
     std::vector<const TaskInfo*> tasks;
     for (const auto& name : args.values.count("--tasks") ? splitList(args.get("--tasks", ""))
@@ -466,9 +237,10 @@ int cmdTest(const Args& args) {
     if (!jsonPath.empty() && jsonPath != "-") writeJson(jsonPath, "", false);  // truncate
 
     std::vector<RunConfig> cases;
+    for (const auto& op : ops) validateOperator(op);
     for (const TaskInfo* task : tasks)
         for (const auto& op : ops) {
-            if (!withOperator(op, [](auto) {})) throw UsageError("unknown operator '" + op + "'");
+            if (!operatorApplies(op, task->task)) continue;
             for (unsigned block : blocks)
                 for (size_t n : kSuiteSizes)
                     if (n <= maxN) cases.push_back(suiteCase(*task, op, n, block));
@@ -533,14 +305,14 @@ int cmdTest(const Args& args) {
                 cases.size(), passed, failed);
     if (notImplemented) std::printf(", %zu not run (task not implemented)", notImplemented);
     std::printf("\n");
-    return failed ? kFail : notImplemented ? kNotImplemented : kPass;
+    return failed ? kExitFail : notImplemented ? kExitNotImplemented : kExitPass;
 }
 
 int cmdInfo(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab info: no CUDA device found\n");
         writeJson(args.get("--json", ""), JsonObject().add("gpu", false).str());
-        return kNoGpu;
+        return kExitNoGpu;
     }
     const DeviceInfo dev = queryDevice();
     // Copy bandwidth: the ceiling every memory-bound kernel here is measured against.
@@ -561,15 +333,53 @@ int cmdInfo(const Args& args) {
         .add("global_memory_bytes", (unsigned long long)dev.globalMemoryBytes)
         .add("copy_gbps", gbps);
     writeJson(args.get("--json", ""), j.str());
-    return kPass;
+    return kExitPass;
+}
+
+// `list WHAT`: the assignment as this driver was compiled with it, one item per line,
+// so that scripts and Makefiles iterate over what the driver knows.
+int cmdList(const Args& args) {
+    if (args.positional.size() != 1) throw UsageError("list needs one of: tasks, operators, "
+                                                      "distributions, student-files, sizes, "
+                                                      "large-sizes, blocks, emulator-max-n, exit-codes");
+    const std::string what = args.positional[0];
+    if (what == "tasks") {
+        for (const auto& t : kTasks) std::printf("%s\n", t.name);
+    } else if (what == "operators") {  // --task T: those graded on task T
+        const TaskInfo* task = nullptr;
+        try {
+            if (args.has("--task")) task = &parseTask(args.get("--task", ""));
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        for (const char* op : kOperatorNames)
+            if (!task || operatorApplies(op, task->task)) std::printf("%s\n", op);
+    } else if (what == "distributions") {
+        for (const char* d : kDistributionNames) std::printf("%s\n", d);
+    } else if (what == "student-files") {
+        for (const auto& t : kStudentTasks) std::printf("%s\n", t.file);
+    } else if (what == "sizes") {
+        for (size_t n : kSuiteSizes) std::printf("%zu\n", n);
+    } else if (what == "large-sizes") {
+        for (size_t n : kSuiteLargeSizes) std::printf("%zu\n", n);
+    } else if (what == "blocks") {
+        for (unsigned b : kSuiteBlocks) std::printf("%u\n", b);
+    } else if (what == "emulator-max-n") {
+        std::printf("%zu\n", kSuiteEmulatorMaxN);
+    } else if (what == "exit-codes") {
+        for (const auto& e : kExitCodeNames) std::printf("%s %d\n", e.name, e.code);
+    } else {
+        throw UsageError("list: unknown list '" + what + "'");
+    }
+    return kExitPass;
 }
 
 int dispatch(int argc, char** argv) {
     try {
         if (argc >= 2 && (std::string(argv[1]) == "help" || std::string(argv[1]) == "--help" ||
                           std::string(argv[1]) == "-h")) {
-            std::fputs(kUsageText, stdout);
-            return kPass;
+            std::fputs(usageText().c_str(), stdout);
+            return kExitPass;
         }
         const Args args = parseArgs(argc, argv);
         if (args.command == "run") return cmdRun(args);
@@ -577,13 +387,14 @@ int dispatch(int argc, char** argv) {
         if (args.command == "batch") return cmdBatch(args);
         if (args.command == "test") return cmdTest(args);
         if (args.command == "info") return cmdInfo(args);
+        if (args.command == "list") return cmdList(args);
         throw UsageError("unknown command '" + args.command + "'");
     } catch (const UsageError& e) {
         std::fprintf(stderr, "scanlab: %s\n(run 'scanlab help' for the options)\n", e.what());
-        return kUsage;
+        return kExitUsage;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "scanlab: error: %s\n", e.what());
-        return kError;
+        return kExitError;
     }
 }
 
@@ -591,7 +402,7 @@ int dispatch(int argc, char** argv) {
 }  // namespace scanlab
 
 int main(int argc, char** argv) {
-    scanlab::program = argv[0];
+    scanlab::programName() = argv[0];
     const int code = scanlab::dispatch(argc, argv);
     std::fflush(stdout);
     return code;

@@ -8,22 +8,26 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "harness/ops.cuh"
+#include "harness/assignment.h"
+#include "harness/operators.cuh"
 
 namespace scanlab {
 
-// Value distributions. Integer operators get small values (sums of 2^28 of them
-// still fit in int32) except where the distribution says otherwise.
+// Value distributions, in the order of [distributions] in data/assignment.toml.
+// Integer operators get small values (sums of 2^28 of them still fit in int32)
+// except where the distribution or the operator's sampling says otherwise.
 enum class Distribution { Random, Ones, Ascending, Descending };
-inline const char* const kDistributionNames[] = {"random", "ones", "ascending", "descending"};
+static_assert(sizeof(kDistributionNames) / sizeof(kDistributionNames[0]) == 4,
+              "data/assignment.toml [distributions] and enum Distribution disagree");
 
 inline Distribution parseDistribution(const std::string& name) {
     for (int d = 0; d < 4; ++d)
         if (name == kDistributionNames[d]) return Distribution(d);
-    throw std::invalid_argument("unknown distribution '" + name +
-                                "' (expected random, ones, ascending or descending)");
+    throw std::invalid_argument("unknown distribution '" + name + "' (expected " +
+                                kDistributionList + ")");
 }
 
 inline uint64_t splitmix64(uint64_t x) {
@@ -48,28 +52,33 @@ inline int32_t sampleInt(Distribution d, uint64_t seed, size_t i, int32_t range)
     }
 }
 
+// An element from an int: the operator's own mapping (Op::fromValue) where its element
+// is not a number.
+template <class Op, class = void>
+struct FromInt {
+    static typename Op::Element make(int32_t v) { return typename Op::Element(v); }
+};
 template <class Op>
-typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i);
+struct FromInt<Op, std::void_t<decltype(Op::fromValue(int32_t(0)))>> {
+    static typename Op::Element make(int32_t v) { return Op::fromValue(v); }
+};
 
-template <>
-inline int32_t sampleElement<Add<int32_t>>(Distribution d, uint64_t seed, size_t i) {
-    return sampleInt(d, seed, i, 1000);
-}
-template <>
-inline float sampleElement<Add<float>>(Distribution d, uint64_t seed, size_t i) {
-    if (d != Distribution::Random) return float(sampleInt(d, seed, i, 0)) / 8.0f;
+// Element i of an input, drawn as the operator's `sample` in data/assignment.toml says.
+template <class Op>
+typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i) {
+    using Traits = OperatorTraits<Op>;
+    using T = typename Op::Element;
     const uint64_t r = splitmix64(seed ^ splitmix64(i));
-    return float(r >> 40) / float(1 << 23) - 1.0f;  // uniform in [-1, 1)
-}
-template <>
-inline int32_t sampleElement<Max<int32_t>>(Distribution d, uint64_t seed, size_t i) {
-    if (d != Distribution::Random) return sampleInt(d, seed, i, 0);
-    return int32_t(uint32_t(splitmix64(seed ^ splitmix64(i))));  // the full int32 range
-}
-template <>
-inline MssTuple sampleElement<Mssp>(Distribution d, uint64_t seed, size_t i) {
-    const int32_t v = sampleInt(d, seed, i, 4);
-    return Mssp::fromValue(d == Distribution::Random ? v : v % 5);
+    if constexpr (Traits::kSample == Sample::UnitFloat) {
+        if (d != Distribution::Random) return T(float(sampleInt(d, seed, i, 0)) / 8.0f);
+        return T(float(r >> 40) / float(1 << 23) - 1.0f);  // uniform in [-1, 1)
+    } else if constexpr (Traits::kSample == Sample::FullInt) {
+        if (d != Distribution::Random) return FromInt<Op>::make(sampleInt(d, seed, i, 0));
+        return FromInt<Op>::make(int32_t(uint32_t(r)));  // every int32 value
+    } else {
+        const int32_t v = sampleInt(d, seed, i, Traits::kRange);
+        return FromInt<Op>::make(d == Distribution::Random ? v : v % (Traits::kRange + 1));
+    }
 }
 
 template <class Op>

@@ -6,6 +6,8 @@
 // with CUDA's semantics. Student and harness code is the same for both.
 #pragma once
 
+#include "harness/assignment.h"
+
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>
 #define SCANLAB_BACKEND "cuda"
@@ -25,6 +27,6 @@
 #define SCANLAB_HD __host__ __device__ __forceinline__
 
 namespace scanlab {
-constexpr unsigned kWarpSize = 32;
+// kWarpSize and the other limits of a run: harness/assignment.h.
 constexpr unsigned kFullMask = 0xffffffffu;
 }  // namespace scanlab

@@ -22,9 +22,6 @@ struct ChunkPolicy {
 // loop over a contiguous range of tiles. 1024 also lets one block finish phase 2.
 constexpr unsigned kMaxBlocks = 1024;
 
-constexpr unsigned kMinBlockSize = 32;
-constexpr unsigned kMaxBlockSize = 1024;
-
 }  // namespace scanlab
 
 namespace scanlab {

@@ -15,7 +15,7 @@
 
 #include "harness/check.h"
 #include "harness/generate.h"
-#include "harness/ops.cuh"
+#include "harness/operators.cuh"
 #include "harness/plans.cuh"
 #include "harness/runtime.cuh"
 #include "harness/tasks.h"
@@ -25,9 +25,9 @@ namespace scanlab {
 // One run's parameters, validated.
 struct RunConfig {
     const TaskInfo* task = nullptr;
-    std::string op = "add-i32";
-    size_t n = size_t(1) << 20;
-    unsigned block = 256;
+    std::string op = kOperatorNames[0];
+    size_t n = size_t(kDefaultN);
+    unsigned block = kDefaultBlockSize;
     uint64_t seed = 1;
     std::string dist = "random";
     bool check = true;
@@ -79,7 +79,7 @@ struct TaskRunner {
     Workspace<Op> ws;
 
     explicit TaskRunner(const RunConfig& c)
-        : cfg(c), in(c.n), out(c.task->task == Task::Reduce ? 1 : c.n) {}
+        : cfg(c), in(c.n), out(outputCount(*c.task, c.n)) {}
 
     // The student's (or reference) kernels for the task.
     void launch() {
@@ -109,7 +109,7 @@ struct Timing {
     int reps = 0;
 };
 
-double median(std::vector<double> v) {
+inline double median(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     const size_t m = v.size() / 2;
     return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);

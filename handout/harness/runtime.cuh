@@ -46,7 +46,6 @@ struct DeviceInfo {
     int computeMinor = 0;
     int multiprocessors = 0;
     size_t globalMemoryBytes = 0;
-    size_t sharedMemoryPerBlock = 0;
 };
 
 inline DeviceInfo queryDevice() {
@@ -55,7 +54,7 @@ inline DeviceInfo queryDevice() {
     checkCuda(cudaGetDevice(&device), "cudaGetDevice");
     checkCuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
     return DeviceInfo{prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-                      prop.totalGlobalMem, prop.sharedMemPerBlock};
+                      prop.totalGlobalMem};
 }
 
 // Owning device array of n elements (RAII over cudaMalloc/cudaFree).

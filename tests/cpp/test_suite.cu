@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "harness/operators.cuh"
 #include "harness/run.h"
 #include "harness/suite.h"
 
@@ -14,12 +15,11 @@ using namespace scanlab;
 
 namespace {
 
-constexpr int kSkipped = 77;  // CTest's SKIP_RETURN_CODE
-
 void runSuite(const char* taskName) {
     const bool emulated = std::string(SCANLAB_BACKEND) == "emulator";
     size_t cases = 0;
     for (const char* op : kOperatorNames)
+        if (operatorApplies(op, parseTask(taskName).task))
         for (unsigned block : kSuiteBlocks)
             for (size_t n : kSuiteSizes) {
                 if (emulated && n > kSuiteEmulatorMaxN) continue;
@@ -52,7 +52,7 @@ TEST_CASE("scan-exclusive: reference over the suite", "[scan-exclusive]") {
 int main(int argc, char** argv) {
     if (deviceCount() == 0) {
         std::printf("no CUDA device: skipped\n");
-        return kSkipped;
+        return kExitNoGpu;  // CTest's SKIP_RETURN_CODE
     }
     return Catch::Session().run(argc, argv);
 }

@@ -1,29 +1,37 @@
 #!/usr/bin/env bash
-# compute-sanitizer (memcheck, racecheck, synccheck) over every task and operator of
-# the reference on small and multi-tile sizes. Exit 77 (CTest: skipped) without a GPU
-# or without compute-sanitizer.
+# compute-sanitizer (memcheck, racecheck, synccheck) over every task and operator the
+# driver knows (`scanlab list`: data/assignment.toml) on small and multi-tile sizes.
+# Exits with the driver's no-GPU status (CTest: skipped) without a GPU or without
+# compute-sanitizer.
 # usage: sanitize.sh <driver> [tool ...]
+#        SCANLAB_LIST_CASES=1 sanitize.sh <driver>   print the runs, run nothing
 set -u
 driver=$1; shift
 tools=("${@:-memcheck racecheck synccheck}")
-command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: skipped"; exit 77; }
-. "$(dirname "$0")/require_gpu.sh"; require_gpu "$driver"
-failures=0
-for tool in ${tools[@]}; do
-  for task in warp-scan reduce scan scan-exclusive; do
-    for op in add-i32 add-f32 max-i32 mssp; do
+cases() {
+  for task in $("$driver" list tasks); do
+    for op in $("$driver" list operators --task "$task"); do
       for spec in "1 32" "70001 1024" "300007 32"; do
         set -- $spec
-        log=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" run --task $task \
-              --op $op --n $1 --block $2 2>&1); rc=$?
-        if [ $rc -ne 0 ]; then
-          echo "FAIL [$tool] $task $op n=$1 block=$2 (exit $rc)"; echo "$log" | tail -n 20
-          failures=$((failures + 1))
-        fi
+        echo "--task $task --op $op --n $1 --block $2"
       done
     done
   done
+}
+if [ -n "${SCANLAB_LIST_CASES:-}" ]; then cases; exit 0; fi
+. "$(dirname "$0")/require_gpu.sh"; require_gpu "$driver"
+command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: skipped"; exit "$skip"; }
+failures=0 runs=0
+for tool in ${tools[@]}; do
+  while read -r args; do
+    log=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" run $args 2>&1); rc=$?
+    runs=$((runs + 1))
+    if [ $rc -ne 0 ]; then
+      echo "FAIL [$tool] $args (exit $rc)"; echo "$log" | tail -n 20
+      failures=$((failures + 1))
+    fi
+  done < <(cases)
   echo "$tool: done"
 done
-echo "sanitizer failures: $failures"
-exit $((failures > 0))
+echo "sanitizer runs: $runs, failures: $failures"
+exit $((failures > 0 || runs == 0))

@@ -1,6 +1,7 @@
 """tools/make_handout.py: the handout README's points table follows the rubric."""
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
+from grader.assignment import default_assignment
 from grader.rubric import load_rubric
 
 spec = importlib.util.spec_from_file_location("make_handout", REPO / "tools" / "make_handout.py")
@@ -36,14 +38,52 @@ def test_test_rubric_table_differs_in_limits():
 
 
 def test_readme_between_markers_only():
+    a = default_assignment()
     readme = ("# title\nbefore\n" + make_handout.README_RUBRIC_BEGIN + "stale table\n"
-              + make_handout.README_RUBRIC_END + "after\n")
-    out = make_handout.readme_with_rubric(readme)
+              + make_handout.README_RUBRIC_END + "middle\n" + make_handout.README_DRIVER_BEGIN
+              + "stale options\n" + make_handout.README_DRIVER_END + "after\n")
+    out = make_handout.readme_with_tables(readme, a)
     assert out.startswith("# title\nbefore\n" + make_handout.README_RUBRIC_BEGIN + "| task |")
-    assert out.endswith(make_handout.README_RUBRIC_END + "after\n")
-    assert "stale table" not in out
+    assert make_handout.README_RUBRIC_END + "middle\n" + make_handout.README_DRIVER_BEGIN + "| option |" in out
+    assert out.endswith(make_handout.README_DRIVER_END + "after\n")
+    assert "stale table" not in out and "stale options" not in out
 
 
 def test_readme_without_markers_is_an_error():
-    with pytest.raises(SystemExit, match="rubric markers"):
-        make_handout.readme_with_rubric("# a README with no table\n")
+    with pytest.raises(SystemExit, match="markers of the points table"):
+        make_handout.readme_with_tables("# a README with no table\n", default_assignment())
+
+
+def test_driver_tables_follow_the_manifest():
+    a = default_assignment()
+    changed = dataclasses.replace(a, operators=a.operators + (dataclasses.replace(
+        a.operators[0], name="min-i32", cpp="Min<int32_t>"),),
+        exit_codes=dataclasses.replace(a.exit_codes, no_gpu=99))
+    tables = make_handout.driver_tables(changed)
+    assert "`mssp`, `min-i32` |" in tables
+    assert "| 99 | no GPU found" in tables and "| 77 |" not in tables
+
+
+def test_generated_headers_follow_the_manifest():
+    a = default_assignment()
+    header = make_handout.assignment_header(a)
+    for d in a.driver_tasks:
+        assert f'{{Task::{d.enum}, "{d.name}", {d.task}, ' in header
+    assert f"kExitNoGpu = {a.exit_codes.no_gpu}," in header
+    ops = make_handout.operators_header(a)
+    for o in a.operators:
+        assert f'if (name == "{o.name}") return f({o.cpp}{{}}), true;' in ops
+        assert f"static_assert(sizeof({o.cpp}::Element) == {o.element_bytes}," in ops
+    cmake = make_handout.assignment_cmake(a)
+    assert f"set(SCANLAB_DRIVER_TASKS {' '.join(a.driver_task_names)})" in cmake
+
+
+def test_a_kernel_missing_from_its_file_is_reported(tmp_path: Path):
+    a = default_assignment()
+    for t in a.tasks:
+        (tmp_path / t.file).write_text("\n".join(f"void {k}(int);" for k in t.kernels))
+    assert make_handout.kernel_problems(a, tmp_path) == []
+    first = a.tasks[0]
+    (tmp_path / first.file).write_text("// nothing here\n")
+    problems = make_handout.kernel_problems(a, tmp_path)
+    assert len(problems) == len(first.kernels) and first.kernels[0] in problems[0]

@@ -1,0 +1,349 @@
+"""The assignment's one definition (data/assignment.toml): tasks, driver tasks,
+operators, distributions, the driver's exit codes and the limits of a run.
+
+The driver is compiled from the same file (tools/make_handout.py generates
+handout/harness/assignment.h from it), so the grader and the driver agree by
+construction; tests check that they still do.
+"""
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "assignment.toml"
+SAMPLE_KINDS = ("small-int", "full-int", "unit-float")
+OUTPUT_RULES = ("n", "one")
+
+
+class AssignmentError(ValueError):
+    """A malformed assignment manifest."""
+
+
+class CountError(ValueError):
+    """A size that is not a count in the size grammar."""
+
+
+_POWER = r"\d+(?:\^\d+)?"
+_TERM = rf"{_POWER}(?:\*{_POWER})*"
+_EXPRESSION = re.compile(rf"{_TERM}(?:[+-]{_TERM})*")
+_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE]\d+")
+
+
+def parse_count(value: int | str) -> int:
+    """'1000', '2^20', '3*2^20', '2^24+43', '2^26-1', '1e6' -> an element count.
+
+    The driver's --n reads the same grammar (harness/args.h); the examples of
+    [sizes.examples] in the manifest are checked against both.
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise CountError(f"size {value!r} is not a number")
+    if isinstance(value, int):
+        return value
+    text = value.replace(" ", "")
+    if _SCIENTIFIC.fullmatch(text):
+        mantissa, _, exponent = text.lower().partition("e")
+        if int(exponent) > 19:
+            raise CountError(f"size {value!r}: exponent too large")
+        number = float(mantissa) * 10 ** int(exponent)
+        if number != int(number):
+            raise CountError(f"size {value!r} is not a whole number")
+        return int(number)
+    if not _EXPRESSION.fullmatch(text):
+        raise CountError(f"size {value!r}: expected a number such as 1000, 2^20, 3*2^20, "
+                         "2^24+43 or 1e6")
+    total = 0
+    for sign, term in re.findall(r"([+-]?)([^+-]+)", text):
+        product = 1
+        for factor in term.split("*"):
+            base, _, exponent = factor.partition("^")
+            if exponent and int(exponent) > 62:
+                raise CountError(f"size {value!r}: exponent too large")
+            product *= int(base) ** int(exponent) if exponent else int(base)
+        total += -product if sign == "-" else product
+    return total
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    cpp: str
+    element_bytes: int
+    commutative: bool
+    identity: str
+    sample: str
+    range: int
+    description: str
+    tasks: tuple[str, ...]     # driver tasks it applies to
+
+
+@dataclass(frozen=True)
+class Task:
+    """What a student writes, in one file of student/."""
+    number: int
+    title: str
+    file: str
+    kernels: tuple[str, ...]
+    driver_tasks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DriverTask:
+    """What `scanlab run --task NAME` runs."""
+    name: str
+    enum: str
+    task: int
+    output: str                # "n" or "one"
+    elements_moved: int
+    baselines: tuple[str, ...]
+
+    def output_count(self, n: int) -> int:
+        return 1 if self.output == "one" else n
+
+
+@dataclass(frozen=True)
+class ExitCodes:
+    passed: int
+    fail: int
+    usage: int
+    not_implemented: int
+    error: int
+    no_gpu: int
+
+
+@dataclass(frozen=True)
+class RunLimits:
+    warp_size: int
+    min_block: int
+    max_block: int
+    min_n: int
+    max_n: int
+    default_n: int
+    default_block: int
+
+    def block_problem(self, block: int) -> str:
+        """Why `block` cannot be a block size ('' when it can)."""
+        if block % self.warp_size or not self.min_block <= block <= self.max_block:
+            return (f"block {block} is not a multiple of {self.warp_size} in "
+                    f"[{self.min_block}, {self.max_block}]")
+        return ""
+
+
+@dataclass(frozen=True)
+class Assignment:
+    path: Path
+    limits: RunLimits
+    size_examples: dict[str, int]
+    exit_codes: ExitCodes
+    operators: tuple[Operator, ...]
+    distributions: tuple[str, ...]
+    tasks: tuple[Task, ...]
+    driver_tasks: tuple[DriverTask, ...]
+
+    @property
+    def operator_names(self) -> tuple[str, ...]:
+        return tuple(o.name for o in self.operators)
+
+    @property
+    def driver_task_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.driver_tasks)
+
+    def operator(self, name: str) -> Operator:
+        for o in self.operators:
+            if o.name == name:
+                return o
+        raise KeyError(name)
+
+    def driver_task(self, name: str) -> DriverTask:
+        for d in self.driver_tasks:
+            if d.name == name:
+                return d
+        raise KeyError(name)
+
+    def task(self, number: int) -> Task:
+        for t in self.tasks:
+            if t.number == number:
+                return t
+        raise KeyError(number)
+
+    def task_of_file(self, file: str) -> Task | None:
+        return next((t for t in self.tasks if t.file == file), None)
+
+    def operators_for(self, driver_task: str) -> tuple[str, ...]:
+        return tuple(o.name for o in self.operators if driver_task in o.tasks)
+
+    def output_bytes(self, driver_task: str, op: str, n: int) -> int:
+        return self.driver_task(driver_task).output_count(n) * self.operator(op).element_bytes
+
+    def bytes_moved(self, driver_task: str, op: str, n: int) -> int:
+        """What a perfect kernel reads + writes: the bytes GB/s is computed from."""
+        return self.driver_task(driver_task).elements_moved * self.operator(op).element_bytes * n
+
+    def exit_meaning(self, code: int | None) -> str:
+        names = {self.exit_codes.passed: "pass", self.exit_codes.fail: "fail",
+                 self.exit_codes.usage: "usage", self.exit_codes.not_implemented: "not_implemented",
+                 self.exit_codes.error: "error", self.exit_codes.no_gpu: "no_gpu"}
+        return names.get(code, "") if code is not None else ""
+
+
+# ---- loading ----------------------------------------------------------------------------
+
+class _Table:
+    def __init__(self, data: Any, where: str):
+        if not isinstance(data, dict):
+            raise AssignmentError(f"{where}: expected a table")
+        self.data, self.where = data, where
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        if key not in self.data:
+            if default is None:
+                raise AssignmentError(f"{self.where}: `{key}` is missing")
+            return default
+        value = self.data[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+            raise AssignmentError(f"{self.where}: `{key}` = {value!r} has the wrong type")
+        return value
+
+    def strings(self, key: str, default: tuple[str, ...] | None = None) -> tuple[str, ...]:
+        value = self.get(key, list, None if default is None else list(default))
+        if not all(isinstance(v, str) for v in value):
+            raise AssignmentError(f"{self.where}: `{key}` must be a list of strings")
+        return tuple(value)
+
+    def count(self, key: str) -> int:
+        try:
+            return parse_count(self.get(key, (int, str)))
+        except CountError as e:
+            raise AssignmentError(f"{self.where}: `{key}`: {e}") from None
+
+    def unknown(self, known: set[str]) -> None:
+        extra = set(self.data) - known
+        if extra:
+            raise AssignmentError(f"{self.where}: unknown key(s) {', '.join(sorted(extra))}")
+
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
+
+
+def _unique(items: list[Any], key: str, what: str) -> None:
+    values = [getattr(i, key) for i in items]
+    dup = {v for v in values if values.count(v) > 1}
+    if dup:
+        raise AssignmentError(f"two {what} share the {key} {', '.join(map(str, sorted(dup)))}")
+
+
+def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
+    top = _Table(data, str(path.name))
+    top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task"})
+    lt = _Table(data.get("limits", {}), "[limits]")
+    lt.unknown({"warp_size", "min_block", "max_block", "min_n", "max_n", "default_n", "default_block"})
+    limits = RunLimits(lt.get("warp_size", int), lt.get("min_block", int), lt.get("max_block", int),
+                       lt.count("min_n"), lt.count("max_n"), lt.count("default_n"),
+                       lt.get("default_block", int))
+    if limits.block_problem(limits.default_block) or not limits.min_n <= limits.default_n <= limits.max_n:
+        raise AssignmentError("[limits]: the defaults are outside the limits")
+
+    examples_table = _Table(_Table(data.get("sizes", {}), "[sizes]").data.get("examples", {}),
+                            "[sizes.examples]")
+    examples: dict[str, int] = {}
+    for text, value in examples_table.data.items():
+        if not isinstance(value, int) or parse_count(text) != value:
+            raise AssignmentError(f"[sizes.examples]: {text!r} is not {value!r}")
+        examples[text] = value
+
+    et = _Table(data.get("exit_codes", {}), "[exit_codes]")
+    et.unknown({"pass", "fail", "usage", "not_implemented", "error", "no_gpu"})
+    codes = ExitCodes(et.get("pass", int), et.get("fail", int), et.get("usage", int),
+                      et.get("not_implemented", int), et.get("error", int), et.get("no_gpu", int))
+    if len(set(vars(codes).values())) != len(vars(codes)):
+        raise AssignmentError("[exit_codes]: two meanings share a code")
+
+    distributions = _Table(data.get("distributions", {}), "[distributions]").strings("names")
+
+    tables = data.get("driver_task", [])
+    driver_tasks: list[DriverTask] = []
+    for i, raw in enumerate(tables if isinstance(tables, list) else []):
+        t = _Table(raw, f"[[driver_task]] #{i + 1}")
+        t.unknown({"name", "enum", "task", "output", "elements_moved", "baselines"})
+        d = DriverTask(t.get("name", str), t.get("enum", str), t.get("task", int),
+                       t.get("output", str), t.get("elements_moved", int), t.strings("baselines", ()))
+        if not _NAME.fullmatch(d.name) or not _IDENT.fullmatch(d.enum):
+            raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes and `enum` "
+                                  "a C++ identifier")
+        if d.output not in OUTPUT_RULES:
+            raise AssignmentError(f"{t.where}: `output` must be one of {', '.join(OUTPUT_RULES)}")
+        driver_tasks.append(d)
+    if not driver_tasks:
+        raise AssignmentError("the manifest defines no [[driver_task]]")
+    _unique(driver_tasks, "name", "driver tasks")
+    _unique(driver_tasks, "enum", "driver tasks")
+    names = tuple(d.name for d in driver_tasks)
+
+    tasks: list[Task] = []
+    for i, raw in enumerate(data.get("task", []) or []):
+        t = _Table(raw, f"[[task]] #{i + 1}")
+        t.unknown({"number", "title", "file", "kernels"})
+        number = t.get("number", int)
+        file = t.get("file", str)
+        if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", file):
+            raise AssignmentError(f"{t.where}: `file` must be a plain .cuh file name (found {file!r})")
+        kernels = t.strings("kernels")
+        if not kernels or not all(_IDENT.fullmatch(k) for k in kernels):
+            raise AssignmentError(f"{t.where}: `kernels` must name C++ functions")
+        mine = tuple(d.name for d in driver_tasks if d.task == number)
+        if not mine:
+            raise AssignmentError(f"{t.where}: no [[driver_task]] checks task {number}")
+        tasks.append(Task(number, t.get("title", str), file, kernels, mine))
+    if not tasks:
+        raise AssignmentError("the manifest defines no [[task]]")
+    _unique(tasks, "number", "tasks")
+    _unique(tasks, "file", "tasks")
+    for d in driver_tasks:
+        if d.task not in {t.number for t in tasks}:
+            raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
+
+    operators: list[Operator] = []
+    for i, raw in enumerate(data.get("operator", []) or []):
+        t = _Table(raw, f"[[operator]] #{i + 1}")
+        t.unknown({"name", "cpp", "element_bytes", "commutative", "identity", "sample", "range",
+                   "description", "tasks"})
+        op = Operator(t.get("name", str), t.get("cpp", str), t.get("element_bytes", int),
+                      t.get("commutative", bool), t.get("identity", str), t.get("sample", str),
+                      t.get("range", int, 0), t.get("description", str, ""), t.strings("tasks", names))
+        if not _NAME.fullmatch(op.name):
+            raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
+        if op.sample not in SAMPLE_KINDS:
+            raise AssignmentError(f"{t.where}: `sample` must be one of {', '.join(SAMPLE_KINDS)}")
+        if op.sample == "small-int" and op.range < 1:
+            raise AssignmentError(f"{t.where}: sample \"small-int\" needs a `range` of at least 1")
+        unknown = set(op.tasks) - set(names)
+        if unknown:
+            raise AssignmentError(f"{t.where}: `tasks`: unknown driver task(s) {', '.join(sorted(unknown))}")
+        operators.append(op)
+    if not operators:
+        raise AssignmentError("the manifest defines no [[operator]]")
+    _unique(operators, "name", "operators")
+    _unique(operators, "cpp", "operators")
+
+    return Assignment(path, limits, examples, codes, tuple(operators), distributions,
+                      tuple(tasks), tuple(driver_tasks))
+
+
+def load_assignment(path: Path = DEFAULT_PATH) -> Assignment:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise AssignmentError(f"cannot read the assignment {path}: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise AssignmentError(f"{path}: not valid TOML: {e}") from None
+    return parse_assignment(data, path.resolve())
+
+
+@functools.cache
+def default_assignment() -> Assignment:
+    """data/assignment.toml of this checkout, read once."""
+    return load_assignment(DEFAULT_PATH)

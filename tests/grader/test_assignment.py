@@ -1,0 +1,149 @@
+"""data/assignment.toml: the grader's reading of it, and that every consumer agrees.
+
+The driver is compiled from the manifest (harness/assignment.h, operators.cuh), so a
+driver built here must list exactly what the grader reads; the emulator driver is
+used, which builds without a GPU.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from grader.assignment import (AssignmentError, CountError, default_assignment, load_assignment,
+                               parse_assignment, parse_count)
+from grader.rubric import load_rubric
+
+EMU_DRIVER = REPO / "build" / "scanlab-reference-emu"
+MANIFEST = REPO / "data" / "assignment.toml"
+
+
+def manifest_data() -> dict:
+    return tomllib.loads(MANIFEST.read_text())
+
+
+def test_the_manifest():
+    a = default_assignment()
+    assert a.driver_task_names == ("warp-scan", "reduce", "scan", "scan-exclusive")
+    assert [t.file for t in a.tasks] == ["warp_scan.cuh", "reduce.cuh", "scan.cuh"]
+    assert a.task(3).driver_tasks == ("scan", "scan-exclusive")
+    assert a.operator("mssp").element_bytes == 16 and not a.operator("mssp").commutative
+    assert a.output_bytes("reduce", "mssp", 1000) == 16
+    assert a.output_bytes("scan", "add-i32", 1000) == 4000
+    assert a.bytes_moved("scan", "add-i32", 1000) == 8000
+    assert a.exit_meaning(a.exit_codes.no_gpu) == "no_gpu" and a.exit_meaning(None) == ""
+
+
+def test_size_grammar_examples():
+    for text, value in default_assignment().size_examples.items():
+        assert parse_count(text) == value
+
+
+@pytest.mark.parametrize("text", ["", "2^", "x", "--1", "2^100", "1.5e0x", "-5", "5+", True, 1.5])
+def test_size_grammar_rejects(text):
+    with pytest.raises(CountError):
+        parse_count(text)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d["operator"].append(dict(d["operator"][0])), "share the name"),
+    (lambda d: d["operator"][0].update(sample="gauss"), "sample"),
+    (lambda d: d["operator"][0].update(tasks=["sort"]), "unknown driver task"),
+    (lambda d: d["driver_task"][3].update(task=9), "no \\[\\[task\\]\\] number 9"),
+    (lambda d: d["driver_task"][0].update(output="two"), "output"),
+    (lambda d: d["task"][0].update(file="../x.cuh"), "plain .cuh"),
+    (lambda d: d["exit_codes"].update(no_gpu=1), "share a code"),
+    (lambda d: d["sizes"]["examples"].update({"2^10": 1000}), "is not 1000"),
+    (lambda d: d["limits"].update(default_block=48), "defaults"),
+    (lambda d: d.update(colour="red"), "unknown key"),
+])
+def test_bad_manifests_are_refused(change, message):
+    data = manifest_data()
+    change(data)
+    with pytest.raises(AssignmentError, match=message):
+        parse_assignment(data, MANIFEST)
+
+
+def test_a_missing_manifest():
+    with pytest.raises(AssignmentError, match="cannot read"):
+        load_assignment(REPO / "no-such-file.toml")
+
+
+def test_operators_restricted_to_some_tasks_leave_the_others_out():
+    data = manifest_data()
+    data["operator"][1]["tasks"] = ["reduce"]   # add-f32 on reduce only
+    a = parse_assignment(data, MANIFEST)
+    assert "add-f32" in a.operators_for("reduce") and "add-f32" not in a.operators_for("scan")
+
+
+def test_rubric_tasks_come_from_the_manifest():
+    r = load_rubric(REPO / "data" / "rubric.toml")
+    a = default_assignment()
+    assert [(t.number, t.title, t.file, t.driver_tasks) for t in r.tasks] == \
+        [(t.number, t.title, t.file, t.driver_tasks) for t in a.tasks]
+    graded_ops = {c.op for c in r.cases}
+    assert graded_ops == set(a.operator_names)
+    assert {c.task for c in r.cases} == set(a.driver_task_names)
+
+
+# ---- the compiled driver agrees with the manifest -----------------------------------------
+
+def driver(*args: str) -> subprocess.CompletedProcess:
+    if not EMU_DRIVER.is_file():
+        pytest.skip(f"{EMU_DRIVER} is not built (make)")
+    return subprocess.run([str(EMU_DRIVER), *args], capture_output=True, text=True, timeout=120)
+
+
+def listed(what: str, *more: str) -> list[str]:
+    r = driver("list", what, *more)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.split("\n")[:-1]
+
+
+def test_driver_lists_what_the_manifest_defines():
+    a = default_assignment()
+    assert tuple(listed("tasks")) == a.driver_task_names
+    assert tuple(listed("operators")) == a.operator_names
+    for d in a.driver_task_names:
+        assert tuple(listed("operators", "--task", d)) == a.operators_for(d)
+    assert tuple(listed("distributions")) == a.distributions
+    assert listed("student-files") == [t.file for t in a.tasks]
+    codes = dict(line.split() for line in listed("exit-codes"))
+    assert {k: int(v) for k, v in codes.items()} == {
+        "pass": a.exit_codes.passed, "fail": a.exit_codes.fail, "usage": a.exit_codes.usage,
+        "not-implemented": a.exit_codes.not_implemented, "error": a.exit_codes.error,
+        "no-gpu": a.exit_codes.no_gpu}
+    suite = tomllib.loads((REPO / "data" / "cases.toml").read_text())["suite"]
+    assert [int(n) for n in listed("sizes")] == suite["sizes"]
+    assert [int(b) for b in listed("blocks")] == suite["blocks"]
+
+
+def test_driver_reads_the_size_grammar_and_exits_as_declared(tmp_path: Path):
+    a = default_assignment()
+    for text, value in a.size_examples.items():
+        if value > 70000:
+            continue  # the emulator is slow; the C++ test cpp.reference reads every example
+        out = tmp_path / "r.json"
+        r = driver("run", "--task", "reduce", "--n", text, "--json", str(out))
+        assert r.returncode == a.exit_codes.passed, r.stdout + r.stderr
+        assert json.loads(out.read_text())["n"] == value
+    assert driver("run", "--task", "reduce", "--n", "2^").returncode == a.exit_codes.usage
+    assert driver("run", "--task", "reduce", "--block", "48").returncode == a.exit_codes.usage
+
+
+def test_driver_output_and_baselines_follow_the_manifest(tmp_path: Path):
+    a = default_assignment()
+    for d in a.driver_tasks:
+        for op in a.operators_for(d.name):
+            out, js = tmp_path / f"{d.name}.{op}.bin", tmp_path / f"{d.name}.{op}.json"
+            r = driver("run", "--task", d.name, "--op", op, "--n", "1000", "--output", str(out),
+                       "--json", str(js), "--time", "--baselines", "--warmup", "0", "--reps", "1")
+            assert r.returncode == a.exit_codes.passed, r.stdout + r.stderr
+            assert out.stat().st_size == a.output_bytes(d.name, op, 1000)
+            result = json.loads(js.read_text())
+            assert result["timing"]["bytes_per_element"] * 1000 == a.bytes_moved(d.name, op, 1000)
+            assert tuple(b["name"] for b in result["baselines"]) == d.baselines
