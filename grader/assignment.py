@@ -84,6 +84,7 @@ class Operator:
 class Task:
     """What a student writes, in one file of student/."""
     number: int
+    name: str
     title: str
     file: str
     kernels: tuple[str, ...]
@@ -286,7 +287,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     tasks: list[Task] = []
     for i, raw in enumerate(data.get("task", []) or []):
         t = _Table(raw, f"[[task]] #{i + 1}")
-        t.unknown({"number", "title", "file", "kernels"})
+        t.unknown({"number", "name", "title", "file", "kernels"})
         number = t.get("number", int)
         file = t.get("file", str)
         if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", file):
@@ -297,10 +298,14 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         mine = tuple(d.name for d in driver_tasks if d.task == number)
         if not mine:
             raise AssignmentError(f"{t.where}: no [[driver_task]] checks task {number}")
-        tasks.append(Task(number, t.get("title", str), file, kernels, mine))
+        name = t.get("name", str)
+        if not _NAME.fullmatch(name):
+            raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
+        tasks.append(Task(number, name, t.get("title", str), file, kernels, mine))
     if not tasks:
         raise AssignmentError("the manifest defines no [[task]]")
     _unique(tasks, "number", "tasks")
+    _unique(tasks, "name", "tasks")
     _unique(tasks, "file", "tasks")
     for d in driver_tasks:
         if d.task not in {t.number for t in tasks}:

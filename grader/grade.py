@@ -300,7 +300,7 @@ class Session:
             graded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             grader_version=__version__, rubric=str(self.rubric.path),
             reproduce=self.reproduce_command(path))
-        result.tasks = [TaskResult(t.number, t.title, t.file, status="not_graded",
+        result.tasks = [TaskResult(t.number, t.name, t.title, t.file, status="not_graded",
                                    correctness_max=t.correctness_points,
                                    performance_max=t.performance_points) for t in self.rubric.tasks]
         result.integration = IntegrationResult(max_points=self.rubric.integration.points)
@@ -318,7 +318,7 @@ class Session:
             files={n: f.path for n, f in sub.files.items()}, missing=dict(sub.missing),
             ignored=list(sub.ignored), notes=list(sub.notes), error=sub.error,
             reproduce=self.reproduce_command(path))
-        tasks = [TaskResult(t.number, t.title, t.file, correctness_max=t.correctness_points,
+        tasks = [TaskResult(t.number, t.name, t.title, t.file, correctness_max=t.correctness_points,
                             performance_max=t.performance_points) for t in rubric.tasks]
         result.tasks = tasks
         result.integration = IntegrationResult(max_points=rubric.integration.points)

@@ -23,6 +23,7 @@ class BuildInfo:
 @dataclass
 class TaskResult:
     number: int
+    name: str                                 # the task's name in data/assignment.toml
     title: str
     file: str
     status: str = "graded"

@@ -43,7 +43,7 @@ class PerfCase:
     task: str
     op: str
     n: int
-    block: int = 256
+    block: int
 
     def as_case(self) -> Case:
         return Case(self.task, self.op, self.n, self.block, "random", False, "performance")
@@ -53,7 +53,8 @@ class PerfCase:
 class TaskRubric:
     """A task of the assignment with the points the rubric gives it."""
     number: int
-    title: str                     # from data/assignment.toml
+    name: str                      # from data/assignment.toml
+    title: str                     # ditto
     file: str                      # the student file, under student/ (data/assignment.toml)
     driver_tasks: tuple[str, ...]  # the driver tasks whose cases it must pass (ditto)
     correctness_points: float
@@ -61,7 +62,7 @@ class TaskRubric:
     perf: tuple[PerfCase, ...]
 
     @property
-    def name(self) -> str:
+    def label(self) -> str:
         return f"task {self.number}"
 
     @property
@@ -393,7 +394,7 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
             raise RubricError(f"{pt.where}: task {number} is checked by "
                               f"{', '.join(task.driver_tasks)}, not {pc.task}")
         perf.append(pc)
-    return TaskRubric(number, task.title, task.file, task.driver_tasks,
+    return TaskRubric(number, task.name, task.title, task.file, task.driver_tasks,
                       t.number("correctness_points", 0), t.number("performance_points", 0),
                       tuple(perf))
 

@@ -22,14 +22,10 @@ build=build
 failed=0
 
 batch_of_ten() {
-  # The same ten fixtures as tests/grader/test_batch.py, graded on the GPU.
+  # The batch of ten of tests/grader/test_batch.py (tools/fixtures.py BATCH_OF_TEN), on the GPU.
   local class=$build/gpu-check-class
   rm -rf "$class" "$build/gpu-check-parts"
-  local py=python3  # the fixtures' conftest imports pytest: the test venv has it
-  [ -x .venv/bin/python ] && py=.venv/bin/python
-  "$py" -c 'import sys; from pathlib import Path; sys.path.insert(0, "tests/grader")
-from conftest import compose_class; from test_batch import TEN
-compose_class(TEN, Path(sys.argv[1]), Path(sys.argv[2]))' "$class" "$build/gpu-check-parts" || return
+  python3 tools/fixtures.py class "$class" --parts "$build/gpu-check-parts" || return
   python3 -m grader batch "$class" --out "$logs/batch"
 }
 

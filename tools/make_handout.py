@@ -133,7 +133,8 @@ def assignment_header(a: Assignment) -> str:
         f"{d.elements_moved}, Output::{'One' if d.output == 'one' else 'PerElement'}, "
         f"{c_string(','.join(d.baselines))}}}," for d in a.driver_tasks)
     students = "\n".join(
-        f"    {{{t.number}, {c_string(t.title)}, {c_string(t.file)}, {c_string(','.join(t.kernels))}}},"
+        f"    {{{t.number}, {c_string(t.name)}, {c_string(t.title)}, {c_string(t.file)}, "
+        f"{c_string(','.join(t.kernels))}}},"
         for t in a.tasks)
     examples = "\n".join(f"    {{{c_string(k)}, {v}ull}}," for k, v in a.size_examples.items())
     return (
@@ -172,7 +173,8 @@ def assignment_header(a: Assignment) -> str:
         f"inline const TaskInfo kTasks[] = {{\n{tasks}\n}};\n"
         f"inline constexpr const char* kTaskList = {c_string(spoken_list(a.driver_task_names))};\n\n"
         "// [[task]]: what students write, one file each\n"
-        "struct StudentTask {\n    int number;\n    const char* title;\n    const char* file;\n"
+        "struct StudentTask {\n    int number;\n    const char* name;\n    const char* title;\n"
+        "    const char* file;\n"
         "    const char* kernels;  // comma-separated\n};\n"
         f"inline const StudentTask kStudentTasks[] = {{\n{students}\n}};\n\n"
         "// [distributions]\n"

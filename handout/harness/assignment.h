@@ -57,14 +57,15 @@ inline constexpr const char* kTaskList = "warp-scan, reduce, scan or scan-exclus
 // [[task]]: what students write, one file each
 struct StudentTask {
     int number;
+    const char* name;
     const char* title;
     const char* file;
     const char* kernels;  // comma-separated
 };
 inline const StudentTask kStudentTasks[] = {
-    {1, "warp-level inclusive scan (scanIncWarp)", "warp_scan.cuh", "scanIncWarp"},
-    {2, "reduce (block reduce, two-stage reduction)", "reduce.cuh", "reduceBlocksKernel"},
-    {3, "scan of any length (inclusive and exclusive)", "scan.cuh", "scanBlocksKernel"},
+    {1, "warp-scan", "warp-level inclusive scan (scanIncWarp)", "warp_scan.cuh", "scanIncWarp"},
+    {2, "reduce", "reduce (block reduce, two-stage reduction)", "reduce.cuh", "reduceBlocksKernel"},
+    {3, "scan", "scan of any length (inclusive and exclusive)", "scan.cuh", "scanBlocksKernel"},
 };
 
 // [distributions]

@@ -7,8 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "harness/args.h"
 #include "harness/check.h"
 #include "harness/generate.h"
+#include "harness/operators.cuh"
 #include "harness/ops.cuh"
 #include "harness/plans.cuh"
 #include "harness/reference.h"
@@ -143,4 +145,49 @@ TEST_CASE("tile plan covers the input with at most kMaxBlocks contiguous ranges"
             CHECK(p.sharedBytes <= 48 * 1024);
         }
     CHECK(tileSharedBytes<MssTuple>(1024) <= 48 * 1024);
+}
+
+// ---- the compiled harness agrees with data/assignment.toml ---------------------------------
+
+TEST_CASE("the size grammar reads every example of the manifest", "[assignment]") {
+    for (const auto& e : kSizeExamples) {
+        INFO(e.text);
+        CHECK(parseCount(e.text, "--n") == e.value);
+    }
+    for (const char* bad : {"", "2^", "x", "-5", "5+", "2^100", "1.5e0x"}) {
+        INFO(bad);
+        CHECK_THROWS_AS(parseCount(bad, "--n"), UsageError);
+    }
+}
+
+TEST_CASE("operators: identity and commutativity as the manifest declares", "[assignment]") {
+    for (const char* name : kOperatorNames) {
+        withOperator(name, [&](auto op) {
+            using Op = decltype(op);
+            using Traits = OperatorTraits<Op>;
+            INFO(name);
+            CHECK(Op::format(Op::identity()) == Traits::kIdentity);
+            const auto in = generateInput<Op>(4096, 7, Distribution::Random);
+            bool identityHolds = true, commutes = true;
+            for (size_t i = 0; i + 1 < in.size(); ++i) {
+                identityHolds &= Op::equal(Op::apply(Op::identity(), in[i]), in[i], 0) &&
+                                 Op::equal(Op::apply(in[i], Op::identity()), in[i], 0);
+                commutes &= Op::equal(Op::apply(in[i], in[i + 1]), Op::apply(in[i + 1], in[i]), 0);
+            }
+            CHECK(identityHolds);
+            CHECK(commutes == Traits::kCommutative);  // sampled inputs tell them apart
+            CHECK(std::string(operatorName<Op>()) == name);
+        });
+    }
+}
+
+TEST_CASE("tasks: every driver task belongs to a student task with its file", "[assignment]") {
+    for (const auto& t : kTasks) {
+        bool found = false;
+        for (const auto& s : kStudentTasks)
+            found |= s.number == t.number && std::string(s.file) == t.studentFile;
+        INFO(t.name);
+        CHECK(found);
+        CHECK(&parseTask(t.name) == &t);
+    }
 }

@@ -11,9 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
-import tomllib
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -27,111 +25,18 @@ from grader.grade import GraderError, Options, Session  # noqa: E402
 from grader.results import SubmissionResult  # noqa: E402
 from grader.rubric import Rubric, load_rubric  # noqa: E402
 
-FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+sys.path.insert(0, str(REPO / "tools"))
+from fixtures import compose, fixture_names, load_fixture  # noqa: E402  (tools/fixtures.py)
+
 TEST_RUBRIC = Path(__file__).resolve().parent / "rubric-test.toml"
 TEST_SEED = 4242
-
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace `find` (which must occur exactly once) by `replace` in a student file."""
-    file: str
-    find: str
-    replace: str
-
-
-@dataclass(frozen=True)
-class Fixture:
-    name: str
-    description: str
-    base: str
-    archive: str
-    expect: dict
-    expect_cuda: dict
-    edits: tuple[Edit, ...] = ()
-    copies: tuple[tuple[str, str], ...] = ()  # (repository path, path in the submission)
-
-    def expected(self, backend: str) -> dict:
-        return {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
-
-
-def load_fixture(name: str) -> Fixture:
-    data = tomllib.loads((FIXTURES / name / "fixture.toml").read_text())
-    expect = dict(data.get("expect", {}))
-    expect_cuda = expect.pop("cuda", {})
-    return Fixture(name, data.get("description", ""), data.get("base", "reference"),
-                   data.get("archive", ""), expect, expect_cuda,
-                   tuple(Edit(e["file"], e["find"], e["replace"]) for e in data.get("edit", [])),
-                   tuple((c["from"], c["to"]) for c in data.get("copy", [])))
-
-
-class StaleFixture(Exception):
-    """A fixture's edit no longer matches the solution it is made from."""
-
-
-def apply_edit(text: str, edit: Edit, fixture: str) -> str:
-    found = text.count(edit.find)
-    if found != 1:
-        raise StaleFixture(
-            f"fixture {fixture}: the text to replace in {edit.file} occurs {found} times in "
-            f"solution/student/{edit.file} (must be once): update tests/fixtures/submissions/"
-            f"{fixture}/fixture.toml\n--- text ---\n{edit.find}")
-    return text.replace(edit.find, edit.replace)
-
-
-def fixture_names() -> list[str]:
-    return sorted(p.name for p in FIXTURES.iterdir() if (p / "fixture.toml").is_file())
-
-
-def compose(name: str, dest: Path) -> Path:
-    """The fixture as a complete submission under dest; returns what to grade."""
-    fx = load_fixture(name)
-    folder = FIXTURES / name
-    if fx.archive:
-        return folder / fx.archive
-    target = dest / name
-    if fx.base == "reference":
-        (target / "student").mkdir(parents=True)
-        for f in (REPO / "solution" / "student").glob("*.cuh"):
-            shutil.copy(f, target / "student" / f.name)
-    elif fx.base == "handout":
-        shutil.copytree(REPO / "handout", target,
-                        ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))
-    else:
-        target.mkdir(parents=True)
-    for source, dest in fx.copies:
-        (target / dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / source, target / dest)
-    for edit in fx.edits:
-        student_file = target / "student" / edit.file
-        student_file.write_text(apply_edit(student_file.read_text(), edit, name))
-    for f in folder.rglob("*"):
-        if f.is_file() and f.name not in ("fixture.toml", ".keep"):
-            rel = f.relative_to(folder)
-            # A fixture's student file replaces the base's, wherever it sits there.
-            if fx.base == "reference" and rel.parent == Path("."):
-                rel = Path("student") / rel
-            (target / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(f, target / rel)
-    return target
-
-
-def compose_class(names: list[str], folder: Path, parts: Path) -> None:
-    """The fixtures `names` as a class folder for `batch`: a subfolder or a .zip each."""
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in names:
-        src = compose(name, parts)
-        if src.is_dir():
-            shutil.copytree(src, folder / name)
-        else:
-            shutil.copy(src, folder / f"{name}.zip")
 
 
 def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) -> None:
     """The verdicts of fixture `name`'s fixture.toml [expect] (on `backend`) are the ones got."""
     fx = load_fixture(name)
     expect = fx.expected(backend)
-    got = {f"task{tr.number}": tr.verdict for tr in result.tasks}
+    got = {tr.name: tr.verdict for tr in result.tasks}
     got["integration"] = result.integration.verdict
     for key, want in expect.items():
         if key == "error" or want == "any":

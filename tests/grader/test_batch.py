@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import csv
 
-from conftest import compose_class
+from fixtures import BATCH_OF_TEN as TEN, compose_class
 from grader.batch import find_submissions, run_batch
 from grader.report import csvfile
 
-TEN = ["reference", "handout", "compile_error", "crash", "garbage_output", "empty", "wrong_names",
-       "forbidden", "commutative_reduce", "broken_archive"]
 
 
 def test_batch_of_ten(emulator, tmp_path):

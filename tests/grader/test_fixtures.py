@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import REPO, Edit, StaleFixture, apply_edit, compose, fixture_names, load_fixture
+from conftest import REPO
+from fixtures import Edit, StaleFixture, apply_edit, compose, fixture_names, load_fixture
 
 
 @pytest.mark.parametrize("name", [n for n in fixture_names() if load_fixture(n).edits])
@@ -31,3 +32,34 @@ def test_an_edit_that_no_longer_matches_is_reported():
         apply_edit("int main() {}", edit, "demo")
     with pytest.raises(StaleFixture, match="occurs 2 times"):
         apply_edit("a a", Edit("scan.cuh", "a", "b"), "demo")
+
+
+def test_every_fixture_has_a_verdict_for_every_task():
+    for name in fixture_names():
+        for backend in ("emulator", "cuda"):
+            load_fixture(name).expected(backend)  # raises StaleFixture otherwise
+
+
+def test_a_task_without_a_verdict_stops_the_tests():
+    import dataclasses
+    from grader.assignment import default_assignment
+    a = default_assignment()
+    extra = dataclasses.replace(a.tasks[-1], number=4, name="lookback-scan", file="lookback.cuh")
+    with_a_new_task = dataclasses.replace(a, tasks=a.tasks + (extra,))
+    with pytest.raises(StaleFixture, match="reference: \\[expect\\] has no verdict for lookback-scan"):
+        load_fixture("reference").expected("emulator", with_a_new_task)
+    fx = load_fixture("reference")
+    typo = dataclasses.replace(fx, expect={**fx.expect, "redcue": "correct"})
+    with pytest.raises(StaleFixture, match="names no task redcue"):
+        typo.expected("emulator")
+
+
+def test_fixtures_tool_composes_a_class(tmp_path):
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "fixtures.py"), "class",
+                        str(tmp_path / "class"), "reference", "broken_archive"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "class" / "reference" / "student" / "scan.cuh").is_file()
+    assert (tmp_path / "class" / "broken_archive.zip").is_file()

@@ -30,7 +30,7 @@ def sample(measured: bool = True) -> SubmissionResult:
     machine = MachineInfo("cuda", "NVIDIA H100", "9.0", 3000.0, "nobody") if measured else \
         MachineInfo("emulator", note="no GPU: correctness is graded with the CPU emulator; performance is not measured",
                     sandbox_user="nobody")
-    t1 = TaskResult(1, "warp scan", "warp_scan.cuh", path="student/warp_scan.cuh",
+    t1 = TaskResult(1, "warp-scan", "warp scan", "warp_scan.cuh", path="student/warp_scan.cuh",
                     correctness_max=10, performance_max=5,
                     build=BuildInfo("task 1", True, 12.0),
                     cases=[_case("warp-scan", "add-i32", 33), _case("warp-scan", "mssp", 1000, "fail"),
@@ -40,18 +40,18 @@ def sample(measured: bool = True) -> SubmissionResult:
     t1.perf_status = "not_eligible" if measured else "not_measured"
     t1.perf_message = "0: performance counts only when every case of the task passes"
     t1.performance_points = 0.0 if measured else None
-    t2 = TaskResult(2, "reduce", "reduce.cuh", status="forbidden", path="reduce.cuh",
+    t2 = TaskResult(2, "reduce", "reduce", "reduce.cuh", status="forbidden", path="reduce.cuh",
                     message="reduce.cuh uses 1 forbidden construct(s): not built, 0 points",
                     violations=[Violation("reduce.cuh", 3, "inline-asm", "uses inline assembly", 'asm("x");')],
                     correctness_max=20, performance_max=15)
     t2.performance_points = 0.0 if measured else None
     t2.perf_status = "not_eligible" if measured else "not_measured"
-    t3 = TaskResult(3, "scan <all> & \"sizes\"", "scan.cuh", path="student/scan.cuh",
+    t3 = TaskResult(3, "scan", "scan <all> & \"sizes\"", "scan.cuh", path="student/scan.cuh",
                     correctness_max=30, performance_max=20, build=BuildInfo("task 3", True, 14.0),
                     cases=[_case("scan", "add-i32", 33), _case("scan-exclusive", "mssp", 65537)])
     t3.correctness_points = 30.0
     if measured:
-        p = PerfResult(PerfCase("scan", "add-i32", 1 << 26), "measured", reference_ms=0.2, student_ms=0.3,
+        p = PerfResult(PerfCase("scan", "add-i32", 1 << 26, 256), "measured", reference_ms=0.2, student_ms=0.3,
                        reference_runs=[0.2, 0.2], student_runs=[0.3, 0.3], rounds=2, gbps=1789.6,
                        copy_gbps=3000.0, baselines={"cpu-sequential": 60.0, "naive-hillis-steele": 3.0})
         t3.perf = [p]

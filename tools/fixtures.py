@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""The fixture submissions of tests/fixtures/submissions/, made into real submissions.
+
+Each fixture is a folder with a fixture.toml: its base (the reference solution, the
+handout, or nothing), edits of solution/student files (so bug-injected submissions
+follow the solution), files to copy, and the verdicts expected for each task of
+data/assignment.toml, by task name. The grader's tests grade them; tools/gpu_check.sh
+grades a batch of them on a GPU.
+
+  fixtures.py class DEST [NAME ...]   the fixtures (default: BATCH_OF_TEN) as a class
+                                      folder for `python3 -m grader batch DEST`
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from grader.assignment import Assignment, default_assignment  # noqa: E402
+
+FIXTURES = REPO / "tests" / "fixtures" / "submissions"
+# A class of ten for batch runs: every kind of verdict and every kind of bad input.
+BATCH_OF_TEN = ["reference", "handout", "compile_error", "crash", "garbage_output", "empty",
+                "wrong_names", "forbidden", "commutative_reduce", "broken_archive"]
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace `find` (which must occur exactly once) by `replace` in a student file."""
+    file: str
+    find: str
+    replace: str
+
+
+@dataclass(frozen=True)
+class Fixture:
+    name: str
+    description: str
+    base: str
+    archive: str
+    expect: dict
+    expect_cuda: dict
+    edits: tuple[Edit, ...] = ()
+    copies: tuple[tuple[str, str], ...] = ()  # (repository path, path in the submission)
+
+    def expected(self, backend: str, assignment: Assignment | None = None) -> dict:
+        """The expected verdicts on `backend`, by task name (and "integration", "error").
+
+        Every task of the assignment must have one ("any" where it does not matter): a
+        task added to data/assignment.toml cannot slip past a fixture unchecked."""
+        a = assignment or default_assignment()
+        expect = {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
+        names = [t.name for t in a.tasks]
+        missing = [n for n in names + ["integration"] if n not in expect]
+        unknown = set(expect) - set(names) - {"integration", "error"}
+        if missing or unknown:
+            raise StaleFixture(
+                f"fixture {self.name}: [expect] " +
+                (f"has no verdict for {', '.join(missing)}" if missing else "") +
+                ("; " if missing and unknown else "") +
+                (f"names no task {', '.join(sorted(unknown))}" if unknown else "") +
+                f" (tasks of data/assignment.toml: {', '.join(names)})")
+        return expect
+
+
+def load_fixture(name: str) -> Fixture:
+    data = tomllib.loads((FIXTURES / name / "fixture.toml").read_text())
+    expect = dict(data.get("expect", {}))
+    expect_cuda = expect.pop("cuda", {})
+    return Fixture(name, data.get("description", ""), data.get("base", "reference"),
+                   data.get("archive", ""), expect, expect_cuda,
+                   tuple(Edit(e["file"], e["find"], e["replace"]) for e in data.get("edit", [])),
+                   tuple((c["from"], c["to"]) for c in data.get("copy", [])))
+
+
+class StaleFixture(Exception):
+    """A fixture that no longer matches the solution or the assignment it is made from."""
+
+
+def apply_edit(text: str, edit: Edit, fixture: str) -> str:
+    found = text.count(edit.find)
+    if found != 1:
+        raise StaleFixture(
+            f"fixture {fixture}: the text to replace in {edit.file} occurs {found} times in "
+            f"solution/student/{edit.file} (must be once): update tests/fixtures/submissions/"
+            f"{fixture}/fixture.toml\n--- text ---\n{edit.find}")
+    return text.replace(edit.find, edit.replace)
+
+
+def fixture_names() -> list[str]:
+    return sorted(p.name for p in FIXTURES.iterdir() if (p / "fixture.toml").is_file())
+
+
+def compose(name: str, dest: Path) -> Path:
+    """The fixture as a complete submission under dest; returns what to grade."""
+    fx = load_fixture(name)
+    folder = FIXTURES / name
+    if fx.archive:
+        return folder / fx.archive
+    target = dest / name
+    if fx.base == "reference":
+        (target / "student").mkdir(parents=True)
+        for f in (REPO / "solution" / "student").glob("*.cuh"):
+            shutil.copy(f, target / "student" / f.name)
+    elif fx.base == "handout":
+        shutil.copytree(REPO / "handout", target,
+                        ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))
+    else:
+        target.mkdir(parents=True)
+    for source, dest in fx.copies:
+        (target / dest).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / source, target / dest)
+    for edit in fx.edits:
+        student_file = target / "student" / edit.file
+        student_file.write_text(apply_edit(student_file.read_text(), edit, name))
+    for f in folder.rglob("*"):
+        if f.is_file() and f.name not in ("fixture.toml", ".keep"):
+            rel = f.relative_to(folder)
+            # A fixture's student file replaces the base's, wherever it sits there.
+            if fx.base == "reference" and rel.parent == Path("."):
+                rel = Path("student") / rel
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(f, target / rel)
+    return target
+
+
+def compose_class(names: list[str], folder: Path, parts: Path) -> None:
+    """The fixtures `names` as a class folder for `batch`: a subfolder or a .zip each."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        src = compose(name, parts)
+        if src.is_dir():
+            shutil.copytree(src, folder / name)
+        else:
+            shutil.copy(src, folder / f"{name}.zip")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("class", help="compose fixtures as a class folder")
+    c.add_argument("dest", type=Path)
+    c.add_argument("names", nargs="*", default=BATCH_OF_TEN)
+    c.add_argument("--parts", type=Path, default=None,
+                   help="where to compose them first (default: DEST.parts)")
+    args = parser.parse_args()
+    unknown = set(args.names) - set(fixture_names())
+    if unknown:
+        parser.error(f"no fixture {', '.join(sorted(unknown))}")
+    compose_class(args.names, args.dest, args.parts or args.dest.with_suffix(".parts"))
+    print(f"wrote {len(args.names)} submissions to {args.dest}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
