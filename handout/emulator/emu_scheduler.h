@@ -1,0 +1,295 @@
+// scanlab CPU emulator: the scheduler's state and the helpers its parts share. Not
+// included by user code. The parts:
+//   emu_scheduler.cpp  configuration, fibers and switching, running blocks, barriers
+//   emu_warp.cpp       warp operations (__syncwarp, shuffles, votes) and their checks
+//   emu_deadlock.cpp   why a block cannot go on (barrier divergence, deadlock)
+//   emu_faults.cpp     SIGSEGV/SIGBUS in kernel code -> cudaErrorIllegalAddress
+//   emu_launch.cpp     launch checks, the worker pool, the public emu:: settings
+// The design is described at the top of emu_scheduler.cpp.
+#pragma once
+#include <signal.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <boost/context/detail/fcontext.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "emulator/emu_internal.h"
+
+namespace bctx = boost::context::detail;
+
+// AddressSanitizer must be told about stack switches, and the shadow of a reused
+// stack must be cleared (a fiber that never returns leaves its frames poisoned).
+#if defined(__SANITIZE_ADDRESS__)
+#define SCANLAB_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SCANLAB_EMU_ASAN 1
+#endif
+#endif
+#ifdef SCANLAB_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+
+namespace scanlab::emu::detail {
+
+constexpr int kHostBudget = 1 << 30;
+constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yield
+constexpr size_t kMaxDynamicShared = 48 * 1024;
+constexpr unsigned kMaxThreadsPerBlock = 1024;
+constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32
+
+inline uint64_t mix64(uint64_t z) {
+    z += 0x9e3779b97f4a7c15ull;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+struct Rng {
+    uint64_t state = 1;
+    uint64_t next() {
+        state += 0x9e3779b97f4a7c15ull;
+        uint64_t z = state;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return z ^ (z >> 31);
+    }
+    // Uniform in [0, n) (multiply-shift; the bias is negligible for n <= 1024).
+    uint32_t below(uint32_t n) { return uint32_t((uint64_t(uint32_t(next())) * n) >> 32); }
+};
+
+enum class State : uint8_t { Runnable, Running, AtBarrier, AtWarp, Exited };
+enum class WarpKind : uint8_t { Sync, Shuffle, Vote };
+
+struct Thread {
+    bctx::fcontext_t fctx = nullptr;
+    uint3 idx{};
+    unsigned linear = 0;
+    State state = State::Runnable;
+    WarpKind kind = WarpKind::Sync;
+    VoteMode voteMode = VoteMode::Ballot;
+    const char* opName = "";
+    Site site{};
+    unsigned mask = 0;
+    int src = 0;
+    int predicate = 0;
+    unsigned long long value = 0;
+    unsigned long long result = 0;
+};
+
+struct Warp {
+    unsigned existing = 0;  // lanes that exist (the last warp may be partial)
+    unsigned exited = 0;
+    unsigned waiting = 0;  // lanes waiting at a warp operation
+    unsigned commonMask = 0;  // the mask of every waiting lane, unless `mixed`
+    bool mixed = false;
+};
+
+struct Launch {
+    const char* name = "";
+    dim3 grid, block;
+    size_t sharedBytes = 0;
+    KernelThunk thunk = nullptr;
+    const void* closure = nullptr;
+    uint64_t seed = 0;
+    uint64_t blocks = 0;
+    unsigned threads = 0;
+    std::atomic<uint64_t> next{0};
+    std::atomic<bool> failed{false};
+    std::mutex m;
+    bool haveError = false;
+    uint64_t errorBlock = 0;
+    cudaError_t errorCode = cudaSuccess;
+    std::string error;
+};
+
+// Everything a worker thread needs to run blocks; one per OS thread that runs blocks.
+struct Worker {
+    // Stacks: each [guard page][stackBytes], top handed to make_fcontext.
+    std::vector<std::pair<char*, size_t>> regions;
+    std::vector<char*> stackTops;
+    std::vector<char*> stackGuards;
+    size_t stackBytes = 0;
+    size_t pageBytes = 4096;
+    // Dynamic shared memory: kMaxDynamicShared bytes ending at a guard page, so an
+    // access just past the launch's byte count faults (and is reported).
+    char* sharedRegion = nullptr;
+    char* sharedEnd = nullptr;
+    // Alternate signal stack, to report stack overflows.
+    char* altStack = nullptr;
+
+    // The running block.
+    Launch* launch = nullptr;
+    uint64_t blockLinear = 0;
+    std::vector<Thread> threads;
+    std::vector<Warp> warps;
+    std::vector<unsigned> runnable;
+    Rng rng;
+    unsigned nThreads = 0;
+    unsigned exited = 0;
+    unsigned firstExited = ~0u;
+    unsigned barrierCount = 0;
+    int barrierAcc = 0;
+    BarrierMode barrierMode = BarrierMode::Plain;
+    Site barrierSite{};
+    bool barrierMismatch = false;
+    Thread* current = nullptr;
+    bctx::fcontext_t schedCtx = nullptr;
+    const void* schedStackBottom = nullptr;  // for AddressSanitizer's fiber hooks
+    size_t schedStackSize = 0;
+    bool failed = false;
+    cudaError_t errorCode = cudaSuccess;
+    std::string error;
+    char faultMessage[512] = {};
+
+    ~Worker() {
+        for (auto& r : regions) munmap(r.first, r.second);
+        if (sharedRegion) munmap(sharedRegion, kMaxDynamicShared + pageBytes);
+        if (altStack) {
+            stack_t none{};
+            none.ss_flags = SS_DISABLE;
+            stack_t old{};
+            sigaltstack(nullptr, &old);
+            if (old.ss_sp == altStack) sigaltstack(&none, nullptr);
+            munmap(altStack, kAltStackBytes);
+        }
+    }
+    static constexpr size_t kAltStackBytes = 64 * 1024;
+};
+
+// The worker of this OS thread (nullptr until it first runs a block).
+extern thread_local constinit Worker* tlsWorker;
+// jump_fcontext's data when the scheduler context (not a fiber) switches.
+extern void* const kFromScheduler;
+
+// ---- configuration (emu_scheduler.cpp) -----------------------------------------------
+
+struct Config {
+    std::mutex m;
+    bool loaded = false;
+    uint64_t seed = 0x5ca1ab1eull;
+    std::atomic<uint64_t> launches{0};
+    unsigned threads = 0;  // 0: default
+    size_t stackBytes = 64 * 1024;
+    bool catchFaults = true;
+};
+Config& config();
+void loadConfig();
+unsigned defaultThreads();
+
+// ---- formatting for diagnostics (emu_scheduler.cpp) ----------------------------------
+
+std::string fmtDim(uint3 v);
+std::string fmtMask(unsigned m);
+std::string fmtLanes(unsigned m);  // "3", "16-31", "0, 2, 5-7"
+bool sameSite(Site a, Site b);
+uint3 blockIndexOf(const Launch& L, uint64_t b);
+std::string threadName(const Thread& t);
+
+// ---- switching (the hot path: inline) -------------------------------------------------
+
+// The usable stack of thread i: [bottom, top).
+[[maybe_unused]] inline char* stackBottom(const Worker& w, unsigned i) { return w.stackGuards[i] + w.pageBytes; }
+
+#ifdef SCANLAB_EMU_ASAN
+inline void asanStartSwitch(Worker& w, void** fakeSave, const Thread* target) {
+    if (target) {
+        const unsigned i = target->linear;
+        __sanitizer_start_switch_fiber(fakeSave, stackBottom(w, i),
+                                       size_t(w.stackTops[i] - stackBottom(w, i)));
+    } else {
+        __sanitizer_start_switch_fiber(fakeSave, w.schedStackBottom, w.schedStackSize);
+    }
+}
+inline void asanFinishSwitch(Worker& w, void* fakeSave, bool fromScheduler) {
+    const void* bottom = nullptr;
+    size_t size = 0;
+    __sanitizer_finish_switch_fiber(fakeSave, &bottom, &size);
+    if (fromScheduler) {
+        w.schedStackBottom = bottom;
+        w.schedStackSize = size;
+    }
+}
+#endif
+
+inline void adopt(Worker& w, bctx::transfer_t t) {
+    if (t.data == kFromScheduler) {
+        w.schedCtx = t.fctx;
+    } else if (t.data != nullptr) {
+        static_cast<Thread*>(t.data)->fctx = t.fctx;
+    }
+}
+
+inline Thread* pickNext(Worker& w) {
+    if (w.failed || w.runnable.empty()) return nullptr;
+    const uint32_t n = uint32_t(w.runnable.size());
+    const uint32_t i = w.rng.below(n);
+    const unsigned idx = w.runnable[i];
+    w.runnable[i] = w.runnable[n - 1];
+    w.runnable.pop_back();
+    return &w.threads[idx];
+}
+
+inline void enter(Worker& w, Thread* t) {
+    w.current = t;
+    t->state = State::Running;
+    tlsBuiltins.tIdx = t->idx;
+    tlsBuiltins.preemptBudget = kPreemptEvery;
+}
+
+inline void makeRunnable(Worker& w, Thread& t) {
+    t.state = State::Runnable;
+    w.runnable.push_back(t.linear);
+}
+
+// Leaves `self` for a random runnable fiber, or the scheduler (emu_scheduler.cpp).
+void switchFrom(Worker& w, Thread* self);
+// Records why the running block fails (the first reason wins).
+void recordFailure(Worker& w, const std::string& headline, const std::string& detail,
+                   int warp = -1, cudaError_t code = cudaErrorLaunchFailure);
+// Leaves a failed thread for the scheduler, never to come back.
+[[noreturn]] void abandon(Worker& w, Thread* self);
+[[noreturn, gnu::cold, gnu::noinline]] void outsideKernel(const char* what, Site site);
+
+// Callers build the message in a separate statement so that no temporary std::string
+// is left on the abandoned stack.
+#define SCANLAB_EMU_FAIL(w, self, ...)   \
+    do {                                 \
+        recordFailure(w, __VA_ARGS__);   \
+        abandon(w, self);                \
+    } while (0)
+
+inline Worker& inKernel(const char* what, Site site) {
+    Worker* w = tlsWorker;
+    if (__builtin_expect(w == nullptr || w->current == nullptr, 0)) outsideKernel(what, site);
+    return *w;
+}
+
+inline Thread& laneThread(Worker& w, unsigned warp, unsigned lane) {
+    return w.threads[warp * 32 + lane];
+}
+
+// ---- the other parts -------------------------------------------------------------------
+
+// Why the running block cannot go on; sets `headline` (emu_deadlock.cpp).
+std::string describeStuck(Worker& w, std::string& headline);
+// Runs blocks of L until none is left or one failed (emu_scheduler.cpp).
+void workLoop(Launch& L);
+// Catches SIGSEGV/SIGBUS of kernel code (emu_faults.cpp).
+void installFaultHandler();
+
+}  // namespace scanlab::emu::detail

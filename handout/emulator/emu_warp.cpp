@@ -1,0 +1,263 @@
+// scanlab CPU emulator: warp operations.
+// (emu_scheduler.h lists the parts.)
+#include "emulator/emu_scheduler.h"
+
+namespace scanlab::emu::detail {
+
+namespace {
+
+// ---------------------------------------------------------------------------------
+// Warp operations.
+
+const char* shuffleName(ShflMode m) {
+    switch (m) {
+        case ShflMode::Idx: return "__shfl_sync";
+        case ShflMode::Up: return "__shfl_up_sync";
+        case ShflMode::Down: return "__shfl_down_sync";
+        case ShflMode::Xor: return "__shfl_xor_sync";
+    }
+    return "?";
+}
+const char* voteName(VoteMode m) {
+    switch (m) {
+        case VoteMode::Ballot: return "__ballot_sync";
+        case VoteMode::Any: return "__any_sync";
+        case VoteMode::All: return "__all_sync";
+    }
+    return "?";
+}
+
+// Checks that apply to every warp operation at the call.
+[[noreturn, gnu::cold, gnu::noinline]] void badMask(Worker& w, Thread* self, unsigned mask,
+                                                   Site site, const char* op) {
+    const unsigned warp = self->linear / 32, lane = self->linear % 32;
+    const Warp& W = w.warps[warp];
+    auto at = [&] { return std::string(op) + " at " + formatSite(site) + ": "; };
+    if (!(mask >> lane & 1)) {
+        SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                  at() + "mask " + fmtMask(mask) + " leaves out participating lane " +
+                      std::to_string(lane) + " (" + threadName(*self) +
+                      "); every lane that calls a _sync warp operation must be in its mask",
+                  int(warp));
+    }
+    if (const unsigned missing = mask & ~W.existing) {
+        SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                  at() + "mask " + fmtMask(mask) + " names lane(s) " + fmtLanes(missing) +
+                      ", which do not exist (the block has " + std::to_string(w.nThreads) +
+                      " threads, so its last warp is partial)",
+                  int(warp));
+    }
+    if (const unsigned gone = mask & W.exited) {
+        const unsigned l = unsigned(__builtin_ctz(gone));
+        SCANLAB_EMU_FAIL(w, self, "warp divergence",
+                  at() + "mask " + fmtMask(mask) + " names lane(s) " + fmtLanes(gone) +
+                      ", which already exited (e.g. " + threadName(laneThread(w, warp, l)) +
+                      "); every lane named in the mask must reach the operation",
+                  int(warp));
+    }
+    std::abort();  // not reached: one of the checks above failed
+}
+
+// Checks that apply to every warp operation at the call (the fast path).
+inline void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op) {
+    const Warp& W = w.warps[self->linear / 32];
+    if (__builtin_expect(!(mask >> (self->linear % 32) & 1) || (mask & ~W.existing) != 0 ||
+                             (mask & W.exited) != 0,
+                         0)) {
+        badMask(w, self, mask, site, op);
+    }
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void differentOps(Worker& w, Thread* self, const Thread& o,
+                                                        unsigned warp, unsigned mask) {
+    SCANLAB_EMU_FAIL(w, self, "warp divergence",
+                      "the lanes of mask " + fmtMask(mask) +
+                          " meet at different warp operations: lane " +
+                          std::to_string(self->linear % 32) + " at " + self->opName + " (" +
+                          formatSite(self->site) + "), lane " + std::to_string(o.linear % 32) +
+                          " at " + o.opName + " (" + formatSite(o.site) + ")",
+                      int(warp));
+}
+
+// All lanes of `mask` wait at a warp operation with this mask: compute the results
+// and release them.
+void completeWarpOp(Worker& w, Thread* self, Warp& W, unsigned warp, unsigned mask) {
+    for (unsigned m = mask; m; m &= m - 1) {
+        const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
+        if (__builtin_expect(o.kind != self->kind, 0)) differentOps(w, self, o, warp, mask);
+    }
+    if (self->kind == WarpKind::Shuffle) {
+        for (unsigned m = mask; m; m &= m - 1) {
+            Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
+            o.result = laneThread(w, warp, unsigned(o.src)).value;
+        }
+    } else if (self->kind == WarpKind::Vote) {
+        unsigned ballot = 0;
+        for (unsigned m = mask; m; m &= m - 1) {
+            const unsigned l = unsigned(__builtin_ctz(m));
+            if (laneThread(w, warp, l).predicate) ballot |= 1u << l;
+        }
+        for (unsigned m = mask; m; m &= m - 1) {
+            Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
+            switch (o.voteMode) {
+                case VoteMode::Ballot: o.result = ballot; break;
+                case VoteMode::Any: o.result = ballot != 0; break;
+                case VoteMode::All: o.result = ballot == mask; break;
+            }
+        }
+    }
+    for (unsigned m = mask; m; m &= m - 1) {
+        makeRunnable(w, laneThread(w, warp, unsigned(__builtin_ctz(m))));
+    }
+    W.waiting &= ~mask;
+    if (W.mixed) {
+        // Recompute whether the lanes still waiting share one mask.
+        W.mixed = false;
+        bool firstLane = true;
+        for (unsigned m = W.waiting; m; m &= m - 1) {
+            const unsigned mk = laneThread(w, warp, unsigned(__builtin_ctz(m))).mask;
+            if (firstLane) {
+                W.commonMask = mk;
+                firstLane = false;
+            } else if (mk != W.commonMask) {
+                W.mixed = true;
+            }
+        }
+    }
+}
+
+// A bad shuffle: a width that is not a power of two (source < 0), or a source lane
+// outside the mask.
+[[noreturn, gnu::cold, gnu::noinline]] void badShuffle(Worker& w, Thread* self, Site site,
+                                                      const char* op, unsigned mask, int source,
+                                                      int width) {
+    const unsigned warp = self->linear / 32;
+    if (source < 0) {
+        SCANLAB_EMU_FAIL(w, self, "bad shuffle",
+                         std::string(op) + " at " + formatSite(site) + ": width " +
+                             std::to_string(width) + " is not a power of two from 1 to 32",
+                         int(warp));
+    }
+    SCANLAB_EMU_FAIL(w, self, "bad shuffle",
+                     std::string(op) + " at " + formatSite(site) + ": lane " +
+                         std::to_string(self->linear % 32) + " (" + threadName(*self) +
+                         ") reads lane " + std::to_string(source) + ", which is outside mask " +
+                         fmtMask(mask) + "; a shuffle may only read lanes named in its mask",
+                     int(warp));
+}
+
+// Lane `self` arrives with a mask that differs from the one lane `o` waits with,
+// though each names the other.
+[[noreturn, gnu::cold, gnu::noinline]] void maskMismatch(Worker& w, Thread* self, const Thread& o) {
+    const unsigned warp = self->linear / 32;
+    SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                     "lanes name each other with different masks: lane " +
+                         std::to_string(self->linear % 32) + " (" + threadName(*self) +
+                         ") calls " + self->opName + " at " + formatSite(self->site) +
+                         " with mask " + fmtMask(self->mask) + ", while lane " +
+                         std::to_string(o.linear % 32) + " waits at " + o.opName + " at " +
+                         formatSite(o.site) + " with mask " + fmtMask(o.mask) +
+                         "; all lanes of one warp operation must pass the same mask",
+                     int(warp));
+}
+
+// The calling lane (fields filled in) arrives at a warp operation; returns when the
+// operation has completed for it.
+void warpArrive(Worker& w, Thread* self) {
+    const unsigned warp = self->linear / 32, lane = self->linear % 32, bit = 1u << lane;
+    const unsigned mask = self->mask;
+    Warp& W = w.warps[warp];
+    self->state = State::AtWarp;
+    if (W.waiting == 0) {
+        W.commonMask = mask;
+        W.mixed = false;
+    } else if (W.mixed || W.commonMask != mask) {
+        W.mixed = true;
+        for (unsigned m = W.waiting & mask; m; m &= m - 1) {
+            const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
+            if (o.mask != mask && (o.mask & bit)) maskMismatch(w, self, o);
+        }
+    }
+    W.waiting |= bit;
+    if ((W.waiting & mask) == mask) {
+        bool same = true;
+        if (W.mixed) {
+            for (unsigned m = mask; m; m &= m - 1) {
+                if (laneThread(w, warp, unsigned(__builtin_ctz(m))).mask != mask) same = false;
+            }
+        }
+        if (same) completeWarpOp(w, self, W, warp, mask);
+    }
+    switchFrom(w, self);
+}
+
+}  // namespace
+
+// ---- the device-side entry points of warp operations (cuda_emu.h) ----
+
+void syncwarp(Site site, unsigned mask) {
+    Worker& w = inKernel("__syncwarp()", site);
+    Thread* self = w.current;
+    checkMask(w, self, mask, site, "__syncwarp");
+    self->kind = WarpKind::Sync;
+    self->opName = "__syncwarp";
+    self->site = site;
+    self->mask = mask;
+    warpArrive(w, self);
+}
+
+unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned long long bits,
+                           int srcArg, int width) {
+    const char* op = shuffleName(mode);
+    Worker& w = inKernel(op, site);
+    Thread* self = w.current;
+    checkMask(w, self, mask, site, op);
+    const int lane = int(self->linear % 32);
+    if (__builtin_expect(width < 1 || width > 32 || (width & (width - 1)) != 0, 0)) {
+        badShuffle(w, self, site, op, mask, -1, width);
+    }
+    // PTX shfl.sync semantics: segments of `width` lanes; out of the segment -> own.
+    const int segMask = 32 - width;  // the lane bits that select the segment
+    const int b = srcArg & 31;
+    const int minLane = lane & segMask;
+    const int maxLane = minLane | (width - 1);
+    int j = lane;
+    switch (mode) {
+        case ShflMode::Idx: j = minLane | (srcArg & (width - 1)); break;
+        case ShflMode::Up: j = lane - b >= minLane ? lane - b : lane; break;
+        case ShflMode::Down: j = lane + b <= maxLane ? lane + b : lane; break;
+        case ShflMode::Xor: j = (lane ^ b) <= maxLane ? lane ^ b : lane; break;
+    }
+    if (__builtin_expect(!(mask >> j & 1), 0)) badShuffle(w, self, site, op, mask, j, width);
+    self->kind = WarpKind::Shuffle;
+    self->opName = op;
+    self->site = site;
+    self->mask = mask;
+    self->src = j;
+    self->value = bits;
+    warpArrive(w, self);
+    return self->result;
+}
+
+unsigned vote(Site site, VoteMode mode, unsigned mask, bool predicate) {
+    const char* op = voteName(mode);
+    Worker& w = inKernel(op, site);
+    Thread* self = w.current;
+    checkMask(w, self, mask, site, op);
+    self->kind = WarpKind::Vote;
+    self->voteMode = mode;
+    self->opName = op;
+    self->site = site;
+    self->mask = mask;
+    self->predicate = predicate ? 1 : 0;
+    warpArrive(w, self);
+    return static_cast<unsigned>(self->result);
+}
+
+unsigned activeMask() {
+    Worker& w = inKernel("__activemask()", Site{"?", 0});
+    const Warp& W = w.warps[w.current->linear / 32];
+    return W.existing & ~W.exited;
+}
+
+}  // namespace scanlab::emu::detail
