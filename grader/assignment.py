@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import functools
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from grader.toml_table import TomlTable, read_toml
 
 DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "assignment.toml"
 SAMPLE_KINDS = ("small-int", "full-int", "unit-float")
@@ -192,38 +193,14 @@ class Assignment:
 
 # ---- loading ----------------------------------------------------------------------------
 
-class _Table:
-    def __init__(self, data: Any, where: str):
-        if not isinstance(data, dict):
-            raise AssignmentError(f"{where}: expected a table")
-        self.data, self.where = data, where
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
-        if key not in self.data:
-            if default is None:
-                raise AssignmentError(f"{self.where}: `{key}` is missing")
-            return default
-        value = self.data[key]
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise AssignmentError(f"{self.where}: `{key}` = {value!r} has the wrong type")
-        return value
-
-    def strings(self, key: str, default: tuple[str, ...] | None = None) -> tuple[str, ...]:
-        value = self.get(key, list, None if default is None else list(default))
-        if not all(isinstance(v, str) for v in value):
-            raise AssignmentError(f"{self.where}: `{key}` must be a list of strings")
-        return tuple(value)
+class _Table(TomlTable):
+    error = AssignmentError
 
     def count(self, key: str) -> int:
         try:
             return parse_count(self.get(key, (int, str)))
         except CountError as e:
             raise AssignmentError(f"{self.where}: `{key}`: {e}") from None
-
-    def unknown(self, known: set[str]) -> None:
-        extra = set(self.data) - known
-        if extra:
-            raise AssignmentError(f"{self.where}: unknown key(s) {', '.join(sorted(extra))}")
 
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -339,13 +316,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
 
 
 def load_assignment(path: Path = DEFAULT_PATH) -> Assignment:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise AssignmentError(f"cannot read the assignment {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise AssignmentError(f"{path}: not valid TOML: {e}") from None
-    return parse_assignment(data, path.resolve())
+    return parse_assignment(read_toml(path, "assignment", AssignmentError), path.resolve())
 
 
 @functools.cache

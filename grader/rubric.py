@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from grader.assignment import Assignment, default_assignment
 from grader.cases import Case, CaseError, expand, parse_count, validate_case
+from grader.toml_table import TomlTable, read_toml
 
 
 class RubricError(ValueError):
@@ -276,12 +276,7 @@ def _read_toml(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any]
     path = path.resolve()
     if path in chain:
         raise RubricError(f"{path}: `base` refers back to itself")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RubricError(f"cannot read the rubric {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise RubricError(f"{path}: not valid TOML: {e}") from None
+    data = read_toml(path, "rubric", RubricError)
     # A relative `cases` path is relative to the file that names it.
     rubric_table = data.get("rubric")
     if isinstance(rubric_table, dict) and isinstance(rubric_table.get("cases"), str):
@@ -295,44 +290,8 @@ def _read_toml(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any]
     return _merge(base_data, data), (path,) + files
 
 
-class _Table:
-    """Typed access to one TOML table, naming the key in errors."""
-
-    def __init__(self, data: dict[str, Any], where: str):
-        if not isinstance(data, dict):
-            raise RubricError(f"{where}: expected a table")
-        self.data = data
-        self.where = where
-
-    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
-        if key not in self.data:
-            if default is None:
-                raise RubricError(f"{self.where}: `{key}` is missing")
-            return default
-        value = self.data[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise RubricError(f"{self.where}: `{key}` = {value!r} has the wrong type")
-        return value
-
-    def number(self, key: str, default: float, minimum: float = 0.0) -> float:
-        value = self.get(key, float, float(default))
-        if value < minimum:
-            raise RubricError(f"{self.where}: `{key}` must be at least {minimum}")
-        return value
-
-    def integer(self, key: str, default: int, minimum: int = 0) -> int:
-        value = self.get(key, int, default)
-        if value < minimum:
-            raise RubricError(f"{self.where}: `{key}` must be at least {minimum}")
-        return value
-
-    def strings(self, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
-        value = self.get(key, list, list(default))
-        if not all(isinstance(v, str) for v in value):
-            raise RubricError(f"{self.where}: `{key}` must be a list of strings")
-        return tuple(value)
+class _Table(TomlTable):
+    error = RubricError
 
 
 def _settings(cls: type, data: dict[str, Any]) -> Any:
@@ -401,12 +360,7 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
 
 def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], Path]:
     cases_path = (rubric_file.parent / top.get("cases", str, "cases.toml")).resolve()
-    try:
-        cases_data = tomllib.loads(cases_path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise RubricError(f"cannot read the cases {cases_path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise RubricError(f"{cases_path}: not valid TOML: {e}") from None
+    cases_data = read_toml(cases_path, "cases", RubricError)
     tables = cases_data.get("grade", {}).get("case", [])
     if not tables:
         raise RubricError(f"{cases_path}: no [[grade.case]] tables")
