@@ -184,11 +184,18 @@ class Assignment:
         """What a perfect kernel reads + writes: the bytes GB/s is computed from."""
         return self.driver_task(driver_task).elements_moved * self.operator(op).element_bytes * n
 
+    def _meanings(self) -> dict[str, int]:
+        c = self.exit_codes
+        return {"pass": c.passed, "fail": c.fail, "usage": c.usage,
+                "not_implemented": c.not_implemented, "error": c.error, "no_gpu": c.no_gpu}
+
     def exit_meaning(self, code: int | None) -> str:
-        names = {self.exit_codes.passed: "pass", self.exit_codes.fail: "fail",
-                 self.exit_codes.usage: "usage", self.exit_codes.not_implemented: "not_implemented",
-                 self.exit_codes.error: "error", self.exit_codes.no_gpu: "no_gpu"}
-        return names.get(code, "") if code is not None else ""
+        """What the driver's exit status `code` means ('' for none of [exit_codes])."""
+        return next((m for m, c in self._meanings().items() if c == code), "")
+
+    def exit_code(self, meaning: str) -> int:
+        """The driver's exit status for `meaning` (the inverse of exit_meaning)."""
+        return self._meanings()[meaning]
 
 
 # ---- loading ----------------------------------------------------------------------------
@@ -207,11 +214,15 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NAME = re.compile(r"[a-z0-9][a-z0-9-]*")
 
 
-def _unique(items: list[Any], key: str, what: str) -> None:
-    values = [getattr(i, key) for i in items]
-    dup = {v for v in values if values.count(v) > 1}
-    if dup:
-        raise AssignmentError(f"two {what} share the {key} {', '.join(map(str, sorted(dup)))}")
+def _require(items: list[Any], table: str, what: str, *keys: str) -> None:
+    """At least one item, and no two sharing a value of any of `keys`."""
+    if not items:
+        raise AssignmentError(f"the manifest defines no {table}")
+    for key in keys:
+        values = [getattr(i, key) for i in items]
+        dup = {v for v in values if values.count(v) > 1}
+        if dup:
+            raise AssignmentError(f"two {what} share the {key} {', '.join(map(str, sorted(dup)))}")
 
 
 def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
@@ -255,10 +266,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if d.output not in OUTPUT_RULES:
             raise AssignmentError(f"{t.where}: `output` must be one of {', '.join(OUTPUT_RULES)}")
         driver_tasks.append(d)
-    if not driver_tasks:
-        raise AssignmentError("the manifest defines no [[driver_task]]")
-    _unique(driver_tasks, "name", "driver tasks")
-    _unique(driver_tasks, "enum", "driver tasks")
+    _require(driver_tasks, "[[driver_task]]", "driver tasks", "name", "enum")
     names = tuple(d.name for d in driver_tasks)
 
     tasks: list[Task] = []
@@ -279,11 +287,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if not _NAME.fullmatch(name):
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
         tasks.append(Task(number, name, t.get("title", str), file, kernels, mine))
-    if not tasks:
-        raise AssignmentError("the manifest defines no [[task]]")
-    _unique(tasks, "number", "tasks")
-    _unique(tasks, "name", "tasks")
-    _unique(tasks, "file", "tasks")
+    _require(tasks, "[[task]]", "tasks", "number", "name", "file")
     for d in driver_tasks:
         if d.task not in {t.number for t in tasks}:
             raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
@@ -306,10 +310,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if unknown:
             raise AssignmentError(f"{t.where}: `tasks`: unknown driver task(s) {', '.join(sorted(unknown))}")
         operators.append(op)
-    if not operators:
-        raise AssignmentError("the manifest defines no [[operator]]")
-    _unique(operators, "name", "operators")
-    _unique(operators, "cpp", "operators")
+    _require(operators, "[[operator]]", "operators", "name", "cpp")
 
     return Assignment(path, limits, examples, codes, tuple(operators), distributions,
                       tuple(tasks), tuple(driver_tasks))

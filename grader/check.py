@@ -403,10 +403,8 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     for k, claimed in claims.items():
         i = todo[k]
         case, seed = cases[i], seeds[i]
-        codes = default_assignment().exit_codes
-        exit_for = {"pass": codes.passed, "fail": codes.fail,
-                    "not_implemented": codes.not_implemented, "error": codes.error}
-        ended = sandbox.Result(r.argv, returncode=exit_for[claimed["status"]])
+        ended = sandbox.Result(r.argv,
+                               returncode=default_assignment().exit_code(claimed["status"]))
         vdir = where / f"case-{k}"
         vdir.mkdir()
         result = _judge(setup, case, seed, setup.reproduce(case, seed), ended, claimed,

@@ -368,10 +368,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="verify, write nothing")
     args = parser.parse_args()
     files, leaks = expected_files()
+    manifest = load_assignment(MANIFEST)  # readable: expected_files has read it
     problems: list[str] = []
     student_dir = HANDOUT / "student"
     for folder in (SOLUTION, student_dir):
-        problems.extend(kernel_problems(load_assignment(MANIFEST), folder))
+        problems.extend(kernel_problems(manifest, folder))
     extra = {p for p in student_dir.glob("*") if p not in files}
     for path in sorted(extra):
         problems.append(f"{path.relative_to(ROOT)} has no source in solution/student/")
