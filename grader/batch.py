@@ -1,8 +1,8 @@
-"""`grade` and `batch`: grading with a session, and writing every report."""
+"""`batch`: a class folder graded with one session: a report folder per submission,
+progress lines, grades.csv and the class summary."""
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -11,49 +11,12 @@ from typing import Callable
 
 from grader.build import Layout
 from grader.collect import is_archive, submission_name
-from grader.grade import Options, Session
-from grader.report import csvfile, gradescope, jsonfile, junit, markdown, terminal
+from grader.grade import grade
+from grader.report import csvfile
+from grader.report.folder import safe_name, write_reports
+from grader.session import Options, Session
 from grader.results import SubmissionResult
 from grader.rubric import Rubric
-
-REPORT_FILES = {"results.json": "the grader's complete results (hidden cases included)",
-                "gradescope-results.json": "Gradescope's results.json",
-                "junit.xml": "JUnit XML", "summary.md": "Markdown summary",
-                "report.txt": "the terminal report"}
-
-
-def safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
-
-
-def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
-                  gradescope_path: Path | None = None, reveal_hidden: bool = False) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    jsonfile.write(result, out / "results.json")
-    gradescope.write(result, out / "gradescope-results.json", rubric.gradescope.visibility,
-                     rubric.gradescope.stdout_visibility)
-    if gradescope_path is not None:
-        gradescope_path.parent.mkdir(parents=True, exist_ok=True)
-        gradescope.write(result, gradescope_path, rubric.gradescope.visibility,
-                         rubric.gradescope.stdout_visibility)
-    junit.write(result, out / "junit.xml")
-    markdown.write(result, out / "summary.md")
-    (out / "report.txt").write_text(terminal.render(result, reveal_hidden), encoding="utf-8")
-
-
-def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
-              log: Callable[[str], None]) -> int:
-    with Session(rubric, layout, options, log) as session:
-        log(f"seed {session.seed}; backend {session.backend}; {session.jobs} parallel jobs")
-        result = session.grade(args.submission, on_event=log)
-    out = args.out or Path("grader-out") / safe_name(result.name)
-    write_reports(result, rubric, out, args.gradescope, args.show_hidden)
-    sys.stdout.write(terminal.render(result, args.show_hidden))
-    print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
-    if args.gradescope:
-        print(f"Gradescope results: {args.gradescope}")
-    return 0
-
 
 def find_submissions(folder: Path) -> tuple[list[Path], list[str]]:
     """The submissions in a batch folder, and what was skipped there."""
@@ -99,7 +62,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     # Submissions build in parallel; their GPU runs still take the GPU one at a time.
     workers = max(1, min(len(entries), 2 * session.jobs))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission") as pool:
-        futures = {pool.submit(session.grade, e): e for e in entries}
+        futures = {pool.submit(grade, session, e): e for e in entries}
         for future in as_completed(futures):
             result = future.result()
             with lock:
@@ -137,5 +100,4 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     return 0
 
 
-__all__ = ["grade_one", "grade_batch", "run_batch", "write_reports", "find_submissions",
-           "submission_name"]
+__all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name"]

@@ -11,103 +11,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import queue
 import shutil
 import tempfile
 import threading
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from grader import run as sandbox
 from grader.assignment import default_assignment
 from grader.cases import Case
+from grader.results import CaseResult
+from grader.slots import Resources
 
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0
 NO_SELF_CHECK_N = 1 << 22      # GPU runs from this size on skip the program's own check
-
-
-@dataclass
-class CaseResult:
-    case: Case
-    seed: int
-    status: str                   # pass fail error crash timeout not_implemented not_run
-    summary: str = ""             # one line
-    details: str = ""             # first mismatch, error text, hints
-    reproduce: str = ""
-    seconds: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "pass"
-
-
-class GpuSlots:
-    """The GPUs: each takes `per_gpu` correctness runs at once (default 1: one process
-    at a time); a timing run has its GPU to itself."""
-
-    def __init__(self, indices: list[int], per_gpu: int = 1):
-        self.per_gpu = max(1, per_gpu)
-        self._tokens: queue.Queue[int] = queue.Queue()
-        self._running = {i: threading.Semaphore(self.per_gpu) for i in indices}
-        self._exclusive = {i: threading.Lock() for i in indices}
-        for _ in range(self.per_gpu):
-            for i in indices:
-                self._tokens.put(i)
-
-    @contextmanager
-    def shared(self) -> Iterator[int]:
-        index = self._tokens.get()
-        try:
-            with self._running[index]:
-                yield index
-        finally:
-            self._tokens.put(index)
-
-    @contextmanager
-    def exclusive(self) -> Iterator[int]:
-        index = self._tokens.get()
-        try:
-            with self._exclusive[index]:
-                for _ in range(self.per_gpu):       # waits for the runs in flight
-                    self._running[index].acquire()
-                try:
-                    yield index
-                finally:
-                    for _ in range(self.per_gpu):
-                        self._running[index].release()
-        finally:
-            self._tokens.put(index)
-
-
-@dataclass
-class Resources:
-    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs."""
-
-    cpu: threading.BoundedSemaphore
-    gpus: GpuSlots | None = None
-
-    @staticmethod
-    def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1) -> "Resources":
-        return Resources(threading.BoundedSemaphore(max(1, cores)),
-                         GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None)
-
-    @contextmanager
-    def cpu_slot(self) -> Iterator[None]:
-        with self.cpu:
-            yield
-
-    def gpu(self):
-        """A GPU for a correctness run."""
-        assert self.gpus is not None
-        return self.gpus.shared()
-
-    def gpu_alone(self):
-        """A GPU with nothing else running on it: for timing."""
-        assert self.gpus is not None
-        return self.gpus.exclusive()
 
 
 @dataclass
@@ -392,11 +310,12 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                     value = json.loads(line)
                 except (ValueError, RecursionError):
                     continue
-                k = value.get("case") if isinstance(value, dict) else None
-                status = value.get("status") if isinstance(value, dict) else None
-                if isinstance(k, int) and 0 <= k < len(todo) and k not in claims and \
+                if not isinstance(value, dict):
+                    continue
+                index, status = value.get("case"), value.get("status")
+                if isinstance(index, int) and 0 <= index < len(todo) and index not in claims and \
                         status in BATCH_STATUSES:
-                    claims[k] = value
+                    claims[index] = value
     except OSError:
         pass
     judged: dict[int, CaseResult] = {}

@@ -4,11 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Callable
 
 from grader import REPO_ROOT, __version__
 from grader.build import Layout
-from grader.grade import GraderError, Options, Session, default_cache_dir
-from grader.rubric import RubricError, load_rubric, settings_table
+from grader.grade import grade
+from grader.report import terminal
+from grader.report.folder import REPORT_FILES, safe_name, write_reports
+from grader.session import GraderError, Options, Session, default_cache_dir
+from grader.rubric import Rubric, RubricError, load_rubric, settings_table
 
 EXIT_OK = 0
 EXIT_GRADER = 2      # the grader could not run (setup, rubric, arguments)
@@ -103,6 +107,20 @@ def _logger(quiet: bool):
     return lambda line: print(f"  .. {line}", file=sys.stderr, flush=True)
 
 
+def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
+              log: Callable[[str], None]) -> int:
+    with Session(rubric, layout, options, log) as session:
+        log(f"seed {session.seed}; backend {session.backend}; {session.jobs} parallel jobs")
+        result = grade(session, args.submission, on_event=log)
+    out = args.out or Path("grader-out") / safe_name(result.name)
+    write_reports(result, rubric, out, args.gradescope, args.show_hidden)
+    sys.stdout.write(terminal.render(result, args.show_hidden))
+    print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
+    if args.gradescope:
+        print(f"Gradescope results: {args.gradescope}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -127,7 +145,6 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"reference driver ready ({session.backend}) in {session.options.cache_dir}")
             return EXIT_OK
         if args.command == "grade":
-            from grader.batch import grade_one
             return grade_one(args, rubric, layout, options_from(args), log)
         if args.command == "batch":
             from grader.batch import grade_batch

@@ -21,6 +21,10 @@ import stat
 import tarfile
 import zipfile
 import zlib
+from typing import IO, TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -109,7 +113,7 @@ def _safe_member_path(raw: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
-def _copy_limited(source: io.BufferedIOBase, target: Path, name: str, budget: _Budget) -> None:
+def _copy_limited(source: IO[bytes], target: Path, name: str, budget: _Budget) -> None:
     written = 0
     with open(target, "wb") as out:
         while True:
@@ -163,12 +167,13 @@ class _LimitedReader(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
-    def readinto(self, buffer) -> int:  # type: ignore[override]
-        data = self.raw.read(len(buffer))
+    def readinto(self, buffer: WriteableBuffer) -> int:
+        view = memoryview(buffer).cast("B")
+        data = self.raw.read(len(view))
         self.count += len(data)
         if self.count > self.limit:
             raise SubmissionError(f"the archive expands to more than {self.limit} bytes: refused")
-        buffer[: len(data)] = data
+        view[: len(data)] = data
         return len(data)
 
 
@@ -179,7 +184,7 @@ def _unpack_tar(archive: Path, dest: Path, budget: _Budget, notes: list[str]) ->
         with open(archive, "rb") as f:
             magic = f.read(2)
             f.seek(0)
-            raw: io.BufferedIOBase = gzip.GzipFile(fileobj=f) if magic == b"\x1f\x8b" else f  # type: ignore[assignment]
+            raw: io.BufferedIOBase = gzip.GzipFile(fileobj=f) if magic == b"\x1f\x8b" else f
             stream = io.BufferedReader(_LimitedReader(raw, limit))
             with tarfile.open(fileobj=stream, mode="r|") as tar:
                 for member in tar:
@@ -205,7 +210,7 @@ def _unpack_tar(archive: Path, dest: Path, budget: _Budget, notes: list[str]) ->
                     source = tar.extractfile(member)
                     if source is None:
                         continue
-                    _copy_limited(source, target, str(rel), budget)  # type: ignore[arg-type]
+                    _copy_limited(source, target, str(rel), budget)
     except SubmissionError:
         raise
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile, OSError, ValueError) as e:

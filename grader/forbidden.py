@@ -11,19 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from grader.results import Violation
 from grader.rubric import ForbiddenRubric
-
-
-@dataclass(frozen=True)
-class Violation:
-    file: str      # the path in the submission
-    line: int
-    rule: str
-    message: str
-    excerpt: str   # the offending source line, trimmed
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message} [{self.rule}]\n    {self.excerpt}"
 
 
 @dataclass

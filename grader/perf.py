@@ -17,52 +17,16 @@ import math
 import shutil
 import statistics
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import run as sandbox
 from grader.assignment import default_assignment
 from grader.cases import Case
 from grader.check import RunSetup, read_json, verify
+from grader.results import PerfResult
 from grader.rubric import PerfCase, PerformanceRubric
 
 PERF_SEED = 20240601
-
-
-@dataclass
-class PerfResult:
-    case: PerfCase
-    status: str                          # measured | failed | not_measured
-    message: str = ""
-    reference_ms: float | None = None
-    student_ms: float | None = None
-    reference_runs: list[float] = field(default_factory=list)
-    student_runs: list[float] = field(default_factory=list)
-    reference_spread: float = 0.0
-    student_spread: float = 0.0
-    rounds: int = 0
-    noisy: bool = False
-    gbps: float | None = None
-    copy_gbps: float | None = None
-    baselines: dict[str, float] = field(default_factory=dict)   # name -> median ms
-
-    @property
-    def slowdown(self) -> float | None:
-        """Submission time / reference time (1.0: as fast as the reference)."""
-        if self.reference_ms and self.student_ms:
-            return self.student_ms / self.reference_ms
-        return None
-
-    @property
-    def copy_fraction(self) -> float | None:
-        if self.gbps and self.copy_gbps:
-            return self.gbps / self.copy_gbps
-        return None
-
-    def speedups(self) -> dict[str, float]:
-        if not self.student_ms:
-            return {}
-        return {name: ms / self.student_ms for name, ms in self.baselines.items()}
 
 
 def spread(values: list[float]) -> float:

@@ -1,13 +1,77 @@
-"""What grading a submission produced: the model every report is written from."""
+"""What grading a submission produced: the model every report is written from.
+
+The stages (check, forbidden, perf, grade) fill it in; it imports none of them."""
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.check import CaseResult
-from grader.forbidden import Violation
-from grader.perf import PerfResult
+from grader.cases import Case
+from grader.rubric import PerfCase
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    seed: int
+    status: str                   # pass fail error crash timeout not_implemented not_run
+    summary: str = ""             # one line
+    details: str = ""             # first mismatch, error text, hints
+    reproduce: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "pass"
+
+
+@dataclass(frozen=True)
+class Violation:
+    file: str      # the path in the submission
+    line: int
+    rule: str
+    message: str
+    excerpt: str   # the offending source line, trimmed
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.message} [{self.rule}]\n    {self.excerpt}"
+
+
+@dataclass
+class PerfResult:
+    case: PerfCase
+    status: str                          # measured | failed | not_measured
+    message: str = ""
+    reference_ms: float | None = None
+    student_ms: float | None = None
+    reference_runs: list[float] = field(default_factory=list)
+    student_runs: list[float] = field(default_factory=list)
+    reference_spread: float = 0.0
+    student_spread: float = 0.0
+    rounds: int = 0
+    noisy: bool = False
+    gbps: float | None = None
+    copy_gbps: float | None = None
+    baselines: dict[str, float] = field(default_factory=dict)   # name -> median ms
+
+    @property
+    def slowdown(self) -> float | None:
+        """Submission time / reference time (1.0: as fast as the reference)."""
+        if self.reference_ms and self.student_ms:
+            return self.student_ms / self.reference_ms
+        return None
+
+    @property
+    def copy_fraction(self) -> float | None:
+        if self.gbps and self.copy_gbps:
+            return self.gbps / self.copy_gbps
+        return None
+
+    def speedups(self) -> dict[str, float]:
+        if not self.student_ms:
+            return {}
+        return {name: ms / self.student_ms for name, ms in self.baselines.items()}
 
 
 @dataclass

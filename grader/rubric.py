@@ -305,16 +305,17 @@ def _settings(cls: type, data: dict[str, Any]) -> Any:
         table = _Table(data.get(table_name, {}), f"[{table_name}]")
         key = f.metadata["key"] or f.name
         kind = str(f.type)
+        default: Any = f.default  # setting() always declares one
         if kind.startswith("tuple"):
-            value: Any = table.strings(key, f.default)
+            value: Any = table.strings(key, default)
         elif kind.startswith("int"):
-            value = table.get(key, int, f.default) if key in table.data else f.default
+            value = table.get(key, int, default) if key in table.data else default
         elif kind == "float":
-            value = table.get(key, float, f.default)
+            value = table.get(key, float, default)
         elif kind == "bool":
-            value = table.get(key, bool, f.default)
+            value = table.get(key, bool, default)
         else:
-            value = table.get(key, str, f.default)
+            value = table.get(key, str, default)
         minimum = f.metadata["minimum"]
         if minimum is not None and value is not None and value < minimum:
             raise RubricError(f"{table.where}: `{key}` must be at least {minimum:g}")

@@ -80,6 +80,11 @@ class Identity:
     def drops(self) -> bool:
         return self.uid is not None
 
+    def give(self, path: str | Path, follow_symlinks: bool = True) -> None:
+        """Makes `path` the sandboxed user's (nothing when no user is dropped to)."""
+        if self.uid is not None and self.gid is not None:
+            os.chown(path, self.uid, self.gid, follow_symlinks=follow_symlinks)
+
 
 def sandbox_identity(user: str | None = "nobody") -> Identity:
     """`user` when the grader runs as root (and `user` exists); else the grader's own."""
@@ -125,8 +130,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 def make_private_dir(path: Path, identity: Identity) -> Path:
     """A folder the sandboxed user owns (mode 700)."""
     path.mkdir(parents=True, exist_ok=True)
-    if identity.drops:
-        os.chown(path, identity.uid, identity.gid)  # type: ignore[arg-type]
+    identity.give(path)
     path.chmod(0o700)
     return path
 
@@ -136,9 +140,9 @@ def give_tree(path: Path, identity: Identity) -> None:
     if not identity.drops:
         return
     for dirpath, dirnames, filenames in os.walk(path):
-        os.chown(dirpath, identity.uid, identity.gid)  # type: ignore[arg-type]
+        identity.give(dirpath)
         for name in filenames:
-            os.chown(os.path.join(dirpath, name), identity.uid, identity.gid, follow_symlinks=False)  # type: ignore[arg-type]
+            identity.give(os.path.join(dirpath, name), follow_symlinks=False)
 
 
 def open_path_for(path: Path, identity: Identity, stop: Path) -> None:
@@ -192,9 +196,9 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
             kwargs.update(user=identity.uid, group=identity.gid, extra_groups=[])
     start = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
-        if identity.drops and sandboxed:
-            os.chown(out_path, identity.uid, identity.gid)  # type: ignore[arg-type]
-            os.chown(err_path, identity.uid, identity.gid)  # type: ignore[arg-type]
+        if sandboxed:
+            identity.give(out_path)
+            identity.give(err_path)
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=err, start_new_session=True, close_fds=True, **kwargs)
         timed_out = False

@@ -6,7 +6,7 @@ number only) and how a task's numbers read.
 """
 from __future__ import annotations
 
-from grader.check import CaseResult
+from grader.results import CaseResult
 from grader.results import SubmissionResult, TaskResult
 
 STATUS_WORDS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "crash": "CRASH",

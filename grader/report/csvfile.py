@@ -77,8 +77,8 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
     bins = [0] * 10
     for s in scores:
         bins[min(9, int(10 * s / max_score)) if max_score else 0] += 1
-    for b, count in enumerate(bins):
-        out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * count} {count}\n")
+    for b, in_bin in enumerate(bins):
+        out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * in_bin} {in_bin}\n")
     out.write("```\n\n| submission | score | problems |\n| --- | --- | --- |\n")
     for r in sorted(results, key=lambda r: r.name):
         problems = [r.error] if r.error else []

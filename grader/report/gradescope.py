@@ -98,13 +98,13 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "max_score": integ.max_points,
                       "status": "passed" if integ.status == "graded" and integ.passed == integ.total else "failed",
                       "output": _clip(text), "visibility": visibility})
-    output = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
+    summary = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
     if result.machine.note:
-        output.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
+        summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
     return {
         "score": round(result.score, 4),
         "execution_time": int(round(result.seconds)),
-        "output": "\n".join(output),
+        "output": "\n".join(summary),
         "output_format": "text",
         "test_output_format": "text",
         "visibility": visibility,

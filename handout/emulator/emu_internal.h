@@ -1,5 +1,7 @@
 // scanlab CPU emulator: what the runtime (emu_runtime.cpp) and the scheduler
-// (emu_scheduler.cpp) share. Not included by user code.
+// (emu_scheduler.cpp and its sections) both use, defined in emu_errors.cpp. The
+// runtime calls the scheduler (workerThreads); the scheduler never calls the runtime.
+// Not included by user code.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,8 +16,5 @@ void recordError(cudaError_t error, const std::string& message);
 
 // "student/scan.cuh:57": the last two components of a path, with the line.
 std::string formatSite(Site site);
-
-// Reads an unsigned environment variable; `fallback` when unset or malformed.
-uint64_t envUnsigned(const char* name, uint64_t fallback);
 
 }  // namespace scanlab::emu::detail

@@ -19,6 +19,8 @@
 //   launch fails. Errors found at a call (bad mask, ...) fail it at once.
 // - A block that fails is abandoned: its fibers are never resumed, their stacks are
 //   simply reused (destructors of kernel locals do not run).
+#include <cstdlib>
+
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -33,6 +35,20 @@ void* const kFromScheduler = &gSchedulerTag;
 
 // ---------------------------------------------------------------------------------
 // Configuration.
+
+namespace {
+
+// An unsigned environment setting; `fallback` when unset or malformed.
+uint64_t envUnsigned(const char* name, uint64_t fallback) {
+    const char* s = std::getenv(name);
+    if (s == nullptr || *s == '\0') return fallback;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(s, &end, 0);
+    if (end == s || *end != '\0') return fallback;
+    return v;
+}
+
+}  // namespace
 
 Config& config() {
     static Config c;

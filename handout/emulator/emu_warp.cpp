@@ -27,45 +27,52 @@ const char* voteName(VoteMode m) {
     return "?";
 }
 
-// Checks that apply to every warp operation at the call.
+// What is wrong with a warp operation's mask, seen from the calling lane: the one
+// definition of a valid mask, used by the fast path and by the diagnosis.
+enum class MaskProblem { None, LeavesOutCaller, NamesMissingLanes, NamesExitedLanes };
+
+inline MaskProblem maskProblem(const Warp& W, unsigned lane, unsigned mask) {
+    if (!(mask >> lane & 1)) return MaskProblem::LeavesOutCaller;
+    if (mask & ~W.existing) return MaskProblem::NamesMissingLanes;
+    if (mask & W.exited) return MaskProblem::NamesExitedLanes;
+    return MaskProblem::None;
+}
+
 [[noreturn, gnu::cold, gnu::noinline]] void badMask(Worker& w, Thread* self, unsigned mask,
-                                                   Site site, const char* op) {
+                                                   Site site, const char* op, MaskProblem problem) {
     const unsigned warp = self->linear / 32, lane = self->linear % 32;
     const Warp& W = w.warps[warp];
-    auto at = [&] { return std::string(op) + " at " + formatSite(site) + ": "; };
-    if (!(mask >> lane & 1)) {
-        SCANLAB_EMU_FAIL(w, self, "bad warp mask",
-                  at() + "mask " + fmtMask(mask) + " leaves out participating lane " +
-                      std::to_string(lane) + " (" + threadName(*self) +
-                      "); every lane that calls a _sync warp operation must be in its mask",
-                  int(warp));
+    const std::string at = std::string(op) + " at " + formatSite(site) + ": mask " + fmtMask(mask);
+    switch (problem) {
+        case MaskProblem::LeavesOutCaller:
+            SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                             at + " leaves out participating lane " + std::to_string(lane) + " (" +
+                                 threadName(*self) +
+                                 "); every lane that calls a _sync warp operation must be in its mask",
+                             int(warp));
+        case MaskProblem::NamesMissingLanes:
+            SCANLAB_EMU_FAIL(w, self, "bad warp mask",
+                             at + " names lane(s) " + fmtLanes(mask & ~W.existing) +
+                                 ", which do not exist (the block has " + std::to_string(w.nThreads) +
+                                 " threads, so its last warp is partial)",
+                             int(warp));
+        case MaskProblem::NamesExitedLanes: {
+            const unsigned gone = mask & W.exited;
+            SCANLAB_EMU_FAIL(w, self, "warp divergence",
+                             at + " names lane(s) " + fmtLanes(gone) + ", which already exited (e.g. " +
+                                 threadName(laneThread(w, warp, unsigned(__builtin_ctz(gone)))) +
+                                 "); every lane named in the mask must reach the operation",
+                             int(warp));
+        }
+        case MaskProblem::None: break;
     }
-    if (const unsigned missing = mask & ~W.existing) {
-        SCANLAB_EMU_FAIL(w, self, "bad warp mask",
-                  at() + "mask " + fmtMask(mask) + " names lane(s) " + fmtLanes(missing) +
-                      ", which do not exist (the block has " + std::to_string(w.nThreads) +
-                      " threads, so its last warp is partial)",
-                  int(warp));
-    }
-    if (const unsigned gone = mask & W.exited) {
-        const unsigned l = unsigned(__builtin_ctz(gone));
-        SCANLAB_EMU_FAIL(w, self, "warp divergence",
-                  at() + "mask " + fmtMask(mask) + " names lane(s) " + fmtLanes(gone) +
-                      ", which already exited (e.g. " + threadName(laneThread(w, warp, l)) +
-                      "); every lane named in the mask must reach the operation",
-                  int(warp));
-    }
-    std::abort();  // not reached: one of the checks above failed
+    std::abort();  // not reached: called only for a bad mask
 }
 
 // Checks that apply to every warp operation at the call (the fast path).
 inline void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const char* op) {
-    const Warp& W = w.warps[self->linear / 32];
-    if (__builtin_expect(!(mask >> (self->linear % 32) & 1) || (mask & ~W.existing) != 0 ||
-                             (mask & W.exited) != 0,
-                         0)) {
-        badMask(w, self, mask, site, op);
-    }
+    const MaskProblem problem = maskProblem(w.warps[self->linear / 32], self->linear % 32, mask);
+    if (__builtin_expect(problem != MaskProblem::None, 0)) badMask(w, self, mask, site, op, problem);
 }
 
 [[noreturn, gnu::cold, gnu::noinline]] void differentOps(Worker& w, Thread* self, const Thread& o,

@@ -21,7 +21,8 @@ sys.path.insert(0, str(REPO))
 
 from grader import machine as machines  # noqa: E402
 from grader.build import Layout  # noqa: E402
-from grader.grade import GraderError, Options, Session  # noqa: E402
+from grader.grade import grade  # noqa: E402
+from grader.session import GraderError, Options, Session  # noqa: E402
 from grader.results import SubmissionResult  # noqa: E402
 from grader.rubric import Rubric, load_rubric  # noqa: E402
 
@@ -71,7 +72,7 @@ class Graded:
 
     def __call__(self, name: str) -> SubmissionResult:
         if name not in self.results:
-            self.results[name] = self.session.grade(compose(name, self.tmp / "submissions"))
+            self.results[name] = grade(self.session, compose(name, self.tmp / "submissions"))
         return self.results[name]
 
     def prefetch(self, names: list[str]) -> None:
@@ -79,7 +80,7 @@ class Graded:
         todo = [n for n in names if n not in self.results]
         with ThreadPoolExecutor(max_workers=3 * self.session.jobs) as pool:
             for name, result in zip(todo, pool.map(
-                    lambda n: self.session.grade(compose(n, self.tmp / "submissions")), todo)):
+                    lambda n: grade(self.session, compose(n, self.tmp / "submissions")), todo)):
                 self.results[name] = result
 
 

@@ -12,8 +12,9 @@ import pytest
 from conftest import REPO, cache_dir, compose, load_fixture
 from grader import machine as machines
 from grader.build import Layout
-from grader.check import GpuSlots
-from grader.grade import Options, Session
+from grader.slots import GpuSlots
+from grader.grade import grade
+from grader.session import Options, Session
 from grader.perf import measure
 
 
@@ -32,7 +33,7 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
     session.prepare()
     # The race check of GPU grades: emulator builds and cases next to the "GPU" ones.
     session.race_builder = session._builder("emulator", "")
-    session._race_setup, _ = session._prepare_backend(session.race_builder, "emulator")
+    session.race_setup, _ = session._prepare_backend(session.race_builder, "emulator")
     # Pose as a GPU machine: timing and scoring take their GPU paths, with emulator drivers.
     session.backend = "cuda"
     session.gpus = [machines.Gpu(0, "CPU emulator posing as a GPU", "9.0", 0)]
@@ -45,7 +46,7 @@ def test_measure_interleaves_and_verifies(pseudo_gpu):
     session, _ = pseudo_gpu
     setup = session.prepare()
     perf_case = session.rubric.tasks[2].perf[0]
-    ref = session._run_reference
+    ref = session.run_reference
     p = measure(setup, ref, ref, perf_case, session.rubric.performance, 100.0)
     assert p.status == "measured", p.message
     assert 2 <= p.rounds <= 3
@@ -69,14 +70,14 @@ def test_measure_rejects_a_wrong_timed_output(pseudo_gpu, tmp_path):
                     '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
                     '"reps": 3}}\' > "$JSON"\n')
     liar.chmod(0o755)
-    p = measure(setup, liar, session._run_reference, session.rubric.tasks[2].perf[0],
+    p = measure(setup, liar, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "wrong" in p.message
 
 
 def test_scores_with_performance(pseudo_gpu):
     session, tmp = pseudo_gpu
-    result = session.grade(compose("reference", tmp))
+    result = grade(session, compose("reference", tmp))
     assert result.machine.backend == "cuda" and result.machine.copy_gbps > 0
     assert result.performance_measured
     assert result.max_score == 100
@@ -88,7 +89,7 @@ def test_scores_with_performance(pseudo_gpu):
 
     # A task that is not graded earns no performance points; the same builds timed on
     # the same cases are not timed again.
-    forbidden = session.grade(compose("forbidden", tmp))
+    forbidden = grade(session, compose("forbidden", tmp))
     t2 = forbidden.tasks[1]
     assert t2.perf_status == "not_eligible" and t2.performance_points == 0
     assert forbidden.tasks[0].perf[0] is result.tasks[0].perf[0]
@@ -97,7 +98,7 @@ def test_scores_with_performance(pseudo_gpu):
 
 def test_race_check_cases_count(pseudo_gpu):
     session, tmp = pseudo_gpu
-    result = session.grade(compose("race_warp_scan", tmp))
+    result = grade(session, compose("race_warp_scan", tmp))
     t1 = result.tasks[0]
     race = [c for c in t1.cases if c.case.backend == "emulator"]
     groups = session.rubric.race_check_groups
@@ -107,7 +108,7 @@ def test_race_check_cases_count(pseudo_gpu):
     assert not any(c.passed for c in race)
     assert t1.race_note.startswith("race check: 0/")
     # The reference passes its race check.
-    ref = session.grade(compose("reference", tmp / "again")).tasks[0]
+    ref = grade(session, compose("reference", tmp / "again")).tasks[0]
     assert ref.race_note.startswith("race check:") and ref.all_passed
 
 
@@ -116,7 +117,7 @@ def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
     # GPU grades run each build's cases in one `batch` process; a crash ends the batch
     # and the rest is run case by case. The verdicts must be those of one run per case.
     session, tmp = pseudo_gpu
-    result = session.grade(compose(name, tmp / name))
+    result = grade(session, compose(name, tmp / name))
     want = load_fixture(name).expected("emulator")
     for tr in result.tasks:
         assert tr.verdict == want[tr.name], (name, tr.name, tr.message)

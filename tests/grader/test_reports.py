@@ -9,11 +9,9 @@ import pytest
 
 from conftest import TEST_RUBRIC
 from grader.cases import Case
-from grader.check import CaseResult
-from grader.forbidden import Violation
-from grader.perf import PerfResult
 from grader.report import csvfile, gradescope, jsonfile, junit, markdown, terminal
-from grader.results import BuildInfo, IntegrationResult, MachineInfo, SubmissionResult, TaskResult
+from grader.results import (BuildInfo, CaseResult, IntegrationResult, MachineInfo, PerfResult,
+                            SubmissionResult, TaskResult, Violation)
 from grader.rubric import PerfCase, load_rubric
 
 SECRET_N = 40009

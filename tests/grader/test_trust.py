@@ -159,7 +159,7 @@ def test_probe_drops_a_memory_limit_that_stops_the_reference(test_rubric, emu_se
 
     from conftest import REPO, cache_dir
     from grader.build import Layout
-    from grader.grade import Options, Session
+    from grader.session import Options, Session
 
     rubric = dataclasses.replace(test_rubric, limits=dataclasses.replace(test_rubric.limits, memory_mb=8))
     with Session(rubric, Layout(REPO), Options(backend="emulator", cache_dir=cache_dir(), seed=1),

@@ -1,0 +1,33 @@
+"""The report folder of one submission: every format, written from one result."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from grader.report import gradescope, jsonfile, junit, markdown, terminal
+from grader.results import SubmissionResult
+from grader.rubric import Rubric
+
+REPORT_FILES = {"results.json": "the grader's complete results (hidden cases included)",
+                "gradescope-results.json": "Gradescope's results.json",
+                "junit.xml": "JUnit XML", "summary.md": "Markdown summary",
+                "report.txt": "the terminal report"}
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
+
+
+def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
+                  gradescope_path: Path | None = None, reveal_hidden: bool = False) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    jsonfile.write(result, out / "results.json")
+    gradescope.write(result, out / "gradescope-results.json", rubric.gradescope.visibility,
+                     rubric.gradescope.stdout_visibility)
+    if gradescope_path is not None:
+        gradescope_path.parent.mkdir(parents=True, exist_ok=True)
+        gradescope.write(result, gradescope_path, rubric.gradescope.visibility,
+                         rubric.gradescope.stdout_visibility)
+    junit.write(result, out / "junit.xml")
+    markdown.write(result, out / "summary.md")
+    (out / "report.txt").write_text(terminal.render(result, reveal_hidden), encoding="utf-8")

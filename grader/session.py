@@ -1,0 +1,289 @@
+"""A grading session: what the grading of several submissions shares.
+
+The machine and the backend chosen for it, the trusted reference build (built once,
+then cached) and its probe in the sandbox, the CPU and GPU slots, the seed, the
+temporary workspace, and the machine's description (copy bandwidth included) that
+every report carries. grader/grade.py grades one submission with a session.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from grader import machine as machines
+from grader import run as sandbox
+from grader.build import Builder, Layout, Toolchain
+from grader.cases import Case
+from grader.check import RunSetup, TimeoutTracker
+from grader.perf import PerfResult, measure_copy_bandwidth
+from grader.results import MachineInfo
+from grader.rubric import PerfCase, Rubric
+from grader.slots import Resources
+
+
+class GraderError(Exception):
+    """The grader cannot grade on this machine (a setup problem, not the submission's)."""
+
+
+def default_cache_dir() -> Path:
+    explicit = os.environ.get("SCANLAB_CACHE")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scanlab"
+
+
+@dataclass
+class Options:
+    backend: str = "auto"                 # auto | cuda | emulator
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    jobs: int = 0                         # parallel CPU work; 0: the machine's cores
+    seed: int | None = None               # None: a fresh one
+    perf: bool = True                     # measure performance (GPU only)
+    sandbox_user: str = "nobody"          # when running as root
+    cuda_arch: str = ""                   # "" : the GPU's
+    workdir: Path | None = None           # parent of the temporary workspace
+    keep_workdir: bool = False
+    gpu_runs: int = 0                     # correctness runs per GPU at once; 0: the rubric's
+    race_check: bool = True               # GPU grades: also run the rubric's race-check cases
+                                          # on the CPU emulator
+
+
+def _log_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+class Session:
+    def __init__(self, rubric: Rubric, layout: Layout, options: Options,
+                 log: Callable[[str], None] = _log_stderr,
+                 machine: machines.Machine | None = None):
+        self.rubric = rubric
+        self.layout = layout
+        self.options = options
+        self.log = log
+        self.machine = machine or machines.detect(check_boost=False)
+        m = self.machine
+        backend = options.backend
+        if backend == "auto":
+            backend = "cuda" if m.has_gpu and m.can_build_cuda else "emulator"
+        if backend == "cuda":
+            if not m.has_gpu:
+                raise GraderError(f"--backend cuda: no GPU ({m.gpu_problem})")
+            if not m.can_build_cuda:
+                missing = [t.name for t in (m.nvcc, m.cmake, m.gxx) if not t.ok]
+                raise GraderError(f"--backend cuda: cannot build CUDA drivers: {', '.join(missing)} missing")
+        elif backend == "emulator":
+            missing = [t.name for t in (m.cmake, m.gxx) if not t.ok]
+            if missing:
+                raise GraderError(f"cannot build the CPU emulator driver: {', '.join(missing)} missing "
+                                  "(run `python3 -m grader doctor`)")
+        else:
+            raise GraderError(f"unknown backend {backend!r}")
+        self.backend = backend
+        self.gpus = m.gpus if backend == "cuda" else []
+        self.jobs = options.jobs or m.cores
+        arch = options.cuda_arch
+        if backend == "cuda" and not arch:
+            arch = ";".join(sorted({g.arch for g in self.gpus})) or "native"
+        self.identity = sandbox.sandbox_identity(options.sandbox_user)
+        parent = (options.workdir or Path(tempfile.gettempdir())).resolve()
+        parent.mkdir(parents=True, exist_ok=True)
+        if self.identity.drops:
+            for folder in (parent, *parent.parents):
+                if not folder.stat().st_mode & 0o001:
+                    raise GraderError(f"the sandbox user {self.identity.name} cannot reach the "
+                                      f"workspace under {parent} ({folder} is closed to others): "
+                                      "choose another --workdir")
+        self.workdir = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=parent))
+        self.workdir.chmod(0o711)
+        sandbox.open_path_for(self.workdir, self.identity, self.workdir)
+        (self.workdir / "builds").mkdir()
+        (self.workdir / "builds").chmod(0o711)
+        self.resources = Resources.create(self.jobs, [g.index for g in self.gpus],
+                                          options.gpu_runs or rubric.limits.gpu_runs_at_once)
+        self.builder = self._builder(backend, arch)
+        # Race check: on a GPU, some cases also run on the CPU emulator.
+        self.race_note = ""
+        self.race_builder: Builder | None = None
+        if backend == "cuda" and options.race_check and rubric.race_check_groups:
+            if m.boost_context.path is None or m.boost_context.path == "unchecked":
+                m.boost_context = machines.check_boost_context(m.gxx.path)
+            if m.can_build_emulator:
+                self.race_builder = self._builder("emulator", "")
+            else:
+                problems = [t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok]
+                self.race_note = ("race check on the CPU emulator not run: the emulator cannot be "
+                                  f"built here ({'; '.join(problems)})")
+        self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
+        self.timeouts = TimeoutTracker()
+        self.run_reference: Path | None = None     # the reference copy student-side runs use
+        self.race_setup: RunSetup | None = None
+        self.sandbox_note = ""
+        self.perf_memo = PerfMemo()
+        self.handout_files = {t.file: (layout.handout_student(t.file).read_bytes()
+                                       if layout.handout_student(t.file).is_file() else None)
+                              for t in rubric.tasks}
+        self._setup: RunSetup | None = None
+        self._prepare_lock = threading.Lock()
+        self._machine_info: MachineInfo | None = None
+        self._machine_lock = threading.Lock()
+
+    # ---- shared preparation ------------------------------------------------------------------
+
+    def prepare(self) -> RunSetup:
+        """Builds (or finds in the cache) the trusted reference; idempotent."""
+        with self._prepare_lock:
+            if self._setup is not None:
+                return self._setup
+            setup, self.run_reference = self._prepare_backend(self.builder, self.backend)
+            if self.race_builder is not None:
+                try:
+                    self.race_setup, _ = self._prepare_backend(self.race_builder, "emulator")
+                except GraderError as e:
+                    self.race_builder = None
+                    self.race_note = f"race check on the CPU emulator not run: {str(e)[:300]}"
+            if self.race_note:
+                self.log(f"note: {self.race_note}")
+            self._setup = setup
+            return self._setup
+
+    def _builder(self, backend: str, arch: str) -> Builder:
+        m = self.machine
+        tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
+                          nvcc=m.nvcc.path if backend == "cuda" else None,
+                          cuda_arch=arch if backend == "cuda" else "",
+                          compiler_id=f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}",
+                          # nvcc builds one file; an emulator build compiles three.
+                          jobs=1 if backend == "cuda" else 2,
+                          build_type="Release" if backend == "cuda"
+                          else self.rubric.limits.emulator_build_type)
+        return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
+                       self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
+                       slot=self.resources.cpu_slot)
+
+    def _prepare_backend(self, builder: Builder, backend: str) -> tuple[RunSetup, Path]:
+        """The trusted reference of one backend (built or cached), its copy student-side
+        runs use, and how runs go, checked by a probe."""
+        start = time.monotonic()
+        ref = builder.reference()
+        if not ref.ok or ref.binary is None:
+            raise GraderError(ref.errors or "the reference does not build")
+        self.log(f"reference driver ({backend}): "
+                 + ("cached" if ref.cached else f"built in {time.monotonic() - start:.0f} s")
+                 + f" [{ref.binary}]")
+        run_copy = builder.build("reference", dict(builder.reference_files), {}, {})
+        if not run_copy.ok or run_copy.binary is None:
+            raise GraderError(run_copy.errors)
+        limits = self.rubric.limits
+        setup = RunSetup(
+            backend=backend, reference=ref.binary, workdir=self.workdir,
+            identity=self.identity, resources=self.resources,
+            timeout_s=limits.run_timeout_s if backend == "cuda" else limits.emulator_run_timeout_s,
+            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+        self._probe_sandbox(setup, run_copy.binary)
+        return setup, run_copy.binary
+
+    def _probe_sandbox(self, setup: RunSetup, run_reference: Path) -> None:
+        """Runs the reference as student programs will run (sandbox, limits, user) on a
+        small case. If only the memory limit stops it (some CUDA drivers reserve memory
+        the data-segment limit counts), grading goes on without that limit, and says so;
+        if nothing helps, grading stops here rather than failing every student."""
+        a = self.rubric.assignment
+        case = Case(a.driver_tasks[0].name, a.operator_names[0], 1000, a.limits.default_block,
+                    a.distributions[0], False, "probe")
+
+        def attempt(memory_mb: int | None) -> sandbox.Result:
+            where = Path(tempfile.mkdtemp(prefix="probe-", dir=self.workdir))
+            where.chmod(0o711)
+            home = sandbox.make_private_dir(where / "home", self.identity)
+            argv = [str(run_reference), "run", *case.driver_args(1), "--json", str(home / "probe.json")]
+            limits = dataclasses.replace(setup.limits(case), memory_mb=memory_mb)
+            try:
+                slot = self.resources.gpu() if setup.backend == "cuda" else self.resources.cpu_slot()
+                with slot as gpu:
+                    return sandbox.run(argv, home, limits, setup.env(home, 1, gpu), self.identity)
+            finally:
+                shutil.rmtree(where, ignore_errors=True)
+
+        first = attempt(setup.memory_mb)
+        if first.ok:
+            return
+        if setup.memory_mb is not None and attempt(None).ok:
+            setup.memory_mb = None
+            self.sandbox_note = (f"the {self.rubric.limits.memory_mb} MiB memory limit stopped the "
+                                 "reference driver here, so student programs run without it")
+            self.log(f"warning: {self.sandbox_note}")
+            return
+        output = (first.stdout + first.stderr).strip().splitlines()[-5:]
+        hint = ""
+        if self.rubric.assignment.exit_meaning(first.returncode) == "no_gpu":
+            hint = (f" As {self.identity.name} the driver sees no GPU: check that /dev/nvidia* are "
+                    "open to all users, or pass --sandbox-user '' to run student code as yourself.")
+        raise GraderError(f"the reference driver does not run in the sandbox (as {self.identity.name}): "
+                          f"{first.describe_end()}: {' | '.join(output)}.{hint}")
+
+    def machine_info(self) -> MachineInfo:
+        """The machine as every report of this session describes it; worked out once (on
+        a GPU with performance on, that measures the copy bandwidth)."""
+        with self._machine_lock:
+            if self._machine_info is None:
+                self._machine_info = self._describe_machine()
+            return self._machine_info
+
+    def _describe_machine(self) -> MachineInfo:
+        user = self.identity.name
+        if not self.identity.drops and os.geteuid() == 0:
+            user += (" (--sandbox-user '': not dropped)" if not self.options.sandbox_user
+                     else f" (no user {self.options.sandbox_user!r} to drop to)")
+        if self.sandbox_note:
+            user += f"; {self.sandbox_note}"
+        if self.backend == "cuda":
+            copy_gbps = measure_copy_bandwidth(self.prepare())[0] if self.options.perf else None
+            g = self.gpus[0]
+            return MachineInfo("cuda", g.name, g.compute_capability, copy_gbps, user)
+        note = ("no GPU: correctness is graded with the CPU emulator; performance is not measured"
+                if not self.machine.has_gpu else
+                "emulator backend chosen: correctness is graded with the CPU emulator; "
+                "performance is not measured")
+        return MachineInfo("emulator", "", "", None, user, note)
+
+    def reproduce_command(self, path: Path) -> str:
+        extra = f" --backend {self.options.backend}" if self.options.backend != "auto" else ""
+        rubric = "" if self.rubric.path == (self.layout.data / "rubric.toml").resolve() \
+            else f" --rubric {self.rubric.path}"
+        return f"python3 -m grader grade {path} --seed {self.seed}{extra}{rubric}"
+
+    def close(self) -> None:
+        if not self.options.keep_workdir:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class PerfMemo:
+    """Timings by (build, perf case): the same build timed on the same case is measured
+    once per session (a class's identical files share builds)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._known: dict[tuple[str, PerfCase], PerfResult] = {}
+
+    def get(self, key: tuple[str, PerfCase]) -> PerfResult | None:
+        with self._lock:
+            return self._known.get(key)
+
+    def put(self, key: tuple[str, PerfCase], value: PerfResult) -> None:
+        with self._lock:
+            self._known[key] = value

@@ -1,0 +1,75 @@
+"""What grading runs share: CPU slots (builds, verifies, emulator runs) and the GPUs,
+each of which takes a few correctness runs at once or one timing run alone."""
+from __future__ import annotations
+
+import queue
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterator
+
+
+class GpuSlots:
+    """The GPUs: each takes `per_gpu` correctness runs at once (default 1: one process
+    at a time); a timing run has its GPU to itself."""
+
+    def __init__(self, indices: list[int], per_gpu: int = 1):
+        self.per_gpu = max(1, per_gpu)
+        self._tokens: queue.Queue[int] = queue.Queue()
+        self._running = {i: threading.Semaphore(self.per_gpu) for i in indices}
+        self._exclusive = {i: threading.Lock() for i in indices}
+        for _ in range(self.per_gpu):
+            for i in indices:
+                self._tokens.put(i)
+
+    @contextmanager
+    def shared(self) -> Iterator[int]:
+        index = self._tokens.get()
+        try:
+            with self._running[index]:
+                yield index
+        finally:
+            self._tokens.put(index)
+
+    @contextmanager
+    def exclusive(self) -> Iterator[int]:
+        index = self._tokens.get()
+        try:
+            with self._exclusive[index]:
+                for _ in range(self.per_gpu):       # waits for the runs in flight
+                    self._running[index].acquire()
+                try:
+                    yield index
+                finally:
+                    for _ in range(self.per_gpu):
+                        self._running[index].release()
+        finally:
+            self._tokens.put(index)
+
+
+@dataclass
+class Resources:
+    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs."""
+
+    cpu: threading.BoundedSemaphore
+    gpus: GpuSlots | None = None
+
+    @staticmethod
+    def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1) -> "Resources":
+        return Resources(threading.BoundedSemaphore(max(1, cores)),
+                         GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None)
+
+    @contextmanager
+    def cpu_slot(self) -> Iterator[None]:
+        with self.cpu:
+            yield
+
+    def gpu(self):
+        """A GPU for a correctness run."""
+        assert self.gpus is not None
+        return self.gpus.shared()
+
+    def gpu_alone(self):
+        """A GPU with nothing else running on it: for timing."""
+        assert self.gpus is not None
+        return self.gpus.exclusive()
