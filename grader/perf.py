@@ -150,7 +150,9 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
                 if rounds == 0:
                     vdir = where / "verify"
                     vdir.mkdir()
-                    v = verify(setup, case, seed, home / "out.bin", vdir)
+                    # The output is the last timed repetition's, on that repetition's input.
+                    v = verify(setup, case, seed, home / "out.bin", vdir,
+                               perturb_rep=rubric.warmup + rubric.reps - 1)
                     (home / "out.bin").unlink(missing_ok=True)
                     if v.get("status") != "pass":
                         result.message = "the output of the timed run is wrong (trusted check)"
@@ -168,6 +170,14 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
         result.student_ms = statistics.median(result.student_runs)
         moved = default_assignment().bytes_moved(case.task, case.op, case.n)
         result.gbps = moved / (result.student_ms * 1e6)
+        if copy_gbps and moved >= rubric.plausible_min_mb * (1 << 20) and \
+                result.gbps > rubric.max_copy_multiple * copy_gbps:
+            result.implausible = True
+            result.message = (f"implausible timing: {result.gbps:.0f} GB/s is "
+                              f"{result.gbps / copy_gbps:.1f}x the copy bandwidth this GPU measured "
+                              f"({copy_gbps:.0f} GB/s), more than its memory can deliver; not scored "
+                              "(does a timed run skip, remember or mistime its work?)")
+            return result
         result.status = "measured"
         if noisy:
             result.message = (f"noisy: the medians of {rounds} rounds spread by "

@@ -54,6 +54,7 @@ class PerfResult:
     gbps: float | None = None
     copy_gbps: float | None = None
     baselines: dict[str, float] = field(default_factory=dict)   # name -> median ms
+    implausible: bool = False            # faster than the GPU's memory allows: not scored
 
     @property
     def slowdown(self) -> float | None:

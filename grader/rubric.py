@@ -102,6 +102,13 @@ class PerformanceRubric:
     max_spread: float = setting(0.08, "(max - min) / median of a side's medians above which a "
                                 "measurement is noisy", minimum=0)
     baselines: bool = setting(True, "time the task's baselines in the reference process too")
+    max_copy_multiple: float = setting(1.5, "a submission time implying more bytes per second than "
+                                       "this multiple of the GPU's measured copy bandwidth is "
+                                       "physically implausible: not scored (0 points, flagged)",
+                                       minimum=1.0)
+    plausible_min_mb: float = setting(64.0, "the physical-limit check applies to perf cases moving "
+                                      "at least this many MiB (smaller inputs can stay in L2)",
+                                      minimum=0)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ def columns(rubric: Rubric) -> list[str]:
     for t in rubric.tasks:
         cols += [f"task{t.number}_status", f"task{t.number}_cases", f"task{t.number}_correctness",
                  f"task{t.number}_performance", f"task{t.number}_slowdown"]
-    cols += ["integration", "error", "seed", "backend", "seconds"]
+    cols += ["integration", "flags", "error", "seed", "backend", "seconds"]
     return cols
 
 
@@ -35,9 +35,20 @@ def row(result: SubmissionResult) -> dict[str, str]:
                   f"task{tr.number}_slowdown": f"{slow[0]:.3f}" if slow else ""})
     integ = result.integration
     r.update({"integration": f"{integ.passed}/{integ.total}" if integ.status == "graded" else integ.status,
-              "error": result.error or "", "seed": str(result.seed), "backend": result.machine.backend,
+              "flags": "; ".join(flags(result)), "error": result.error or "", "seed": str(result.seed), "backend": result.machine.backend,
               "seconds": f"{result.seconds:.1f}"})
     return r
+
+
+def flags(result: SubmissionResult) -> list[str]:
+    """What an instructor should look at besides the score."""
+    out = []
+    for tr in result.tasks:
+        if any(p.implausible for p in tr.perf):
+            out.append(f"task {tr.number}: implausible timing (faster than memory allows; not scored)")
+        if any(p.noisy for p in tr.perf):
+            out.append(f"task {tr.number}: timing noisy")
+    return out
 
 
 def write_grades(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
@@ -85,6 +96,6 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
         problems += [f"task {tr.number}: {tr.total - tr.passed} case(s) fail" if tr.verdict == "wrong"
                      else f"task {tr.number}: {tr.verdict.replace('_', ' ')}"
                      for tr in r.tasks if tr.verdict != "correct"]
-        problems += [f"task {tr.number}: timing noisy" for tr in r.tasks if any(p.noisy for p in tr.perf)]
+        problems += flags(r)
         out.write(f"| {r.name} | {r.score:.2f} | {'; '.join(p.replace('|', '/') for p in problems) or '-'} |\n")
     return out.getvalue()

@@ -42,7 +42,8 @@ struct Args {
 
 inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
-                                            "--ops", "--blocks", "--max-n", "--junit", "--cases"};
+                                            "--ops", "--blocks", "--max-n", "--junit", "--cases",
+                                            "--perturb"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large"};
 
 inline Args parseArgs(int argc, char** argv) {
@@ -177,6 +178,7 @@ inline RunConfig parseRunConfig(const Args& args) {
     if (c.reps < 1) throw UsageError("--reps must be at least 1");
     if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
     c.outputFile = args.get("--output", "");
+    if (args.has("--perturb")) c.perturbRep = parseCount(args.get("--perturb", ""), "--perturb");
     return c;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -86,6 +87,40 @@ std::vector<typename Op::Element> generateInput(size_t n, uint64_t seed, Distrib
     std::vector<typename Op::Element> data(n);
     for (size_t i = 0; i < n; ++i) data[i] = sampleElement<Op>(d, seed, i);
     return data;
+}
+
+// ---- inputs of timed repetitions ----------------------------------------------------
+// Timed repetition r (warm-ups counted, from 0) sees the case's input with one element
+// changed: which one and its new value follow from (seed, r), so `verify --perturb R`
+// rebuilds the input repetition R saw. A kernel that returns a remembered result
+// instead of computing this one is wrong on it.
+template <class Op>
+struct Perturbation {
+    size_t index = 0;
+    typename Op::Element value{};
+};
+
+template <class Op>
+Perturbation<Op> perturbation(const std::vector<typename Op::Element>& input, uint64_t seed,
+                              uint64_t rep) {
+    using T = typename Op::Element;
+    const uint64_t key = splitmix64(seed ^ 0x70657274757262ull ^ splitmix64(rep));
+    Perturbation<Op> p{size_t(key % input.size()), input[size_t(key % input.size())]};
+    // A draw equal to the element would change nothing: draw again.
+    for (uint64_t k = 1; k <= 16; ++k) {
+        const T v = sampleElement<Op>(Distribution::Random, key + k, p.index);
+        if (std::memcmp(&v, &input[p.index], sizeof(T)) != 0) {
+            p.value = v;
+            break;
+        }
+    }
+    return p;
+}
+
+template <class Op>
+void applyPerturbation(std::vector<typename Op::Element>& input, uint64_t seed, uint64_t rep) {
+    const Perturbation<Op> p = perturbation<Op>(input, seed, rep);
+    input[p.index] = p.value;
 }
 
 }  // namespace scanlab

@@ -36,6 +36,7 @@ struct RunConfig {
     int warmup = 3;
     int reps = 20;
     std::string outputFile;
+    std::optional<uint64_t> perturbRep;  // verify: the timed repetition whose input to check
 };
 
 // The CPU emulator runs threads in an order drawn from a schedule seed. Every case
@@ -279,14 +280,26 @@ RunResult runTask(const RunConfig& c) {
                              "(a missing __syncthreads() or __syncwarp()?)";
             }
         }
-        if (!c.outputFile.empty()) writeRaw(c.outputFile, got);
-        if (c.time && r.status == "pass") {
-            r.timing = timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); },
-                               [&] { runner.out.fillBytes(0xA5); });
-            // The output of the last timed run must be right too.
+        const bool timed = c.time && r.status == "pass";
+        if (!c.outputFile.empty() && !timed) writeRaw(c.outputFile, got);
+        if (timed) {
+            // Each repetition gets its own input (one element changed, untimed) and a
+            // poisoned output, so nothing remembered from an earlier one is right.
+            std::optional<Perturbation<Op>> changed;
+            uint64_t rep = 0;
+            r.timing = timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); }, [&] {
+                runner.out.fillBytes(0xA5);
+                if (changed) runner.in.set(changed->index, input[changed->index]);
+                changed = perturbation<Op>(input, c.seed, rep++);
+                runner.in.set(changed->index, changed->value);
+            });
+            const auto last = runner.out.download();
+            if (!c.outputFile.empty()) writeRaw(c.outputFile, last);
             if (c.check) {
-                const auto timed = runner.out.download();
-                const CheckResult after = checkOutput<Op>(c.task->task, input, timed);
+                // The output of the last timed run must be right too.
+                auto lastInput = input;
+                applyPerturbation<Op>(lastInput, c.seed, rep - 1);
+                const CheckResult after = checkOutput<Op>(c.task->task, lastInput, last);
                 if (!after.passed()) {
                     r.status = "fail";
                     r.check = after;
@@ -294,6 +307,7 @@ RunResult runTask(const RunConfig& c) {
                     r.timing.reset();
                 }
             }
+            runner.in.set(changed->index, input[changed->index]);  // the baselines' input
             if (r.timing && c.baselines) r.baselines = timeBaselines<Op>(runner, input);
         }
     } catch (const CudaError& e) {

@@ -92,6 +92,12 @@ public:
                   "cudaMemcpy device to host");
         return host;
     }
+    // Element i alone (one small copy): how timed repetitions change their input.
+    void set(size_t i, const T& value) {
+        if (i >= size_) throw std::logic_error("set: index out of range");
+        checkCuda(cudaMemcpy(data_ + i, &value, sizeof(T), cudaMemcpyHostToDevice),
+                  "cudaMemcpy host to device");
+    }
     // Fills every byte with `byte`: poisons outputs so stale results never pass.
     void fillBytes(int byte) {
         checkCuda(cudaMemset(data_, byte, bytes()), "cudaMemset");

@@ -6,6 +6,8 @@ real thing: test_e2e_gpu.py, on a GPU.)"""
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -125,3 +127,75 @@ def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
         # The crash ends the batch; every case still gets its own verdict, run alone.
         t2 = result.tasks[1]
         assert t2.cases and {c.status for c in t2.cases} <= {"crash", "error"}
+
+
+# ---- timing cheats (issue: timing integrity) ------------------------------------------------
+
+def _fixture_driver(session, name: str, tmp) -> Path:
+    """The fixture's reduce.cuh built among the reference's files, as task 2 is graded."""
+    dest = tmp / name
+    folder = dest / name if (dest / name).exists() else compose(name, dest)
+    files = dict(session.builder.reference_files)
+    files["reduce.cuh"] = next(folder.rglob("reduce.cuh")).read_bytes()
+    b = session.builder.build(f"{name} (task 2)", files, {}, {})
+    assert b.ok and b.binary is not None, b.errors
+    return b.binary
+
+
+def _reduce_perf_case(session):
+    return next(t for t in session.rubric.tasks if t.name == "reduce").perf[0]
+
+
+@pytest.mark.parametrize("name", ["memo_reduce", "launch_counter_reduce"])
+def test_a_kernel_that_remembers_is_wrong_when_timed(pseudo_gpu, name):
+    # Right on its first input; the timed repetitions change the input, and the last
+    # one's output is verified by the trusted reference against that input.
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    cheat = _fixture_driver(session, name, tmp)
+    p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
+                session.rubric.performance, None)
+    assert p.status == "failed" and "output of the timed run is wrong" in p.message, p.message
+    honest = measure(setup, session.run_reference, session.run_reference, _reduce_perf_case(session),
+                     session.rubric.performance, None)
+    assert honest.status == "measured", honest.message
+
+
+def test_a_rewritten_timer_is_physically_implausible(pseudo_gpu):
+    # timer_macro divides every reported time by 1000. On a GPU that is far beyond its
+    # copy bandwidth; on the emulator, whose "device memory" is host memory ~1000x
+    # faster than its kernels, the host's copy bandwidth is no ceiling, so the test
+    # sets the ceiling at 10x what the honest reference reaches here.
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    rubric = dataclasses.replace(session.rubric.performance, plausible_min_mb=0)
+    perf_case = _reduce_perf_case(session)
+    honest = measure(setup, session.run_reference, session.run_reference, perf_case, rubric, None)
+    assert honest.status == "measured" and honest.gbps, honest.message
+    ceiling = 10 * honest.gbps / rubric.max_copy_multiple
+    honest = measure(setup, session.run_reference, session.run_reference, perf_case, rubric, ceiling)
+    assert honest.status == "measured" and not honest.implausible, honest.message
+    cheat = _fixture_driver(session, "timer_macro", tmp)
+    p = measure(setup, cheat, session.run_reference, perf_case, rubric, ceiling)
+    assert p.implausible and p.status == "failed", (p.status, p.gbps, ceiling)
+    assert "implausible timing" in p.message and "copy bandwidth" in p.message
+
+
+def test_the_physical_limit_is_not_checked_below_its_size(pseudo_gpu):
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    cheat = _fixture_driver(session, "timer_macro", tmp)
+    p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
+                session.rubric.performance, 1e-6)
+    # 2^15 elements (this module's perf size) move far less than plausible_min_mb.
+    assert not p.implausible and p.status == "measured"
+
+
+def test_no_student_destructor_runs_after_the_harness(pseudo_gpu):
+    session, tmp = pseudo_gpu
+    cheat = _fixture_driver(session, "exit_destructor", tmp)
+    r = subprocess.run([str(cheat), "run", "--task", "reduce", "--n", "1000"], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "check   PASS" in r.stdout
+    assert "CHEAT" not in r.stdout + r.stderr

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import xml.etree.ElementTree as ET
 
@@ -182,3 +183,23 @@ def test_csv_and_class_summary(tmp_path):
     summary = csvfile.class_summary(results, rubric)
     assert "2 submissions" in summary and "| bob |" in summary
     assert csvfile.class_summary([], rubric).endswith("No submissions.\n")
+
+
+def test_implausible_timing_is_flagged_everywhere(tmp_path):
+    rubric = load_rubric(TEST_RUBRIC)
+    cheat = sample()
+    cheat.name = "mallory"
+    t3 = cheat.tasks[2]
+    t3.perf = [dataclasses.replace(t3.perf[0], status="failed", implausible=True, student_ms=0.01,
+                                   gbps=53687.0, message="implausible timing: 53687 GB/s is 17.9x "
+                                   "the copy bandwidth this GPU measured (3000 GB/s)")]
+    t3.perf_status, t3.perf_message, t3.performance_points = "failed", "0: " + t3.perf[0].message, 0.0
+    honest = sample()
+    path = tmp_path / "grades.csv"
+    csvfile.write_grades([cheat, honest], rubric, path)
+    rows = {row["submission"]: row for row in csv.DictReader(path.open())}
+    assert "task 3: implausible timing" in rows["mallory"]["flags"]
+    assert rows[honest.name]["flags"] == ""
+    summary = csvfile.class_summary([cheat, honest], rubric)
+    assert "| mallory |" in summary and "task 3: implausible timing" in summary
+    assert "implausible timing" in terminal.render(cheat)
