@@ -23,28 +23,29 @@ class GpuSlots:
                 self._tokens.put(i)
 
     @contextmanager
-    def shared(self) -> Iterator[int]:
+    def _token(self) -> Iterator[int]:
+        """A GPU's index, taken from the queue of free turns and given back after."""
         index = self._tokens.get()
         try:
-            with self._running[index]:
-                yield index
+            yield index
         finally:
             self._tokens.put(index)
 
     @contextmanager
+    def shared(self) -> Iterator[int]:
+        with self._token() as index, self._running[index]:
+            yield index
+
+    @contextmanager
     def exclusive(self) -> Iterator[int]:
-        index = self._tokens.get()
-        try:
-            with self._exclusive[index]:
-                for _ in range(self.per_gpu):       # waits for the runs in flight
-                    self._running[index].acquire()
-                try:
-                    yield index
-                finally:
-                    for _ in range(self.per_gpu):
-                        self._running[index].release()
-        finally:
-            self._tokens.put(index)
+        with self._token() as index, self._exclusive[index]:
+            for _ in range(self.per_gpu):       # waits for the runs in flight
+                self._running[index].acquire()
+            try:
+                yield index
+            finally:
+                for _ in range(self.per_gpu):
+                    self._running[index].release()
 
 
 @dataclass
