@@ -73,8 +73,8 @@ def parse_baselines(data: dict | None) -> dict[str, float]:
     return out
 
 
-def measure_copy_bandwidth(setup: RunSetup) -> tuple[float | None, dict]:
-    """`info --json` of the trusted reference on one GPU: (copy GB/s, device info)."""
+def measure_copy_bandwidth(setup: RunSetup) -> float | None:
+    """The GPU's copy bandwidth (GB/s), from `info --json` of the trusted reference."""
     where = Path(tempfile.mkdtemp(prefix="info-", dir=setup.workdir))
     try:
         with setup.resources.gpu_alone() as gpu:
@@ -84,8 +84,8 @@ def measure_copy_bandwidth(setup: RunSetup) -> tuple[float | None, dict]:
         data = read_json(where / "info.json") or {}
         gbps = data.get("copy_gbps")
         if r.returncode == 0 and isinstance(gbps, (int, float)) and gbps > 0:
-            return float(gbps), data
-        return None, data
+            return float(gbps)
+        return None
     finally:
         shutil.rmtree(where, ignore_errors=True)
 

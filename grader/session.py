@@ -24,8 +24,8 @@ from grader import run as sandbox
 from grader.build import Builder, Layout, Toolchain
 from grader.cases import Case
 from grader.check import RunSetup, TimeoutTracker
-from grader.perf import PerfResult, measure_copy_bandwidth
-from grader.results import MachineInfo
+from grader.perf import measure_copy_bandwidth
+from grader.results import MachineInfo, PerfResult
 from grader.rubric import PerfCase, Rubric
 from grader.slots import Resources
 
@@ -246,7 +246,7 @@ class Session:
         if self.sandbox_note:
             user += f"; {self.sandbox_note}"
         if self.backend == "cuda":
-            copy_gbps = measure_copy_bandwidth(self.prepare())[0] if self.options.perf else None
+            copy_gbps = measure_copy_bandwidth(self.prepare()) if self.options.perf else None
             g = self.gpus[0]
             return MachineInfo("cuda", g.name, g.compute_capability, copy_gbps, user)
         note = ("no GPU: correctness is graded with the CPU emulator; performance is not measured"
