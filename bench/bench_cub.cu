@@ -12,10 +12,12 @@
 #include <functional>
 #include <vector>
 
+#include "harness/check.h"
 #include "harness/generate.h"
 #include "harness/plans.cuh"
-#include "harness/run.h"
+#include "harness/reference.h"
 #include "harness/runtime.cuh"
+#include "harness/timing.h"
 
 using namespace scanlab;
 using Op = Add<int32_t>;
@@ -96,21 +98,21 @@ int main(int argc, char** argv) {
             cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
         }});
         cs.push_back({"reference reduce", elem, [&] {
-            reduce<Op>(in.data(), n, result.data(), block, ws);
+            reduce<Op>(in.data(), n, result.data(), block, ws.blockResults.data());
         }});
         cs.push_back({"cub::DeviceScan::InclusiveSum", 2 * elem, [&] {
             size_t bytes = scanTemp;
             cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
         }});
         cs.push_back({"reference scan (3-phase)", 2 * elem, [&] {
-            scan<Op, true>(in.data(), n, out.data(), block, ws);
+            scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
         }});
         measure(cs, rounds, batch);
 
         // The reference's outputs, from one more untimed launch of each, are checked.
-        reduce<Op>(in.data(), n, result.data(), block, ws);
+        reduce<Op>(in.data(), n, result.data(), block, ws.blockResults.data());
         const bool reduceOk = result.download()[0] == referenceReduce<Op>(input);
-        scan<Op, true>(in.data(), n, out.data(), block, ws);
+        scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
         const bool scanOk = checkOutput<Op>(Task::Scan, input, out.download()).passed();
         ok = ok && reduceOk && scanOk;
 

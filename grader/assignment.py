@@ -302,6 +302,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
                       t.get("range", int, 0), t.get("description", str, ""), t.strings("tasks", names))
         if not _NAME.fullmatch(op.name):
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
+        if "," in op.cpp:
+            raise AssignmentError(f"{t.where}: `cpp` = {op.cpp!r} holds a comma, which a macro "
+                                  "argument cannot (SCANLAB_FOR_EACH_OPERATOR): give the type an "
+                                  "alias in harness/ops.cuh")
         if op.sample not in SAMPLE_KINDS:
             raise AssignmentError(f"{t.where}: `sample` must be one of {', '.join(SAMPLE_KINDS)}")
         if op.sample == "small-int" and op.range < 1:

@@ -208,6 +208,7 @@ def operators_header(a: Assignment) -> str:
             f"              \"data/assignment.toml: {o.name} has element_bytes = {o.element_bytes}\");\n")
     dispatch = "\n".join(f"    if (name == {c_string(o.name)}) return f({o.cpp}{{}}), true;"
                           for o in a.operators)
+    for_each = " ".join(f"X({o.cpp})" for o in a.operators)
     return (
         GENERATED + "#pragma once\n#include <cstddef>\n#include <cstdint>\n#include <string>\n\n"
         "#include \"harness/assignment.h\"\n#include \"harness/ops.cuh\"\n\n"
@@ -220,6 +221,9 @@ def operators_header(a: Assignment) -> str:
         "template <class Op>\nconst char* operatorName() { return OperatorTraits<Op>::kName; }\n\n"
         f"inline const char* const kOperatorNames[] = {{{', '.join(c_string(n) for n in a.operator_names)}}};\n"
         f"inline constexpr const char* kOperatorList = {c_string(spoken_list(a.operator_names))};\n\n"
+        "// X(type) once per operator: the explicit instantiations of the student unit\n"
+        "// (harness/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.\n"
+        f"#define SCANLAB_FOR_EACH_OPERATOR(X) {for_each}\n\n"
         "// Calls f(Op{}) for the operator named `name`; returns false if there is none.\n"
         "template <class F>\nbool withOperator(const std::string& name, F&& f) {\n"
         f"{dispatch}\n    return false;\n}}\n\n"

@@ -76,6 +76,10 @@ const char* operatorName() { return OperatorTraits<Op>::kName; }
 inline const char* const kOperatorNames[] = {"add-i32", "add-f32", "max-i32", "mssp"};
 inline constexpr const char* kOperatorList = "add-i32, add-f32, max-i32 or mssp";
 
+// X(type) once per operator: the explicit instantiations of the student unit
+// (harness/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.
+#define SCANLAB_FOR_EACH_OPERATOR(X) X(Add<int32_t>) X(Add<float>) X(Max<int32_t>) X(Mssp)
+
 // Calls f(Op{}) for the operator named `name`; returns false if there is none.
 template <class F>
 bool withOperator(const std::string& name, F&& f) {

@@ -5,20 +5,23 @@
 // (driver.cu) and the C++ tests both run cases through runTask.
 #pragma once
 #include <algorithm>
-#include <chrono>
-#include <fstream>
-#include <stdexcept>
 #include <cstring>
+#include <fstream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "harness/baselines.cuh"
 #include "harness/check.h"
 #include "harness/generate.h"
+#include "harness/launch.cuh"
 #include "harness/operators.cuh"
-#include "harness/plans.cuh"
 #include "harness/runtime.cuh"
+#include "harness/student_api.h"
 #include "harness/tasks.h"
+#include "harness/tiling.cuh"
+#include "harness/timing.h"
 
 namespace scanlab {
 
@@ -82,16 +85,10 @@ struct TaskRunner {
     explicit TaskRunner(const RunConfig& c)
         : cfg(c), in(c.n), out(outputCount(*c.task, c.n)) {}
 
-    // The student's (or reference) kernels for the task.
+    // The student's (or reference) kernels for the task, through the student unit.
     void launch() {
-        switch (cfg.task->task) {
-            case Task::WarpScan: warpScan<Op>(in.data(), cfg.n, out.data(), cfg.block); break;
-            case Task::Reduce: reduce<Op>(in.data(), cfg.n, out.data(), cfg.block, ws); break;
-            case Task::Scan: scan<Op, true>(in.data(), cfg.n, out.data(), cfg.block, ws); break;
-            case Task::ScanExclusive:
-                scan<Op, false>(in.data(), cfg.n, out.data(), cfg.block, ws);
-                break;
-        }
+        student::launchTask<Op>(cfg.task->task, in.data(), cfg.n, out.data(), cfg.block,
+                                ws.blockResults.data());
     }
 
     // Poisons the output first, so a kernel that writes nothing cannot pass with
@@ -103,53 +100,6 @@ struct TaskRunner {
         return out.download();
     }
 };
-
-struct Timing {
-    std::string name;
-    double medianMs = 0, minMs = 0, maxMs = 0;
-    int reps = 0;
-};
-
-inline double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const size_t m = v.size() / 2;
-    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
-// Times `work` (which launches GPU work) with CUDA events; `reset` runs untimed
-// before each repetition.
-template <class Work, class Reset>
-Timing timeGpu(const std::string& name, int warmup, int reps, Work&& work, Reset&& reset) {
-    EventTimer timer;
-    for (int i = 0; i < warmup; ++i) {
-        reset();
-        work();
-    }
-    deviceSynchronize(name.c_str());
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        reset();
-        timer.start();
-        work();
-        ms.push_back(timer.stop());
-    }
-    deviceSynchronize(name.c_str());
-    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
-                  *std::max_element(ms.begin(), ms.end()), reps};
-}
-
-template <class Work>
-Timing timeCpu(const std::string& name, int reps, Work&& work) {
-    std::vector<double> ms;
-    for (int i = 0; i < reps; ++i) {
-        const auto t0 = std::chrono::steady_clock::now();
-        work();
-        const auto t1 = std::chrono::steady_clock::now();
-        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    }
-    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
-                  *std::max_element(ms.begin(), ms.end()), reps};
-}
 
 // The baselines each task is compared with: the sequential CPU version, the
 // handout's placeholder, and the naive global-memory kernels of the lecture.
@@ -165,8 +115,11 @@ std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename 
     }));
     auto noReset = [] {};
     if (c.task->task == Task::WarpScan) {
+        const unsigned grid = unsigned(std::max<size_t>(1, (c.n + c.block - 1) / c.block));
         result.push_back(timeGpu("placeholder", 1, reps, [&] {
-            warpScan<Op, true>(r.in.data(), c.n, r.out.data(), c.block);
+            launchKernel("warpScanSequentialKernel", baseline::warpScanSequentialKernel<Op>,
+                         dim3(grid), dim3(c.block), c.block * sizeof(T),
+                         static_cast<const T*>(r.in.data()), c.n, r.out.data());
         }, noReset));
     }
     if (c.task->task == Task::Reduce) {
@@ -261,9 +214,9 @@ RunResult runTask(const RunConfig& c) {
     try {
         TaskRunner<Op> runner(c);
         runner.in.upload(input);
-        resetNotImplemented();
+        student::resetNotImplemented();
         auto got = runner.runOnce();
-        if (wasNotImplemented()) {
+        if (student::wasNotImplemented()) {
             r.status = "not_implemented";
             r.message = "task " + std::to_string(c.task->number) + ": not implemented";
             return r;

@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
         }
         {
             const double s = medianSeconds(reps, [&] {
-                scanlab::reduce<Op>(in.data(), n, result.data(), block, ws);
+                scanlab::reduce<Op>(in.data(), n, result.data(), block, ws.blockResults.data());
             });
             const bool ok = result.download()[0] == expectScan[n - 1];
             report("reduce", n, s, ok);
@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
         }
         {
             const double s = medianSeconds(reps, [&] {
-                scanlab::scan<Op, true>(in.data(), n, out.data(), block, ws);
+                scanlab::scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
             });
             const bool ok = out.download() == expectScan;
             report("inclusive scan", n, s, ok);

@@ -48,7 +48,10 @@ TEST_CASE("harness warpScan rejects a lockstep scanIncWarp on the emulator", "[h
         CHECK(first == again);
         // The baseline (lane 0 scans, with __syncwarp) is right under the same schedule.
         ScheduleScope scope(seed);
-        scanlab::warpScan<Op, true>(din.data(), n, dout.data(), 256);
+        scanlab::launchKernel("warpScanSequentialKernel",
+                              scanlab::baseline::warpScanSequentialKernel<Op>, dim3(unsigned(n / 256)),
+                              dim3(256), 256 * sizeof(int32_t),
+                              static_cast<const int32_t*>(din.data()), n, dout.data());
         CHECK(dout.download() == expect);
     }
 }
@@ -63,7 +66,7 @@ TEST_CASE("harness reduce runs the reference kernels correctly on the emulator",
     for (unsigned block : {32u, 256u, 1024u}) {
         for (uint64_t seed : {3u, 4u}) {
             ScheduleScope scope(seed, 2);
-            scanlab::reduce<Op>(din.data(), n, result.data(), block, ws);
+            scanlab::reduce<Op>(din.data(), n, result.data(), block, ws.blockResults.data());
             INFO("block " << block << " seed " << seed);
             CHECK(result.download()[0] == expect);
         }

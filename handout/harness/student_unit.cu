@@ -1,0 +1,46 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// The student unit: the student files and the plans that launch their kernels, in a
+// translation unit of their own, compiled apart from the harness and linked after it.
+// It defines the entry points of harness/student_api.h, once per operator of the
+// manifest (SCANLAB_FOR_EACH_OPERATOR, harness/operators.cuh).
+#include "harness/student_api.h"
+
+#include "harness/operators.cuh"
+#include "harness/plans.cuh"
+#include "harness/runtime.cuh"
+
+namespace scanlab::student {
+
+template <class Op>
+void launchTask(Task task, const typename Op::Element* in, size_t n,
+                typename Op::Element* out, unsigned blockSize,
+                typename Op::Element* blockResults) {
+    switch (task) {
+        case Task::WarpScan: warpScan<Op>(in, n, out, blockSize); break;
+        case Task::Reduce: reduce<Op>(in, n, out, blockSize, blockResults); break;
+        case Task::Scan: scan<Op, true>(in, n, out, blockSize, blockResults); break;
+        case Task::ScanExclusive: scan<Op, false>(in, n, out, blockSize, blockResults); break;
+    }
+}
+
+#define SCANLAB_INSTANTIATE_LAUNCH_TASK(Op)                                                 \
+    template void launchTask<Op>(Task, const Op::Element*, size_t, Op::Element*, unsigned, \
+                                 Op::Element*);
+SCANLAB_FOR_EACH_OPERATOR(SCANLAB_INSTANTIATE_LAUNCH_TASK)
+#undef SCANLAB_INSTANTIATE_LAUNCH_TASK
+
+void resetNotImplemented() {
+    const int zero = 0;
+    checkCuda(cudaMemcpyToSymbol(scanlabNotImplementedFlag, &zero, sizeof zero),
+              "cudaMemcpyToSymbol");
+}
+
+bool wasNotImplemented() {
+    int flag = 0;
+    checkCuda(cudaMemcpyFromSymbol(&flag, scanlabNotImplementedFlag, sizeof flag),
+              "cudaMemcpyFromSymbol");
+    return flag != 0;
+}
+
+}  // namespace scanlab::student

@@ -1,0 +1,92 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Timing: CUDA events around GPU work, a steady clock around CPU work, the median
+// of the repetitions. Harness-only: the student unit never includes it, so nothing
+// in student code can change how a time is taken.
+#pragma once
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "harness/platform.cuh"
+#include "harness/runtime.cuh"
+
+namespace scanlab {
+
+// Times GPU work between start() and stop() with CUDA events.
+class EventTimer {
+public:
+    EventTimer() {
+        checkCuda(cudaEventCreate(&start_), "cudaEventCreate");
+        checkCuda(cudaEventCreate(&stop_), "cudaEventCreate");
+    }
+    EventTimer(const EventTimer&) = delete;
+    EventTimer& operator=(const EventTimer&) = delete;
+    ~EventTimer() {
+        (void)cudaEventDestroy(start_);
+        (void)cudaEventDestroy(stop_);
+    }
+    void start() { checkCuda(cudaEventRecord(start_, 0), "cudaEventRecord"); }
+    // Returns milliseconds since start().
+    float stop() {
+        checkCuda(cudaEventRecord(stop_, 0), "cudaEventRecord");
+        checkCuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+        float ms = 0.0f;
+        checkCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+        return ms;
+    }
+
+private:
+    cudaEvent_t start_{};
+    cudaEvent_t stop_{};
+};
+
+struct Timing {
+    std::string name;
+    double medianMs = 0, minMs = 0, maxMs = 0;
+    int reps = 0;
+};
+
+inline double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const size_t m = v.size() / 2;
+    return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+// Times `work` (which launches GPU work) with CUDA events; `reset` runs untimed
+// before each repetition.
+template <class Work, class Reset>
+Timing timeGpu(const std::string& name, int warmup, int reps, Work&& work, Reset&& reset) {
+    EventTimer timer;
+    for (int i = 0; i < warmup; ++i) {
+        reset();
+        work();
+    }
+    deviceSynchronize(name.c_str());
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        reset();
+        timer.start();
+        work();
+        ms.push_back(timer.stop());
+    }
+    deviceSynchronize(name.c_str());
+    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                  *std::max_element(ms.begin(), ms.end()), reps};
+}
+
+template <class Work>
+Timing timeCpu(const std::string& name, int reps, Work&& work) {
+    std::vector<double> ms;
+    for (int i = 0; i < reps; ++i) {
+        const auto t0 = std::chrono::steady_clock::now();
+        work();
+        const auto t1 = std::chrono::steady_clock::now();
+        ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
+    }
+    return Timing{name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                  *std::max_element(ms.begin(), ms.end()), reps};
+}
+
+}  // namespace scanlab
