@@ -11,11 +11,13 @@ builds within one grader run are made once.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import hashlib
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import threading
 import time
@@ -24,10 +26,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager
 
+from grader import compiled
 from grader import run as sandbox
+from grader.results import Violation
+from grader.rubric import ForbiddenRubric
 
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
 BINARY = {"cuda": "scanlab", "emulator": "scanlab-emu"}
+# The student unit's source, as compile_commands.json names it (handout/cmake/scanlab.cmake).
+STUDENT_UNIT = {"cuda": "harness/student_unit.cu", "emulator": "emulator/student_unit_emu.cpp"}
 ERROR_LINES = 30
 
 
@@ -75,6 +82,9 @@ class BuildResult:
     errors: str = ""              # the first compiler errors, paths as the student knows them
     key: str = ""
     origins: dict[str, str] = field(default_factory=dict)   # file -> "yours: path" / "reference"
+    # What the compiled student unit breaks of the rules (grader/compiled.py); a build
+    # with violations is not run.
+    violations: list[Violation] = field(default_factory=list)
 
 
 def _hash_tree(root: Path) -> str:
@@ -126,6 +136,7 @@ class Builder:
 
     def __init__(self, layout: Layout, tools: Toolchain, cache_dir: Path, workdir: Path,
                  identity: sandbox.Identity, timeout_s: float, memory_mb: int,
+                 forbidden: ForbiddenRubric,
                  slot: Callable[[], ContextManager[object]] = contextlib.nullcontext):
         self.layout = layout
         self.tools = tools
@@ -134,6 +145,7 @@ class Builder:
         self.identity = identity
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
+        self.forbidden = forbidden
         self.slot = slot              # held while compiling (not while waiting for a twin build)
         self.handout_digest = _hash_tree(layout.handout)
         self._lock = threading.Lock()
@@ -218,7 +230,7 @@ class Builder:
         if not owner:
             shared = future.result()
             return BuildResult(label, shared.ok, shared.binary, shared.seconds, True, shared.log,
-                               shared.errors, key, origins)
+                               shared.errors, key, origins, list(shared.violations))
         try:
             if key == self.key(self.reference_files):
                 result = self._reference_copy(label)
@@ -262,7 +274,8 @@ class Builder:
             sandbox.give_tree(where, identity)
         backend = self.tools.backend
         configure = [self.tools.cmake, "-S", str(src), "-B", str(build_dir),
-                     f"-DCMAKE_BUILD_TYPE={self.tools.build_type}"]
+                     f"-DCMAKE_BUILD_TYPE={self.tools.build_type}",
+                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
         if backend == "cuda":
             configure += ["-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"]
             if self.tools.nvcc:
@@ -304,5 +317,41 @@ class Builder:
         errors = "" if ok else first_errors(log, rewrite)
         if not ok and not errors:
             errors = "the build failed without a message"
+        violations: list[Violation] = []
+        if ok and not trusted:
+            # The student's own files: those that differ from the reference's.
+            own = {n: student_paths.get(n, f"student/{n}") for n in files
+                   if files[n] != self.reference_files.get(n)}
+            sources = {own[n]: files[n].decode("utf-8", errors="replace") for n in own}
+            try:
+                violations = self._inspect(src, build_dir, sources, own, env, identity, limits,
+                                           start)
+            except (OSError, RuntimeError, subprocess.SubprocessError) as e:
+                ok, errors = False, f"the compiled code could not be inspected: {e}"
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
-                           log[-200_000:], errors)
+                           log[-200_000:], errors, violations=violations)
+
+    def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
+                 own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
+                 limits: sandbox.Limits, start: float) -> list[Violation]:
+        """The checks of grader/compiled.py over this build's student unit."""
+        backend = self.tools.backend
+        objects = dict(line.split(" ", 1) for line in
+                       (build_dir / f"{BINARY[backend]}.objects").read_text().splitlines() if " " in line)
+        found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
+                                       compiled.read_symbols(Path(objects["harness"])),
+                                       sources, self.forbidden)
+        output = build_dir / "student_unit.i"
+        argv = compiled.preprocess_command(build_dir / "compile_commands.json",
+                                           STUDENT_UNIT[backend], output)
+        if argv is None:
+            raise RuntimeError("the student unit's compile command is not in compile_commands.json")
+        remaining = max(5.0, self.timeout_s - (time.monotonic() - start))
+        r = sandbox.run(argv, build_dir, dataclasses.replace(limits, wall_s=remaining), env,
+                        identity, sandboxed=True)
+        if not r.ok:
+            raise RuntimeError("preprocessing the student unit failed: " + r.describe_end())
+        student_files = {f"{src}/student/{name}": shown for name, shown in own.items()}
+        found += compiled.scan_preprocessed(output.read_text(errors="replace"), student_files,
+                                            sources, self.forbidden)
+        return found

@@ -197,6 +197,17 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
 
 def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
            claimed: dict, output: Path, where: Path) -> CaseResult:
+    """_judge_run, plus a word on a flood of output (which only the failing hear of)."""
+    result = _judge_run(setup, case, seed, reproduce, r, claimed, output, where)
+    if r.flooded and not result.passed:
+        flood = (f"it printed {r.output_bytes / 1e6:.1f} MB (a printf in a kernel?); the report "
+                 f"keeps the start and the end, {sandbox.OUTPUT_KEEP // 1024} KiB of each stream")
+        result.details = "\n".join(x for x in (result.details, flood) if x)
+    return result
+
+
+def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
+               claimed: dict, output: Path, where: Path) -> CaseResult:
     """The verdict on one case from how the program ended, what it claimed (used only
     for messages) and the trusted verify of its output file."""
     said = _text(claimed.get("message")) or _error_line(r.stdout, r.stderr)
@@ -230,7 +241,9 @@ def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Re
         base.summary = f"the program ended with {r.describe_end()}" + (f": {said}" if said else "")
         return base
     if not output.is_file() or output.is_symlink():
-        base.summary = "the program wrote no output file"
+        base.summary = (f"the program wrote no output file, and ended with {r.describe_end()}"
+                        + ("" if claimed else " before writing its report either: an exit() "
+                           "or _Exit() in the student code?"))
         return base
     vdir = where / "verify"
     vdir.mkdir()

@@ -34,6 +34,12 @@ def doctor() -> int:
     else:
         print(f"  {ok} sandbox user   not root: student programs run as {identity.name} "
               "(run the grader as root to run them as 'nobody')")
+    jail, problem = sandbox.find_jail((), sandbox.gpu_devices(), identity)
+    if jail is not None:
+        print(f"  {ok} sandbox jail   {jail.describe()}")
+    else:
+        print(f"  {no} sandbox jail   {problem}: student code would NOT be contained "
+              "(every report says so)")
     print()
     can_gpu = m.has_gpu and m.can_build_cuda
     can_emu = m.can_build_emulator

@@ -28,7 +28,7 @@ from grader.collect import Submission, collect, submission_name
 from grader.forbidden import scan
 from grader.perf import measure
 from grader.results import (BuildInfo, CaseResult, IntegrationResult, SubmissionResult,
-                            TaskResult)
+                            TaskResult, Violation)
 from grader.rubric import Rubric, TaskRubric
 from grader.score import correctness_points, performance_points
 from grader.session import Session
@@ -219,6 +219,9 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
                 part.outcome.status = "build_failed"
                 part.outcome.message = "does not compile"
                 continue
+            if b.violations:
+                _forbid_compiled(part, b.violations)
+                continue
             cases = cases_of(rubric, part, setup.backend == "emulator")
             if setup.backend == "cuda":
                 # One process (one CUDA context) for all of this build's cases.
@@ -253,6 +256,19 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             tr.race_note = "race check not run"
         elif race_setup is None and session.race_note:
             tr.race_note = session.race_note
+
+
+def _forbid_compiled(part: Part, violations: list[Violation]) -> None:
+    """A build whose compiled student unit breaks the rules is not run (0 points)."""
+    part.outcome.status = "forbidden"
+    files = sorted({v.file for v in violations})
+    if isinstance(part.outcome, TaskResult):
+        part.outcome.violations = violations
+        part.outcome.message = (f"{', '.join(files)}: {len(violations)} forbidden construct(s) "
+                                "in the compiled code: not run, 0 points")
+    else:
+        part.outcome.message = ("not run: the compiled code of " + ", ".join(files) +
+                                " breaks the rules (see the tasks)")
 
 
 def _first_error(errors: str) -> str:

@@ -165,6 +165,9 @@ def verdict_of(status: str, cases: list[CaseResult]) -> str:
     return "wrong"
 
 
+NOT_CONTAINED = "NOT CONTAINED"
+
+
 @dataclass
 class MachineInfo:
     backend: str                              # cuda | emulator
@@ -173,6 +176,11 @@ class MachineInfo:
     copy_gbps: float | None = None
     sandbox_user: str = ""
     note: str = ""                            # e.g. "no GPU: ..."
+    sandbox: str = ""                         # the jail, or "NOT CONTAINED: why"
+
+    @property
+    def contained(self) -> bool:
+        return not self.sandbox.startswith(NOT_CONTAINED)
 
 
 @dataclass

@@ -1,6 +1,12 @@
 """Running programs: untrusted ones in a sandbox, trusted ones plainly.
 
 A sandboxed process gets
+  - a jail from bubblewrap (bwrap, Debian's `bubblewrap`), where it can run: the system
+    read-only, a private /tmp, the grader's own folders (its checkout, cache and
+    workspace) hidden but for the process's work folder (writable) and the files its
+    command line names (read-only), its own PID, IPC, UTS and network namespaces (no
+    network), a minimal /dev plus the GPU's device nodes when it needs them. Where
+    bwrap cannot run, none of this: every report then says so (Jail, find_jail);
   - a folder of its own as working directory, HOME and TMPDIR;
   - a scrubbed environment (PATH, LANG and the few variables CUDA and the emulator
     read; nothing of the grader's own environment besides);
@@ -8,22 +14,27 @@ A sandboxed process gets
     output is cut off), memory (address space for CPU programs; the data segment for
     CUDA programs, whose driver reserves huge address ranges), no core dumps;
   - its own process group, killed as a whole at the wall-clock limit;
-  - an unprivileged user (nobody) when the grader runs as root.
+  - an unprivileged user (nobody) when the grader runs as root, with a cap on its
+    processes.
 Output goes to files and only their head and tail are read back.
 """
 from __future__ import annotations
 
+import glob
 import grp
 import os
+import shutil
 import pwd
 import resource
 import signal
 import subprocess
+import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 OUTPUT_KEEP = 48 * 1024          # bytes of stdout/stderr kept (head and tail)
+PROCESSES = 1024                 # RLIMIT_NPROC of the sandbox user (threads count too)
 # Variables passed through to sandboxed programs when the grader has them.
 PASSED_ENV = ("CUDA_VISIBLE_DEVICES", "LD_LIBRARY_PATH", "NVIDIA_VISIBLE_DEVICES",
               "NVIDIA_DRIVER_CAPABILITIES", "CUDA_MODULE_LOADING")
@@ -48,6 +59,12 @@ class Result:
     seconds: float = 0.0
     stdout: str = ""
     stderr: str = ""
+    output_bytes: int = 0          # what it wrote to stdout and stderr, all of it
+
+    @property
+    def flooded(self) -> bool:
+        """More output than is read back (head and tail only)."""
+        return self.output_bytes > OUTPUT_KEEP
 
     @property
     def ok(self) -> bool:
@@ -69,12 +86,73 @@ class Result:
 
 
 @dataclass(frozen=True)
+class Jail:
+    """bubblewrap's jail around sandboxed programs (see the module doc)."""
+
+    bwrap: str
+    version: str
+    hidden: tuple[str, ...] = ()      # folders replaced by empty ones
+    devices: tuple[str, ...] = ()     # device nodes bound in (the GPU's)
+
+    def describe(self) -> str:
+        return (f"{self.version}: read-only system, private /tmp and work folder, no network"
+                + (", GPU device nodes" if self.devices else ""))
+
+    def wrap(self, argv: list[str], cwd: Path) -> list[str]:
+        jail = [self.bwrap, "--die-with-parent", "--new-session", "--unshare-all",
+                "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        for d in self.devices:
+            jail += ["--dev-bind", d, d]
+        for h in self.hidden:
+            jail += ["--tmpfs", h]
+        jail += ["--bind", str(cwd), str(cwd)]
+        # What the command line names outside the work folder: readable, nothing more.
+        for a in argv:
+            p = Path(a)
+            if p.is_absolute() and p.exists() and cwd not in p.parents and p != cwd:
+                jail += ["--ro-bind", a, a]
+        return jail + ["--chdir", str(cwd), "--", *argv]
+
+
+def gpu_devices() -> tuple[str, ...]:
+    return tuple(sorted(glob.glob("/dev/nvidia*")))
+
+
+def find_jail(hidden: tuple[str, ...], devices: tuple[str, ...],
+              identity: "Identity") -> tuple[Jail | None, str]:
+    """bwrap, if it runs here as the sandbox user; else (None, why not)."""
+    path = shutil.which("bwrap")
+    if path is None:
+        return None, "bubblewrap (bwrap) is not installed (apt-get install bubblewrap)"
+    try:
+        version = subprocess.run([path, "--version"], capture_output=True, text=True,
+                                 timeout=30).stdout.strip() or "bubblewrap"
+    except (OSError, subprocess.SubprocessError) as e:
+        return None, f"bwrap does not run: {e}"
+    jail = Jail(path, version, tuple(h for h in hidden if Path(h).is_dir()), devices)
+    probe = Path(tempfile.mkdtemp(prefix="scanlab-jail-probe-"))
+    try:
+        identity.give(probe)
+        r = run(["/bin/true"], probe, Limits(wall_s=30), {"PATH": "/usr/bin:/bin"},
+                replace(identity, jail=jail))
+    except OSError as e:
+        return None, f"bwrap does not start: {e}"
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+    if not r.ok:
+        why = (r.stderr or r.stdout).strip().splitlines()[-1:] or [r.describe_end()]
+        return None, f"bwrap cannot make its namespaces here ({why[0][:200]})"
+    return jail, ""
+
+
+@dataclass(frozen=True)
 class Identity:
-    """Who sandboxed programs run as."""
+    """Who sandboxed programs run as, and in which jail (None: none could be made)."""
 
     uid: int | None = None
     gid: int | None = None
     name: str = ""
+    jail: Jail | None = None
 
     @property
     def drops(self) -> bool:
@@ -179,9 +257,12 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
     memory_kind = resource.RLIMIT_AS if limits.memory_kind == "as" else resource.RLIMIT_DATA
     fsize = limits.file_mb * (1 << 20)
     nofile = limits.open_files
+    nproc = PROCESSES if identity.drops else None   # a count over the whole user
 
     def set_limits() -> None:  # runs in the child, between fork and exec
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if nproc:
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NOFILE, (nofile, nofile))
         if cpu:
@@ -190,6 +271,9 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
             resource.setrlimit(memory_kind, (memory, memory))
 
     kwargs: dict = {}
+    shown = list(argv)
+    if sandboxed and identity.jail is not None:
+        argv = identity.jail.wrap(list(argv), cwd)
     if sandboxed:
         kwargs["preexec_fn"] = set_limits
         if identity.drops:
@@ -213,9 +297,11 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
             _kill_group(proc)
     seconds = time.monotonic() - start
     code = proc.returncode
-    result = Result(argv=list(argv), returncode=None if timed_out else (code if code >= 0 else None),
+    written = sum(p.stat().st_size for p in (out_path, err_path) if p.exists())
+    result = Result(argv=shown, returncode=None if timed_out else (code if code >= 0 else None),
                     signal=-code if code < 0 and not timed_out else None, timed_out=timed_out,
-                    seconds=seconds, stdout=_read_capped(out_path), stderr=_read_capped(err_path))
+                    seconds=seconds, stdout=_read_capped(out_path), stderr=_read_capped(err_path),
+                    output_bytes=written)
     for p in (out_path, err_path):
         try:
             p.unlink()

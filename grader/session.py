@@ -25,7 +25,7 @@ from grader.build import Builder, Layout, Toolchain
 from grader.cases import Case
 from grader.check import RunSetup, TimeoutTracker
 from grader.perf import measure_copy_bandwidth
-from grader.results import MachineInfo, PerfResult
+from grader.results import NOT_CONTAINED, MachineInfo, PerfResult
 from grader.rubric import PerfCase, Rubric
 from grader.slots import Resources
 
@@ -104,6 +104,15 @@ class Session:
                                       "choose another --workdir")
         self.workdir = Path(tempfile.mkdtemp(prefix="scanlab-grade-", dir=parent))
         self.workdir.chmod(0o711)
+        # The jail hides the grader's own folders: its checkout (the reference solution),
+        # its cache, and the workspace (other submissions' builds).
+        hidden = tuple(str(p) for p in (self.layout.root.resolve(), options.cache_dir.resolve(),
+                                        self.workdir))
+        devices = sandbox.gpu_devices() if backend == "cuda" else ()
+        jail, self.jail_problem = sandbox.find_jail(hidden, devices, self.identity)
+        self.identity = dataclasses.replace(self.identity, jail=jail)
+        if jail is None:
+            log(f"WARNING: student code is NOT CONTAINED: {self.jail_problem}")
         sandbox.open_path_for(self.workdir, self.identity, self.workdir)
         (self.workdir / "builds").mkdir()
         (self.workdir / "builds").chmod(0o711)
@@ -167,7 +176,7 @@ class Session:
                           else self.rubric.limits.emulator_build_type)
         return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
                        self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
-                       slot=self.resources.cpu_slot)
+                       self.rubric.forbidden, slot=self.resources.cpu_slot)
 
     def _prepare_backend(self, builder: Builder, backend: str) -> tuple[RunSetup, Path]:
         """The trusted reference of one backend (built or cached), its copy student-side
@@ -245,15 +254,18 @@ class Session:
                      else f" (no user {self.options.sandbox_user!r} to drop to)")
         if self.sandbox_note:
             user += f"; {self.sandbox_note}"
+        jail = self.identity.jail
+        contained = jail.describe() if jail else f"{NOT_CONTAINED}: {self.jail_problem}"
         if self.backend == "cuda":
             copy_gbps = measure_copy_bandwidth(self.prepare()) if self.options.perf else None
             g = self.gpus[0]
-            return MachineInfo("cuda", g.name, g.compute_capability, copy_gbps, user)
+            return MachineInfo("cuda", g.name, g.compute_capability, copy_gbps, user,
+                               sandbox=contained)
         note = ("no GPU: correctness is graded with the CPU emulator; performance is not measured"
                 if not self.machine.has_gpu else
                 "emulator backend chosen: correctness is graded with the CPU emulator; "
                 "performance is not measured")
-        return MachineInfo("emulator", "", "", None, user, note)
+        return MachineInfo("emulator", "", "", None, user, note, contained)
 
     def reproduce_command(self, path: Path) -> str:
         extra = f" --backend {self.options.backend}" if self.options.backend != "auto" else ""

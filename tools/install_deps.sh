@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip)
+packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip bubblewrap binutils)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -41,6 +41,32 @@ def case_text(c: CaseResult, name: str, reveal: bool = False) -> str:
     return "\n".join(lines)
 
 
+def failure_texts(cases: list[CaseResult], limit: int, reveal: bool = False) -> list[str]:
+    """The failing cases as case_text shows them: the visible ones (and, with `reveal`,
+    the hidden ones) in full, but a diagnostic repeated word for word in several cases
+    once, with a count; at most `limit` distinct ones, then how many more. Hidden
+    failures follow as pass/fail lines."""
+    failures = [(c, n) for c, n in zip(cases, case_names(cases)) if not c.passed]
+    groups: dict[tuple[str, str, str], list[tuple[CaseResult, str]]] = {}
+    for c, n in failures:
+        if c.case.hidden and not reveal:
+            continue
+        groups.setdefault((c.status, c.summary, c.details), []).append((c, n))
+    out = []
+    for same in list(groups.values())[:limit]:
+        c, n = same[0]
+        text = case_text(c, n, reveal)
+        if len(same) > 1:
+            others = ", ".join(name for _, name in same[1:4]) + (", ..." if len(same) > 4 else "")
+            text += f"\n    (the same in {len(same) - 1} more case(s): {others})"
+        out.append(text)
+    rest = sum(len(g) for g in list(groups.values())[limit:])
+    if rest:
+        out.append(f"... and {rest} more failing case(s) (all in the JSON report)")
+    out += [case_text(c, n) for c, n in failures if c.case.hidden and not reveal]
+    return out
+
+
 def fmt_points(value: float | None, maximum: float) -> str:
     if value is None:
         return f"not measured / {maximum:g}"

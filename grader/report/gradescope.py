@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.report import case_names, case_text, headline, perf_line, speedup_line
+from grader.report import failure_texts, headline, perf_line, speedup_line
 from grader.results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5
@@ -39,14 +39,10 @@ def _correctness_output(tr: TaskResult) -> str:
         if hidden:
             lines.append(f"{sum(c.passed for c in hidden)}/{len(hidden)} hidden cases passed "
                          "(hidden cases are reported as pass/fail only)")
-        failures = [(c, n) for c, n in zip(tr.cases, case_names(tr.cases)) if not c.passed]
-        shown = [(c, n) for c, n in failures if not c.case.hidden][:MAX_FAILURES]
+        shown = failure_texts(tr.cases, MAX_FAILURES)
         if shown:
             lines.append("")
-            lines += [case_text(c, n) for c, n in shown]
-        for c, n in failures:
-            if c.case.hidden:
-                lines.append(case_text(c, n))
+            lines += shown
     if tr.unchanged:
         lines.append("(This file is unchanged from the handout.)")
     return _clip("\n".join(lines))
@@ -101,6 +97,8 @@ def document(result: SubmissionResult, visibility: str = "visible",
     summary = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
     if result.machine.note:
         summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
+    if result.machine.sandbox and not result.machine.contained:
+        summary.append(f"Warning: student code was {result.machine.sandbox}.")
     return {
         "score": round(result.score, 4),
         "execution_time": int(round(result.seconds)),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.report import case_names, case_text, fmt_points, headline, perf_line
+from grader.report import failure_texts, fmt_points, headline, perf_line
 from grader.results import SubmissionResult
 
 MAX_FAILURES = 3
@@ -19,6 +19,8 @@ def document(result: SubmissionResult) -> str:
              else "CPU emulator (no GPU): performance not measured")
     out = [f"## scanlab grade: {_cell(result.name)}", "",
            f"**Score: {headline(result)}**  ", f"{where}; seed `{result.seed}`", ""]
+    if m.sandbox and not m.contained:
+        out += [f"> **Warning: student code was {_cell(m.sandbox)}**", ""]
     if result.error:
         out += [f"> **Not gradable:** {_cell(result.error)}", ""]
     out += ["| task | file | cases | performance | points |", "| --- | --- | --- | --- | --- |"]
@@ -37,9 +39,7 @@ def document(result: SubmissionResult) -> str:
             problems += [str(v) for v in tr.violations]
         elif tr.status == "build_failed" and tr.build:
             problems.append("does not compile:\n" + tr.build.errors)
-        failures = [(c, n) for c, n in zip(tr.cases, case_names(tr.cases)) if not c.passed]
-        problems += [case_text(c, n) for c, n in failures if not c.case.hidden][:MAX_FAILURES]
-        problems += [case_text(c, n) for c, n in failures if c.case.hidden]
+        problems += failure_texts(tr.cases, MAX_FAILURES)
         if problems:
             out += [f"<details><summary>Task {tr.number}: problems</summary>", "", "```text",
                     *[p.replace("```", "'''") for p in problems], "```", "</details>", ""]

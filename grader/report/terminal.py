@@ -1,7 +1,7 @@
 """The terminal report: what the grader prints."""
 from __future__ import annotations
 
-from grader.report import case_names, case_text, fmt_points, headline, perf_line, speedup_line
+from grader.report import failure_texts, fmt_points, headline, perf_line, speedup_line
 from grader.results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5      # failing visible cases shown in full per task
@@ -43,18 +43,11 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
     if speed:
         out.append(f"  speedup      {speed}")
     out.append(f"  points       {fmt_points(tr.performance_points, tr.performance_max)} (performance)")
-    failures = [(c, n) for c, n in zip(tr.cases, case_names(tr.cases)) if not c.passed]
+    failures = [c for c in tr.cases if not c.passed]
     if failures:
-        visible = [(c, n) for c, n in failures if not c.case.hidden or reveal_hidden]
-        hidden_failed = len(failures) - len(visible)
+        hidden_failed = sum(1 for c in failures if c.case.hidden and not reveal_hidden)
         out.append(f"  failures     {len(failures)}" + (f" ({hidden_failed} hidden)" if hidden_failed else ""))
-        for c, n in visible[:MAX_FAILURES]:
-            out.append(_indent(case_text(c, n, reveal_hidden), "    "))
-        if len(visible) > MAX_FAILURES:
-            out.append(f"    ... and {len(visible) - MAX_FAILURES} more (all in the JSON report)")
-        for c, n in failures:
-            if c.case.hidden and not reveal_hidden:
-                out.append(f"    {case_text(c, n)}")
+        out += [_indent(text, "    ") for text in failure_texts(tr.cases, MAX_FAILURES, reveal_hidden)]
     return out
 
 
@@ -86,6 +79,8 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
                    f"student code ran as {m.sandbox_user}")
     else:
         out.append(f"{m.note[0].upper() + m.note[1:]}. Student code ran as {m.sandbox_user}.")
+    if m.sandbox:
+        out.append(f"sandbox: {m.sandbox}" if m.contained else f"WARNING: student code was {m.sandbox}")
     if result.error:
         out += ["", f"NOT GRADABLE: {result.error}"]
     if result.files:
@@ -108,10 +103,7 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
     if integ.status == "graded":
         out.append(f"Integration (all your files built together): {integ.passed}/{integ.total} "
                    f"cases passed ({scored})")
-        for c, n in zip(integ.cases, case_names(integ.cases)):
-            if not c.passed:
-                out.append(_indent(case_text(c, n, reveal_hidden), "    "))
-                break
+        out += [_indent(text, "    ") for text in failure_texts(integ.cases, 1, reveal_hidden)[:1]]
     elif integ.status == "build_failed":
         out.append(f"Integration (all your files built together): does not compile ({scored})")
         out.append(_indent(integ.build.errors if integ.build else "", "    | "))

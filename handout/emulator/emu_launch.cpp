@@ -97,6 +97,9 @@ Pool& pool() {
 
 std::mutex gLaunchMutex;
 
+// Grids up to this many blocks start in a shuffled order (4 MiB of indices at most).
+constexpr uint64_t kMaxShuffledBlocks = uint64_t(1) << 20;
+
 cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedBytes,
                          KernelThunk thunk, const void* closure) {
     loadConfig();
@@ -144,6 +147,16 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
     L.threads = unsigned(threads);
     const uint64_t k = config().launches.fetch_add(1);
     L.seed = mix64(config().seed ^ mix64(k));
+    if (L.blocks > 1 && L.blocks <= kMaxShuffledBlocks) {
+        // Fisher-Yates from the launch's seed: the blocks start in a random order.
+        L.order.resize(L.blocks);
+        for (uint32_t i = 0; i < L.blocks; ++i) L.order[i] = i;
+        Rng rng{mix64(L.seed ^ 0x626c6f636b73ull)};  // "blocks"
+        for (uint64_t i = L.blocks - 1; i > 0; --i) {
+            const uint64_t j = rng.next() % (i + 1);
+            std::swap(L.order[i], L.order[j]);
+        }
+    }
     pool().run(L);
     if (L.haveError) {
         recordError(L.errorCode, L.error);

@@ -395,9 +395,9 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
 void workLoop(Launch& L) {
     Worker& w = thisWorker();
     while (!L.failed.load(std::memory_order_relaxed)) {
-        const uint64_t b = L.next.fetch_add(1, std::memory_order_relaxed);
-        if (b >= L.blocks) break;
-        runBlock(w, L, b);
+        const uint64_t k = L.next.fetch_add(1, std::memory_order_relaxed);
+        if (k >= L.blocks) break;
+        runBlock(w, L, L.order.empty() ? k : L.order[k]);
     }
 }
 

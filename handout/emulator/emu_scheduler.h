@@ -109,6 +109,10 @@ struct Launch {
     uint64_t blocks = 0;
     unsigned threads = 0;
     std::atomic<uint64_t> next{0};
+    // The order the blocks start in: order[k] is the k-th block to start (a shuffle
+    // drawn from the launch's seed), so code that needs block b-1 to run before block
+    // b fails here as it can on a GPU. Empty for huge grids: index order.
+    std::vector<uint32_t> order;
     std::atomic<bool> failed{false};
     std::mutex m;
     bool haveError = false;

@@ -229,8 +229,10 @@ RunResult runTask(const RunConfig& c) {
                 // Run again: output that changes between identical runs is a race.
                 const auto again = runner.runOnce();
                 if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
-                    r.hint = "the output changes from run to run on the same input: a race "
-                             "(a missing __syncthreads() or __syncwarp()?)";
+                    r.hint = "the output changes from run to run on the same input: a race, "
+                             "between the threads of a block (a missing __syncthreads() or "
+                             "__syncwarp()?) or between blocks (one reading what another block "
+                             "of the same launch writes: blocks run in any order)";
             }
         }
         const bool timed = c.time && r.status == "pass";

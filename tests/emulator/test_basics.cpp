@@ -17,6 +17,45 @@ using emutest::takeError;
 namespace emu = scanlab::emu;
 
 // ---------------------------------------------------------------------------------
+// Block order: blocks of one launch start in a seeded random order.
+
+__global__ void startOrderKernel(unsigned* ticket, unsigned* startedAs) {
+    if (threadIdx.x == 0) startedAs[blockIdx.x] = atomicAdd(ticket, 1u);
+}
+
+std::vector<unsigned> blockStartOrder(uint64_t seed, unsigned blocks) {
+    ScheduleScope scope(seed, 1);  // one worker: the start order is the whole story
+    DeviceArray<unsigned> ticket(1), startedAs(blocks);
+    unsigned* t = ticket.ptr;
+    unsigned* started = startedAs.ptr;
+    emu::launch("startOrderKernel", dim3(blocks), dim3(64), 0, [=] { startOrderKernel(t, started); });
+    REQUIRE(cudaDeviceSynchronize() == cudaSuccess);
+    return startedAs.get();
+}
+
+TEST_CASE("the blocks of a launch start in a random order that the seed replays", "[blocks]") {
+    const unsigned blocks = 64;
+    const auto first = blockStartOrder(11, blocks);
+    std::vector<unsigned> sorted = first;
+    std::sort(sorted.begin(), sorted.end());
+    std::vector<unsigned> each(blocks);
+    std::iota(each.begin(), each.end(), 0u);
+    CHECK(sorted == each);                       // every block ran, once
+    std::vector<unsigned> identity(each);
+    CHECK(first != identity);                    // not in index order
+    CHECK(blockStartOrder(11, blocks) == first); // the same seed, the same order
+    CHECK(blockStartOrder(12, blocks) != first); // another seed, another order
+    // Block 1 starts before block 0 for about half of the seeds.
+    int before = 0;
+    for (uint64_t seed = 1; seed <= 40; ++seed) {
+        const auto order = blockStartOrder(seed, 2);
+        before += order[1] < order[0];
+    }
+    CHECK(before >= 8);
+    CHECK(before <= 32);
+}
+
+// ---------------------------------------------------------------------------------
 // Indices.
 
 struct IndexRecord {

@@ -13,6 +13,7 @@ import pytest
 from conftest import REPO, cache_dir, compose
 from grader import machine as machines
 from grader import run as sandbox
+from grader.rubric import ForbiddenRubric
 from grader.build import Builder, Layout, Toolchain
 
 
@@ -24,7 +25,8 @@ def cuda_builder():
     work = Path(tempfile.mkdtemp(prefix="scanlab-cuda-build-test-"))
     work.chmod(0o711)
     tools = Toolchain("cuda", m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}", 2, "Release")
-    yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384)
+    yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,
+                    ForbiddenRubric())
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -2,6 +2,7 @@
 the process group killed as a whole, an unprivileged user when run as root."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import pwd
 import time
@@ -107,3 +108,73 @@ def test_trusted_runs_are_not_limited(home):
     r = sandbox.run(["/usr/bin/id", "-u"], folder, sandbox.Limits(wall_s=10), sandbox.base_env(folder),
                     sandbox.Identity(), sandboxed=False)
     assert r.ok and int(r.stdout) == os.geteuid()
+def test_flood_is_counted_for_the_report(home):
+    r = _run(home, ["/bin/sh", "-c", "yes 'x' | head -c 3000000"], file_mb=64)
+    assert r.flooded and r.output_bytes == 3_000_000
+    assert not _run(home, ["/bin/echo", "quiet"]).flooded
+
+
+# ---- the jail (bubblewrap) -------------------------------------------------------------------
+
+SENTINEL = "/tmp/scanlab-sentinel-jail-test"
+
+
+@pytest.fixture
+def jailed(home):
+    """The test's sandbox with bubblewrap's jail, hiding this checkout (as a session does)."""
+    folder, identity = home
+    from conftest import REPO
+    jail, why = sandbox.find_jail((str(REPO),), (), identity)
+    if jail is None:
+        pytest.skip(f"no bubblewrap jail here: {why}")
+    return folder, dataclasses.replace(identity, jail=jail)
+
+
+def test_a_jailed_program_cannot_write_outside_its_folder(jailed):
+    folder, _ = jailed
+    Path(SENTINEL).unlink(missing_ok=True)
+    r = _run(jailed, ["/bin/sh", "-c", f"echo x > {SENTINEL}; echo y > mine.txt; "
+                                      f"touch /usr/scanlab-test 2>&1; ls {SENTINEL}"])
+    assert r.ok, r.stderr
+    assert SENTINEL in r.stdout                 # its own private /tmp took the write...
+    assert not Path(SENTINEL).exists()          # ...which is gone with it
+    assert "Read-only file system" in r.stdout or "Permission denied" in r.stdout
+    assert (folder / "mine.txt").read_text() == "y\n"
+
+
+def test_a_jailed_program_has_no_network(jailed):
+    r = _run(jailed, ["/usr/bin/python3", "-c",
+                      "import socket\n"
+                      "s = socket.socket()\n"
+                      "s.settimeout(3)\n"
+                      "try:\n"
+                      "    s.connect(('1.1.1.1', 80)); print('CONNECTED')\n"
+                      "except OSError as e:\n"
+                      "    print('refused', e.errno)\n"
+                      "print(sorted(n for _, n in socket.if_nameindex()))\n"])
+    assert r.ok, r.stderr
+    assert "CONNECTED" not in r.stdout and "refused" in r.stdout
+    assert "['lo']" in r.stdout                 # its own network namespace: loopback only
+
+
+def test_a_jailed_program_sees_neither_the_grader_nor_other_work(jailed, tmp_path):
+    from conftest import REPO
+    r = _run(jailed, ["/bin/sh", "-c", f"ls -A {REPO} | wc -l; cat {REPO}/solution/student/scan.cuh"])
+    assert r.stdout.split()[0] == "0"           # the checkout (and its solution/) is hidden
+    assert "scanBlocksKernel" not in r.stdout
+
+
+def test_what_the_command_line_names_is_readable_not_writable(jailed):
+    folder, identity = jailed
+    outside = folder.parent / "cases.txt"
+    outside.write_text("case list\n")
+    outside.chmod(0o644)
+    r = _run(jailed, ["/bin/sh", "-c", f'cat "$0"; echo more >> "$0" 2>&1; cat "$0"', str(outside)])
+    assert r.stdout.count("case list") == 2 and "more\n" not in outside.read_text()
+
+
+def test_a_missing_bwrap_is_said(monkeypatch, home):
+    _, identity = home
+    monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
+    jail, why = sandbox.find_jail((), (), identity)
+    assert jail is None and "bubblewrap" in why and "apt-get install bubblewrap" in why

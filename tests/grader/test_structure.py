@@ -80,3 +80,30 @@ def test_the_grader_type_checks():
     out, err, status = api.run(["--ignore-missing-imports", "--no-error-summary", "--cache-dir",
                                 str(REPO / "build" / "mypy-cache"), str(REPO / "grader")])
     assert status == 0, out + err
+
+
+def _includes(path: Path, root: Path) -> set[Path]:
+    """The project headers `path` reaches through #include "..." (transitively)."""
+    import re
+    seen: set[Path] = set()
+    todo = [path]
+    while todo:
+        p = todo.pop()
+        for m in re.finditer(r'^\s*#\s*include\s+"([^"]+)"', p.read_text(), re.M):
+            target = root / m.group(1)
+            if target.is_file() and target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+def test_the_harness_never_sees_a_student_file():
+    # The student unit (harness/student_unit.cu) is the one place student files are
+    # compiled; what times, checks and writes output must not include them.
+    handout = REPO / "handout"
+    for unit in ("harness/driver.cu", "harness/timing.h", "harness/run.h"):
+        reached = {p.relative_to(handout).as_posix() for p in _includes(handout / unit, handout)}
+        assert not {p for p in reached if p.startswith("student/")}, (unit, sorted(reached))
+        assert "harness/plans.cuh" not in reached and "harness/student_unit.cu" not in reached
+    assert any(p.as_posix().endswith("student/scan.cuh")
+               for p in _includes(handout / "harness/student_unit.cu", handout))

@@ -1,0 +1,305 @@
+"""What the compiler saw and made of a submission: the checks that follow a build.
+
+The text check (forbidden.py) is a first, friendly pass over the files as written.
+These two look at the student unit (handout/harness/student_unit.cu) as compiled:
+
+- **preprocessed**: the unit run through the build's own compiler with -E, so macros
+  are expanded, continuations spliced and conditionals decided. The lines that came
+  from a student file (by the compiler's line markers) get the rubric's rules again,
+  after parenthesized names are unwrapped: `CALL(fopen, ...)` and `(std::getenv)(...)`
+  look like the plain calls they are.
+- **object**: the symbols of the unit's object file (readelf), against the harness's
+  object. The unit may call only the toolchain's own helpers (kernel launch, emulator
+  runtime, C++ runtime) and the rubric's `allowed_calls`; it may not define a symbol
+  the harness defines strongly or only references (that would replace it), nor a
+  C-linkage one (that would replace the system's); and it may keep no mutable state
+  (a `__device__` or static variable survives from one launch to the next).
+
+Symbol findings name the student file and line where the name occurs, when it does.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.forbidden import strip_source
+from grader.results import Violation
+from grader.rubric import ForbiddenRubric
+
+TOOL_TIMEOUT_S = 120
+# Symbols the toolchain itself puts into the unit (demangled names): nvcc's kernel
+# registration and launch, the emulator's runtime, the C++ runtime. Not policy: what
+# students may call on purpose is the rubric's [forbidden] allowed_calls.
+TOOLCHAIN_CALLS = re.compile(
+    r"^(__cuda\w+|cuda(GetLastError|GetErrorString|MemcpyToSymbol|MemcpyFromSymbol|LaunchKernel)\b.*"
+    r"|scanlab::emu::detail::.*|_GLOBAL_OFFSET_TABLE_|_Unwind_Resume|__gxx_personality_v0"
+    r"|__stack_chk_fail|__dso_handle|atexit"              # atexit: nvcc unregisters its fatbin
+    r"|__cxa_(allocate_exception|free_exception|throw|begin_catch|end_catch|rethrow"
+    r"|guard_acquire|guard_release|guard_abort|pure_virtual)"
+    r"|memcpy|memmove|memset|memcmp|strlen"
+    r"|operator (new|delete)(\[\])?\(.*"
+    r"|std::.*"                                          # libstdc++ (but see STD_DENIED)
+    r"|(typeinfo|vtable) for .*)$")
+# The parts of libstdc++ that reach files, threads or the system.
+STD_DENIED = re.compile(r"^std::.*\b(basic_[io]?fstream|basic_filebuf|__basic_file|filesystem|thread"
+                        r"|this_thread|random_device)\b")
+# Data the toolchain generates (fatbinary handles, launch stubs' statics) and the
+# handout's "not implemented" flag: not the student's state.
+TOOLCHAIN_DATA = re.compile(
+    r"^(__cuda\w*|__fatDeviceText|__nv_\w+|.*__device_stub__.*|guard variable for __device_stub__.*"
+    r"|(vtable|typeinfo|typeinfo name|VTT|construction vtable) for .*|DW\.ref\..*"
+    r"|scanlab::scanlabNotImplementedFlag)$")
+# Sections that are written once, by the loader (relocations), then never again.
+READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
+# What a call the student never wrote comes from.
+KNOWN_CALLS = {"__cxa_atexit": " (a static object with a destructor)",
+               "__tls_get_addr": " (a thread_local variable)"}
+ENTRY_POINTS = re.compile(r"^scanlab::student::")
+_PAREN_NAME = re.compile(r"\(\s*((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*\)")
+_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
+
+
+def unwrap_parenthesized_names(code: str) -> str:
+    """`(std::getenv)("x")` -> ` std::getenv ("x")`, repeatedly, so a parenthesized name
+    reads as the plain name. A call's own argument list, `f(x)`, stays. Lengths are
+    kept, so offsets still point at the same characters."""
+    def unwrap(m: re.Match[str]) -> str:
+        before = code[:m.start()].rstrip()
+        if before and (before[-1].isalnum() or before[-1] in "_)]>"):
+            return m.group(0)            # f(x), a[i](x), t<int>(x): not a name in parentheses
+        return " " + m.group(1).ljust(len(m.group(0)) - 2) + " "
+
+    while True:
+        new = _PAREN_NAME.sub(unwrap, code)
+        if new == code:
+            return code
+        code = new
+
+
+# ---- preprocessed ---------------------------------------------------------------------
+
+
+@dataclass
+class StudentLines:
+    """The lines of one student file as they came out of the preprocessor."""
+    path: str                  # as the student knows it
+    lines: list[tuple[int, str]]
+
+
+def split_by_origin(preprocessed: str, student_files: dict[str, str]) -> list[StudentLines]:
+    """The preprocessed lines whose line marker names a student file. `student_files`
+    maps the file's path in the build to its path in the submission."""
+    out: dict[str, StudentLines] = {}
+    current: StudentLines | None = None
+    line = 0
+    for text in preprocessed.splitlines():
+        m = _MARKER.match(text)
+        if m:
+            line = int(m.group(1))
+            name = m.group(2).encode().decode("unicode_escape")
+            shown = student_files.get(name)
+            current = out.setdefault(shown, StudentLines(shown, [])) if shown else None
+            continue
+        if current is not None and text.strip():
+            current.lines.append((line, text))
+        line += 1
+    return list(out.values())
+
+
+def scan_preprocessed(preprocessed: str, student_files: dict[str, str], sources: dict[str, str],
+                      rules: ForbiddenRubric) -> list[Violation]:
+    """The rubric's rules over the student's lines after preprocessing. `sources` maps
+    a submission path to its text, for the excerpt."""
+    found: list[Violation] = []
+    for part in split_by_origin(preprocessed, student_files):
+        joined = "\n".join(text for _, text in part.lines)
+        code = unwrap_parenthesized_names(strip_source(joined).code)
+        starts = [0]
+        for _, text in part.lines:
+            starts.append(starts[-1] + len(text) + 1)
+        original = sources.get(part.path, "").splitlines()
+        for rule in rules.rules:
+            for m in rule.pattern.finditer(code):
+                row = max(i for i, s in enumerate(starts) if s <= m.start())
+                line = part.lines[min(row, len(part.lines) - 1)][0]
+                if any(v.file == part.path and v.line == line and v.rule == rule.name for v in found):
+                    continue
+                excerpt = original[line - 1].strip()[:160] if 0 < line <= len(original) else ""
+                found.append(Violation(part.path, line, rule.name,
+                                       rule.message + " (as the compiler sees it, macros expanded)",
+                                       excerpt))
+    found.sort(key=lambda v: (v.file, v.line, v.rule))
+    return found
+
+
+def preprocess_command(compile_commands: Path, unit_suffix: str, output: Path) -> list[str] | None:
+    """The build's own compile command of the student unit, turned into -E."""
+    try:
+        entries = json.loads(compile_commands.read_text())
+    except (OSError, ValueError):
+        return None
+    for e in entries:
+        if not str(e.get("file", "")).endswith(unit_suffix):
+            continue
+        argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
+        out: list[str] = []
+        skip = False
+        for a in argv:
+            if skip:
+                skip = False
+                continue
+            if a == "-o":
+                skip = True
+                continue
+            if a == "-c":
+                a = "-E"
+            out.append(a)
+        return out + ["-o", str(output)]
+    return None
+
+
+# ---- object symbols -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Symbol:
+    name: str          # demangled
+    mangled: str
+    kind: str          # FUNC, OBJECT, TLS, NOTYPE, ...
+    bind: str          # GLOBAL, WEAK, LOCAL, UNIQUE
+    section: str       # "" when undefined
+    writable: bool
+
+    @property
+    def defined(self) -> bool:
+        return self.section != ""
+
+
+def _run(argv: list[str], stdin: str | None = None) -> str:
+    r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+    if r.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed: {r.stderr.strip()[:300]}")
+    return r.stdout
+
+
+def read_symbols(obj: Path) -> list[Symbol]:
+    """The symbol table of an ELF object (readelf), names demangled (c++filt)."""
+    sections: dict[str, tuple[str, bool]] = {}
+    for line in _run(["readelf", "-SW", str(obj)]).splitlines():
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)", line)
+        if m:
+            sections[m.group(1)] = (m.group(2), "W" in m.group(3))
+    raw: list[tuple[str, str, str, str]] = []
+    for line in _run(["readelf", "-sW", str(obj)]).splitlines():
+        parts = line.split()
+        if len(parts) < 8 or not parts[0].rstrip(":").isdigit():
+            continue
+        kind, bind, ndx, name = parts[3], parts[4], parts[6], parts[7]
+        if kind in ("FILE", "SECTION") or not name:
+            continue
+        raw.append((name, kind, bind, ndx))
+    names = _run(["c++filt"], "\n".join(r[0] for r in raw) + "\n").splitlines() if raw else []
+    symbols = []
+    for (mangled, kind, bind, ndx), name in zip(raw, names):
+        section, writable = ("", False) if ndx == "UND" else sections.get(ndx, (ndx, False))
+        writable = writable and not section.startswith(READ_ONLY_AFTER_LOAD)
+        symbols.append(Symbol(_without_return_type(name), mangled, kind, bind, section, writable))
+    return symbols
+
+
+def _without_return_type(name: str) -> str:
+    """`void ns::f<int>(int)` -> `ns::f<int>(int)` (c++filt names a template function's
+    return type first)."""
+    depth = 0
+    last_space = -1
+    for i, c in enumerate(name):
+        if c == "<":
+            depth += 1
+        elif c == ">":
+            depth -= 1
+        elif c == "(" and depth == 0:
+            break
+        elif c == " " and depth == 0:
+            last_space = i
+    if last_space < 0 or name.startswith(("vtable for", "typeinfo", "guard variable", "VTT for",
+                                          "construction vtable", "operator", "non-virtual thunk")):
+        return name
+    return name[last_space + 1:]
+
+
+def _base_name(name: str) -> str:
+    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`."""
+    depth = 0
+    cut = len(name)
+    for i, c in enumerate(name):
+        if c in "<(":
+            if depth == 0 and i > 0:
+                cut = i
+                break
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+    head = name[:cut].split("::")[-1].strip()
+    return head.split()[-1] if head else name
+
+
+def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
+    """The first student line where the symbol's name occurs as a token."""
+    base = _base_name(name)
+    if not re.fullmatch(r"[A-Za-z_]\w*", base):
+        return None
+    token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
+    for path, text in sources.items():
+        code = strip_source(text).code
+        m = token.search(code)
+        if m:
+            line = code.count("\n", 0, m.start()) + 1
+            return path, line, text.splitlines()[line - 1].strip()[:160]
+    return None
+
+
+def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[str, str],
+                  rules: ForbiddenRubric) -> list[Violation]:
+    """The rules of the module doc over the student unit's symbols. Every finding is
+    placed on the student line that names the symbol, or on each student file."""
+    allowed_calls = [re.compile(p) for p in rules.allowed_calls]
+    harness_defined = {s.mangled: s for s in harness if s.defined and s.bind != "LOCAL"}
+    harness_used = {s.mangled for s in harness if not s.defined}
+    findings: list[tuple[Symbol, str, str]] = []
+    for s in student:
+        if not s.defined:
+            allowed = TOOLCHAIN_CALLS.match(s.name) and not STD_DENIED.match(s.name)
+            if not (allowed or any(p.match(s.name) for p in allowed_calls)):
+                why = KNOWN_CALLS.get(s.name, "")
+                findings.append((s, "symbol-call", f"calls `{s.name}`{why}, which the assignment "
+                                 "does not allow (the compiled code refers to it)"))
+            continue
+        if s.name.startswith("guard variable for "):
+            continue   # the variable it guards is reported
+        if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name):
+            findings.append((s, "state", f"keeps state between launches in `{s.name}` (a "
+                             "__device__ or static variable): kernels may keep nothing from one "
+                             "call to the next (a read-only table must be const)"))
+            continue
+        if s.bind == "LOCAL" or ENTRY_POINTS.match(s.name):
+            continue
+        if not s.mangled.startswith("_Z") and not TOOLCHAIN_DATA.match(s.name) \
+                and not s.name.startswith("__cuda"):
+            findings.append((s, "symbol-define", f"defines the C-linkage symbol `{s.name}`, which "
+                             "would replace the system's"))
+        elif s.mangled in harness_used or (s.bind == "GLOBAL" and s.mangled in harness_defined):
+            findings.append((s, "symbol-define", f"defines `{s.name}`, which the harness uses: it "
+                             "would replace the harness's own"))
+    found: list[Violation] = []
+    for s, rule, message in findings:
+        where = _locate(s.name, sources)
+        targets = [where] if where else [(p, 0, "") for p in sources]
+        for path, line, excerpt in targets:
+            if not any(v.file == path and v.message == message for v in found):
+                found.append(Violation(path, line, rule, message, excerpt))
+    found.sort(key=lambda v: (v.file, v.line, v.rule))
+    return found

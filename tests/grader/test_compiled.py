@@ -1,0 +1,172 @@
+"""The checks on what the compiler saw and made (grader/compiled.py): the rubric's rules
+over the preprocessed student unit, and the symbols of its object file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from grader.compiled import (Symbol, check_symbols, preprocess_command, scan_preprocessed,
+                             split_by_origin, unwrap_parenthesized_names)
+from grader.rubric import load_rubric
+
+RUBRIC = load_rubric(REPO / "data" / "rubric.toml")
+RULES = RUBRIC.forbidden
+STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}
+
+PREPROCESSED = """\
+# 1 "/b/src/harness/student_unit.cu"
+# 1 "/usr/include/stdio.h" 1 3
+extern FILE* fopen(const char*, const char*);
+# 12 "/b/src/student/reduce.cuh" 1
+namespace scanlab {
+inline auto* const kSneak = fopen("/tmp/x", "w");
+
+inline const char* kPath = ( ( std :: getenv ) )("PATH");
+const char* kText = "system(\\"rm\\")";
+# 40 "/b/src/harness/plans.cuh" 2
+int unrelated = system("harness line, not the student's");
+"""
+
+
+def test_parenthesized_names_are_unwrapped_offsets_kept():
+    code = "x = ((std::getenv))(p); (a)(b); (::_Exit)(0); f(y);"
+    out = unwrap_parenthesized_names(code)
+    assert len(out) == len(code)
+    assert " ".join(out.split()) == "x = std::getenv (p); a (b); ::_Exit (0); f(y);"
+
+
+def test_only_the_student_lines_are_kept_with_their_line_numbers():
+    parts = split_by_origin(PREPROCESSED, STUDENT)
+    assert [p.path for p in parts] == ["student/reduce.cuh"]
+    lines = dict(parts[0].lines)
+    assert lines[12] == "namespace scanlab {"
+    assert "fopen" in lines[13] and "getenv" in lines[15]
+    assert all("harness line" not in text for _, text in parts[0].lines)
+
+
+def test_rules_see_macro_expanded_and_parenthesized_calls():
+    source = "\n" * 11 + "namespace scanlab {\nSNEAK\n\nPATH_OF_IT\nTEXT\n"
+    found = scan_preprocessed(PREPROCESSED, STUDENT, {"student/reduce.cuh": source}, RULES)
+    rules = {(v.line, v.rule) for v in found}
+    assert (13, "files-processes-network") in rules      # fopen(...) after expansion
+    assert (15, "files-processes-network") in rules      # ((std::getenv))(...)
+    assert all(v.line != 16 for v in found)              # inside a string literal
+    assert all(v.file == "student/reduce.cuh" for v in found)
+    assert next(v for v in found if v.line == 13).excerpt == "SNEAK"
+    assert all("macros expanded" in v.message for v in found)
+
+
+def test_the_preprocess_command_is_the_compile_command_with_E(tmp_path):
+    db = tmp_path / "compile_commands.json"
+    db.write_text('[{"file": "/s/harness/driver.cu", "command": "nvcc -c /s/harness/driver.cu -o d.o"},'
+                  ' {"file": "/s/harness/student_unit.cu", "command": '
+                  '"nvcc -I/s -x cu -c /s/harness/student_unit.cu -o CMakeFiles/u.o"}]')
+    argv = preprocess_command(db, "harness/student_unit.cu", tmp_path / "u.i")
+    assert argv == ["nvcc", "-I/s", "-x", "cu", "-E", "/s/harness/student_unit.cu", "-o",
+                    str(tmp_path / "u.i")]
+    assert preprocess_command(db, "emulator/student_unit_emu.cpp", tmp_path / "u.i") is None
+
+
+def sym(name: str, mangled: str = "", kind: str = "FUNC", bind: str = "GLOBAL", section: str = ".text",
+        writable: bool = False) -> Symbol:
+    return Symbol(name, mangled or "_Z" + name, kind, bind, section, writable)
+
+
+def undefined(name: str, mangled: str = "") -> Symbol:
+    return Symbol(name, mangled or name, "NOTYPE", "GLOBAL", "", False)
+
+
+SOURCES = {"student/reduce.cuh": "namespace scanlab {\n__device__ int gCount;\nvoid helper();\n}\n"}
+
+
+def rules_of(found) -> set[tuple[str, str]]:
+    return {(v.rule, v.message.split("`")[1]) for v in found}
+
+
+def test_calls_outside_the_allowlist_are_refused():
+    student = [undefined("fopen"), undefined("cudaMalloc"), undefined("__cudaRegisterFunction"),
+               undefined("scanlab::emu::detail::syncwarp(scanlab::emu::detail::Site, unsigned int)",
+                         "_ZN7scanlab3emu6detail8syncwarpENS1_4SiteEj"),
+               undefined("sqrtf"), undefined("printf"), undefined("__cxa_atexit"),
+               undefined("operator new(unsigned long)", "_Znwm"),
+               undefined("std::allocator<char>::allocator()", "_ZNSaIcEC1Ev"),
+               undefined("std::basic_ofstream<char, std::char_traits<char> >::basic_ofstream()",
+                         "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1Ev")]
+    found = check_symbols(student, [], SOURCES, RULES)
+    assert rules_of(found) == {("symbol-call", "fopen"), ("symbol-call", "cudaMalloc"),
+                               ("symbol-call", "__cxa_atexit"),
+                               ("symbol-call", "std::basic_ofstream<char, std::char_traits<char> >"
+                                               "::basic_ofstream()")}
+    atexit = next(v for v in found if "__cxa_atexit" in v.message)
+    assert "static object with a destructor" in atexit.message
+
+
+def test_state_is_refused_and_placed_on_its_line():
+    student = [sym("scanlab::gCount", "_ZN7scanlab6gCountE", "OBJECT", section=".bss", writable=True),
+               sym("guard variable for scanlab::gCount", "_ZGVN7scanlab6gCountE", "OBJECT",
+                   section=".bss", writable=True),
+               sym("scanlab::kTable", "_ZN7scanlab6kTableE", "OBJECT", section=".rodata"),
+               sym("scanlab::scanlabNotImplementedFlag", "_ZN7scanlabL25scanlabNotImplementedFlagE",
+                   "OBJECT", "LOCAL", ".bss", True),
+               sym("__cudaFatCubinHandle", "__cudaFatCubinHandle", "OBJECT", "LOCAL", ".bss", True),
+               sym("vtable for scanlab::CudaError", "_ZTVN7scanlab9CudaErrorE", "OBJECT", "WEAK",
+                   ".data.rel.ro", False)]
+    found = check_symbols(student, [], SOURCES, RULES)
+    assert [(v.rule, v.line) for v in found] == [("state", 2)]
+    assert "gCount" in found[0].message and found[0].excerpt == "__device__ int gCount;"
+
+
+def test_replacing_what_the_harness_defines_or_uses_is_refused():
+    check = "_ZN7scanlab11checkOutputINS_3AddIiEEEENS_11CheckResultE"
+    harness = [sym("scanlab::checkOutput<...>", check, bind="WEAK"),
+               undefined("cudaEventElapsedTime", "cudaEventElapsedTime"),
+               undefined("scanlab::student::wasNotImplemented()", "_ZN7scanlab7student17wasNotImplementedEv"),
+               sym("scanlab::inlineHelper()", "_ZN7scanlab12inlineHelperEv", bind="WEAK")]
+    student = [sym("scanlab::checkOutput<...>", check, bind="GLOBAL"),            # strong: wins
+               sym("scanlab::inlineHelper()", "_ZN7scanlab12inlineHelperEv", bind="WEAK"),  # harness's kept
+               sym("cudaEventElapsedTime", "cudaEventElapsedTime"),               # C linkage
+               sym("scanlab::student::wasNotImplemented()", "_ZN7scanlab7student17wasNotImplementedEv"),
+               sym("scanlab::helper()", "_ZN7scanlab6helperEv")]                  # the student's own
+    found = check_symbols(student, harness, SOURCES, RULES)
+    assert rules_of(found) == {("symbol-define", "scanlab::checkOutput<...>"),
+                               ("symbol-define", "cudaEventElapsedTime")}
+
+
+def test_a_finding_without_a_line_goes_on_every_student_file():
+    sources = {"student/a.cuh": "int x;\n", "student/b.cuh": "int y;\n"}
+    found = check_symbols([undefined("system")], [], sources, RULES)
+    assert sorted(v.file for v in found) == ["student/a.cuh", "student/b.cuh"]
+    assert all(v.line == 0 for v in found)
+
+
+# ---- on real builds (the emulator): the fixtures that hide their calls ----------------------
+
+HIDDEN = {  # fixture -> (task, rules its file must break, the sentinel it would write)
+    "macro_fopen": ("warp-scan", {"files-processes-network", "symbol-call"},
+                    "/tmp/scanlab-sentinel-macro_fopen"),
+    "paren_getenv": ("reduce", {"files-processes-network", "symbol-call"}, None),
+    "fnptr_system": ("scan", {"symbol-call"}, "/tmp/scanlab-sentinel-fnptr_system"),
+    "paren_exit": ("reduce", {"files-processes-network", "symbol-call"}, None),
+    "harness_override": ("reduce", {"symbol-define"}, None),
+    "memo_scan": ("scan", {"state"}, None),
+    "memo_reduce": ("reduce", {"state"}, None),
+    "launch_counter_reduce": ("reduce", {"state"}, None),
+    "exit_destructor": ("reduce", {"state", "symbol-call"}, None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HIDDEN))
+def test_hidden_calls_and_state_are_found_in_the_compiled_code(emulator, name):
+    task, rules, sentinel = HIDDEN[name]
+    result = emulator(name)
+    tr = next(t for t in result.tasks if t.name == task)
+    assert tr.status == "forbidden" and tr.points == 0, tr.message
+    assert rules <= {v.rule for v in tr.violations}, [str(v) for v in tr.violations]
+    assert all(v.file.endswith(tr.file) for v in tr.violations)
+    assert any(v.line > 0 and v.excerpt for v in tr.violations)
+    assert tr.cases == []          # nothing of it ran
+    assert result.integration.verdict == "forbidden"
+    if sentinel:
+        assert not Path(sentinel).exists()
