@@ -347,10 +347,11 @@ class Builder:
         if argv is None:
             raise RuntimeError("the student unit's compile command is not in compile_commands.json")
         remaining = max(5.0, self.timeout_s - (time.monotonic() - start))
-        r = sandbox.run(argv, build_dir, dataclasses.replace(limits, wall_s=remaining), env,
+        r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=remaining), env,
                         identity, sandboxed=True)
         if not r.ok:
-            raise RuntimeError("preprocessing the student unit failed: " + r.describe_end())
+            said = " | ".join((r.stderr or r.stdout).strip().splitlines()[-3:])
+            raise RuntimeError(f"preprocessing the student unit failed ({r.describe_end()}): {said}")
         student_files = {f"{src}/student/{name}": shown for name, shown in own.items()}
         found += compiled.scan_preprocessed(output.read_text(errors="replace"), student_files,
                                             sources, self.forbidden)

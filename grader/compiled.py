@@ -146,6 +146,11 @@ def preprocess_command(compile_commands: Path, unit_suffix: str, output: Path) -
         if not str(e.get("file", "")).endswith(unit_suffix):
             continue
         argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
+        directory = Path(e.get("directory", "."))
+        # Relative paths (CMake's response files) are the build folder's: made absolute,
+        # so the command runs from anywhere.
+        argv = [str(directory / a) if not a.startswith("-") and not Path(a).is_absolute()
+                and (directory / a).exists() else a for a in argv]
         out: list[str] = []
         skip = False
         for a in argv:

@@ -106,10 +106,13 @@ class Jail:
         for h in self.hidden:
             jail += ["--tmpfs", h]
         jail += ["--bind", str(cwd), str(cwd)]
-        # What the command line names outside the work folder: readable, nothing more.
+        # What the command line names in a hidden folder (outside the work folder):
+        # readable, nothing more.
+        covered = [Path(h) for h in (*self.hidden, "/tmp")]
         for a in argv:
             p = Path(a)
-            if p.is_absolute() and p.exists() and cwd not in p.parents and p != cwd:
+            if p.is_absolute() and p.exists() and cwd not in p.parents and p != cwd \
+                    and any(h == p or h in p.parents for h in covered):
                 jail += ["--ro-bind", a, a]
         return jail + ["--chdir", str(cwd), "--", *argv]
 
