@@ -280,7 +280,7 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             allowed = TOOLCHAIN_CALLS.match(s.name) and not STD_DENIED.match(s.name)
             if not (allowed or any(p.match(s.name) for p in allowed_calls)):
                 why = KNOWN_CALLS.get(s.name, "")
-                findings.append((s, "symbol-call", f"calls `{s.name}`{why}, which the assignment "
+                findings.append((s, "symbol-call", f"uses `{s.name}`{why}, which the assignment "
                                  "does not allow (the compiled code refers to it)"))
             continue
         if s.name.startswith("guard variable for "):

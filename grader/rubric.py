@@ -168,10 +168,12 @@ class ForbiddenRubric:
     allowed_calls: tuple[str, ...] = setting(
         (r"^(std::)?(sqrt|cbrt|exp|exp2|expm1|log|log2|log10|log1p|pow|fabs|fmin|fmax|fmod|floor"
          r"|ceil|round|lround|llround|trunc|sin|cos|tan|tanh|erf|erfc|hypot|ldexp|frexp|nextafter"
-         r"|copysign|fma)[fl]?(\(.*)?$", r"^(printf|puts|putchar|vprintf|__printf_chk)$"),
-        "what the compiled student unit may call besides the toolchain's own helpers (regular "
+         r"|copysign|fma)[fl]?(\(.*)?$",
+         r"^(printf|puts|putchar|vprintf|__printf_chk|fprintf|__fprintf_chk|fputs|fputc|fflush"
+         r"|stdout|stderr)$"),
+        "what the compiled student unit may use besides the toolchain's own helpers (regular "
         "expressions over demangled names; the emulator compiles device code for the CPU, so its "
-        "math functions and kernel printf show up here)")
+        "math functions and kernel printf show up here; printing is allowed, opening files is not)")
     rules: tuple[ForbiddenRule, ...] = ()  # [[forbidden.rule]] tables
 
 

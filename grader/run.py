@@ -121,6 +121,16 @@ def gpu_devices() -> tuple[str, ...]:
     return tuple(sorted(glob.glob("/dev/nvidia*")))
 
 
+def _reachable(folder: Path, identity: "Identity") -> bool:
+    """Whether the sandbox user could get into `folder` at all (else it needs no hiding,
+    and bwrap, as that user, could not make a mount point there)."""
+    if not folder.is_dir():
+        return False
+    if not identity.drops:
+        return True
+    return all(p.stat().st_mode & 0o001 for p in (folder, *folder.parents))
+
+
 def find_jail(hidden: tuple[str, ...], devices: tuple[str, ...],
               identity: "Identity") -> tuple[Jail | None, str]:
     """bwrap, if it runs here as the sandbox user; else (None, why not)."""
@@ -132,7 +142,7 @@ def find_jail(hidden: tuple[str, ...], devices: tuple[str, ...],
                                  timeout=30).stdout.strip() or "bubblewrap"
     except (OSError, subprocess.SubprocessError) as e:
         return None, f"bwrap does not run: {e}"
-    jail = Jail(path, version, tuple(h for h in hidden if Path(h).is_dir()), devices)
+    jail = Jail(path, version, tuple(h for h in hidden if _reachable(Path(h), identity)), devices)
     probe = Path(tempfile.mkdtemp(prefix="scanlab-jail-probe-"))
     try:
         identity.give(probe)
