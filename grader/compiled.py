@@ -238,6 +238,7 @@ def _without_return_type(name: str) -> str:
 
 def _base_name(name: str) -> str:
     """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`."""
+    name = name.replace("(anonymous namespace)::", "")
     depth = 0
     cut = len(name)
     for i, c in enumerate(name):

@@ -57,7 +57,8 @@ def failure_texts(cases: list[CaseResult], limit: int, reveal: bool = False) -> 
         c, n = same[0]
         text = case_text(c, n, reveal)
         if len(same) > 1:
-            others = ", ".join(name for _, name in same[1:4]) + (", ..." if len(same) > 4 else "")
+            shown = [c.case.label if reveal else name for c, name in same[1:4]]
+            others = ", ".join(shown) + (", ..." if len(same) > 4 else "")
             text += f"\n    (the same in {len(same) - 1} more case(s): {others})"
         out.append(text)
     rest = sum(len(g) for g in list(groups.values())[limit:])

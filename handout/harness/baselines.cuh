@@ -6,6 +6,7 @@
 #include <cstddef>
 
 #include "harness/platform.cuh"
+#include "harness/warp_tile.cuh"
 
 namespace scanlab::baseline {
 
@@ -28,19 +29,14 @@ __device__ typename Op::Element scanIncWarpSequential(typename Op::Element* sh, 
     return result;
 }
 
-// The task 1 driver kernel (plans.cuh) around the placeholder: what the harness
-// times as the "placeholder" baseline of task 1.
-template <class Op>
-__global__ void warpScanSequentialKernel(const typename Op::Element* in, size_t n,
-                                         typename Op::Element* out) {
-    using T = typename Op::Element;
-    SCANLAB_DYNAMIC_SHARED(T, sh);
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    sh[threadIdx.x] = i < n ? in[i] : Op::identity();
-    __syncwarp();
-    const T result = scanIncWarpSequential<Op>(sh, threadIdx.x);
-    if (i < n) out[i] = result;
-}
+// The task 1 driver kernel (harness/warp_tile.cuh) with the placeholder: what the
+// harness times as the "placeholder" baseline of task 1.
+struct SequentialWarpScan {
+    template <class Op>
+    __device__ static typename Op::Element run(typename Op::Element* sh, unsigned idx) {
+        return scanIncWarpSequential<Op>(sh, idx);
+    }
+};
 
 // Task 2 placeholder: thread 0 of each block folds the block's whole range.
 template <class Op>

@@ -13,30 +13,27 @@
 #include "harness/ops.cuh"
 #include "harness/policy.cuh"
 #include "harness/tiling.cuh"
+#include "harness/warp_tile.cuh"
 #include "student/reduce.cuh"
 #include "student/scan.cuh"
 #include "student/warp_scan.cuh"
 
 namespace scanlab {
 
-// Task 1 driver kernel: every warp scans its own 32 consecutive elements.
-template <class Op>
-__global__ void warpScanKernel(const typename Op::Element* in, size_t n,
-                               typename Op::Element* out) {
-    using T = typename Op::Element;
-    SCANLAB_DYNAMIC_SHARED(T, sh);
-    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    sh[threadIdx.x] = i < n ? in[i] : Op::identity();
-    __syncwarp();  // scanIncWarp may read the other lanes' elements at once
-    const T result = scanIncWarp<Op>(sh, threadIdx.x);
-    if (i < n) out[i] = result;
-}
+// Task 1: the driver kernel of harness/warp_tile.cuh with your scanIncWarp.
+struct StudentWarpScan {
+    template <class Op>
+    __device__ static typename Op::Element run(typename Op::Element* sh, unsigned idx) {
+        return scanIncWarp<Op>(sh, idx);
+    }
+};
 
 template <class Op>
 void warpScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
               unsigned blockSize) {
     const size_t grid = std::max<size_t>(1, (n + blockSize - 1) / blockSize);
-    launchKernel("warpScanKernel", warpScanKernel<Op>, dim3(unsigned(grid)), dim3(blockSize),
+    launchKernel("warpScanKernel", warpScanKernel<Op, StudentWarpScan>, dim3(unsigned(grid)),
+                 dim3(blockSize),
                  blockSize * sizeof(typename Op::Element), in, n, out);
 }
 

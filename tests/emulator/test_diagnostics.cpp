@@ -342,8 +342,9 @@ TEST_CASE("out-of-bounds accesses in kernels become cudaErrorIllegalAddress",
                 [] { sharedOverrunKernel(64); });
     std::string msg = takeError(&code);
     CHECK(code == cudaErrorIllegalAddress);
+    // (Blocks start in a random order: either block may be the one reported.)
     CHECK_THAT(msg, Catch::Contains("kernel sharedOverrunKernel: out-of-bounds access to dynamic "
-                                    "shared memory in block (0,0,0)"));
+                                    "shared memory in block ("));
     CHECK_THAT(msg, Catch::Contains("of a 256-byte allocation"));
 
     int* null = nullptr;

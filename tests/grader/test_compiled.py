@@ -116,6 +116,9 @@ def test_state_is_refused_and_placed_on_its_line():
     found = check_symbols(student, [], SOURCES, RULES)
     assert [(v.rule, v.line) for v in found] == [("state", 2)]
     assert "gCount" in found[0].message and found[0].excerpt == "__device__ int gCount;"
+    hidden = sym("scanlab::(anonymous namespace)::gCount", "_ZN7scanlab12_GLOBAL__N_16gCountE",
+                 "OBJECT", "LOCAL", ".bss", True)
+    assert [v.line for v in check_symbols([hidden], [], SOURCES, RULES)] == [2]
 
 
 def test_replacing_what_the_harness_defines_or_uses_is_refused():

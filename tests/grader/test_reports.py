@@ -203,3 +203,32 @@ def test_implausible_timing_is_flagged_everywhere(tmp_path):
     summary = csvfile.class_summary([cheat, honest], rubric)
     assert "| mallory |" in summary and "task 3: implausible timing" in summary
     assert "implausible timing" in terminal.render(cheat)
+
+
+def test_a_diagnostic_repeated_in_many_cases_is_shown_once_with_a_count():
+    from grader.report import failure_texts
+    same = "ERROR: out-of-bounds shared read at student/scan.cuh:40"
+    cases = [CaseResult(Case("scan", "add-i32", n, 256, "random", False, "g"), 1, "error",
+                        "CUDA or runtime error", same, f"repro {n}") for n in (33, 1000, 4097, 65537, 99)]
+    cases.append(_case("scan", "mssp", 5000, "fail"))
+    texts = failure_texts(cases, limit=5)
+    joined = "\n".join(texts)
+    assert joined.count(same) == 1
+    assert "the same in 4 more case(s)" in joined and "n=1000" in joined
+    assert len(texts) == 2 and "differ" in texts[1]
+    assert failure_texts(cases, limit=1)[-1] == "... and 1 more failing case(s) (all in the JSON report)"
+    for render in (terminal.render, markdown.document):
+        result = sample()
+        result.tasks[2].cases = cases
+        assert render(result).count(same) == 1
+
+
+def test_an_uncontained_run_is_said_in_every_report(tmp_path):
+    result = sample()
+    result.machine.sandbox = "NOT CONTAINED: bubblewrap (bwrap) is not installed"
+    assert "WARNING: student code was NOT CONTAINED" in terminal.render(result)
+    assert "student code was NOT CONTAINED" in markdown.document(result)
+    assert "NOT CONTAINED" in gradescope.document(result)["output"]
+    contained = sample()
+    contained.machine.sandbox = "bubblewrap 0.8.0: read-only system"
+    assert "NOT CONTAINED" not in terminal.render(contained) + markdown.document(contained)

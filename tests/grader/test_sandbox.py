@@ -169,7 +169,7 @@ def test_what_the_command_line_names_is_readable_not_writable(jailed):
     outside = folder.parent / "cases.txt"
     outside.write_text("case list\n")
     outside.chmod(0o644)
-    r = _run(jailed, ["/bin/sh", "-c", f'cat "$0"; echo more >> "$0" 2>&1; cat "$0"', str(outside)])
+    r = _run(jailed, ["/bin/sh", "-c", 'cat "$0"; echo more >> "$0" 2>&1; cat "$0"', str(outside)])
     assert r.stdout.count("case list") == 2 and "more\n" not in outside.read_text()
 
 
@@ -178,3 +178,21 @@ def test_a_missing_bwrap_is_said(monkeypatch, home):
     monkeypatch.setattr(sandbox.shutil, "which", lambda name: None)
     jail, why = sandbox.find_jail((), (), identity)
     assert jail is None and "bubblewrap" in why and "apt-get install bubblewrap" in why
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root can run programs as another user")
+def test_a_folder_the_sandbox_user_cannot_reach_is_not_hidden(home, tmp_path):
+    # (bwrap, run as that user, could not make a mount point there; nor need it.)
+    _, identity = home
+    closed = tmp_path / "closed"
+    (closed / "cache").mkdir(parents=True)
+    closed.chmod(0o700)
+    open_ = Path(os.path.realpath("/tmp")) / f"scanlab-open-{os.getpid()}"
+    open_.mkdir(mode=0o755, exist_ok=True)
+    try:
+        jail, why = sandbox.find_jail((str(closed / "cache"), str(open_)), (), identity)
+        if jail is None:
+            pytest.skip(f"no bubblewrap jail here: {why}")
+        assert jail.hidden == (str(open_),)
+    finally:
+        open_.rmdir()

@@ -3,6 +3,7 @@
 reference's verify decides."""
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -31,7 +32,11 @@ def fake_driver(session, name: str, body: str) -> Path:
 
 
 def grade_with(session, driver: Path, case: Case = CASE):
+    """The verdict on the fake driver's case. Without bubblewrap's jail: some fakes run a
+    copy of the reference kept in the workspace, which the jail hides (what the jail does
+    is tested in test_sandbox.py)."""
     setup = session.prepare()
+    setup = dataclasses.replace(setup, identity=dataclasses.replace(setup.identity, jail=None))
     return run_case(setup, driver, f"fake-{driver.name}", case, 7, TimeoutTracker())
 
 
@@ -66,6 +71,22 @@ def test_no_output_file(emu_session):
     driver = fake_driver(emu_session, "silent", 'echo \'{"status": "pass"}\' > "$JSON"; exit 0')
     r = grade_with(emu_session, driver)
     assert r.status == "fail" and "no output file" in r.summary
+    assert "exit status 0" in r.summary and "_Exit" not in r.summary   # it did write its report
+
+
+def test_a_program_that_ends_before_writing_anything_is_told_how_it_ended(emu_session):
+    driver = fake_driver(emu_session, "quitter", "exit 0")
+    r = grade_with(emu_session, driver)
+    assert r.status == "fail"
+    assert "no output file, and ended with exit status 0 before writing its report" in r.summary
+    assert "_Exit()" in r.summary
+
+
+def test_a_flood_of_output_is_mentioned(emu_session):
+    driver = fake_driver(emu_session, "flooder", "yes 'printf from a kernel' | head -c 2000000; exit 1")
+    r = grade_with(emu_session, driver)
+    assert r.status != "pass"
+    assert "it printed 2.0 MB (a printf in a kernel?)" in r.details
 
 
 def test_output_symlink_is_not_followed(emu_session):

@@ -1,0 +1,26 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// The task 1 driver kernel, over any warp scan: every warp scans its own 32
+// consecutive elements, staged in shared memory. The plans run it with your
+// scanIncWarp (plans.cuh); the harness times it with the placeholder's (baselines.cuh).
+#pragma once
+#include <cstddef>
+
+#include "harness/platform.cuh"
+
+namespace scanlab {
+
+// WarpScan::run<Op>(sh, idx) has the contract of scanIncWarp (student/warp_scan.cuh).
+template <class Op, class WarpScan>
+__global__ void warpScanKernel(const typename Op::Element* in, size_t n,
+                               typename Op::Element* out) {
+    using T = typename Op::Element;
+    SCANLAB_DYNAMIC_SHARED(T, sh);
+    const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    sh[threadIdx.x] = i < n ? in[i] : Op::identity();
+    __syncwarp();  // the scan may read the other lanes' elements at once
+    const T result = WarpScan::template run<Op>(sh, threadIdx.x);
+    if (i < n) out[i] = result;
+}
+
+}  // namespace scanlab
