@@ -242,6 +242,7 @@ void recordFailure(Worker& w, const std::string& headline, const std::string& de
 [[gnu::noinline]] void onExit(Worker& w, Thread* self) {
     self->state = State::Exited;
     ++w.exited;
+    madeProgress(w);
     if (w.firstExited == ~0u) w.firstExited = self->linear;
     const unsigned warp = self->linear / 32, lane = self->linear % 32, bit = 1u << lane;
     Warp& W = w.warps[warp];
@@ -327,6 +328,9 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.barrierCount = 0;
     w.barrierMismatch = false;
     w.failed = false;
+    w.stoppedByOther = false;
+    w.spinsWithoutProgress = 0;
+    w.stuck = false;
     w.error.clear();
     ensureStacks(w, n);
     w.threads.resize(n);
@@ -371,6 +375,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
         w.error = std::string("emulator: kernel ") + L.name + ": " + w.faultMessage;
     }
     w.faultMessage[0] = '\0';
+    madeProgress(w);  // no longer stuck: it is leaving
     if (!w.failed && w.exited != n) {
         std::string headline;
         const std::string detail = describeStuck(w, headline);
@@ -381,7 +386,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     }
     if (w.failed) {
         std::lock_guard<std::mutex> lock(L.m);
-        if (!L.haveError || b < L.errorBlock) {
+        if (!L.haveError || (b < L.errorBlock && !w.stoppedByOther)) {
             L.haveError = true;
             L.errorBlock = b;
             L.errorCode = w.errorCode;
@@ -394,11 +399,53 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
 
 void workLoop(Launch& L) {
     Worker& w = thisWorker();
+    L.workers.fetch_add(1);
     while (!L.failed.load(std::memory_order_relaxed)) {
         const uint64_t k = L.next.fetch_add(1, std::memory_order_relaxed);
         if (k >= L.blocks) break;
         runBlock(w, L, L.order.empty() ? k : L.order[k]);
     }
+    L.workers.fetch_sub(1);
+}
+
+void madeProgress(Worker& w) {
+    w.spinsWithoutProgress = 0;
+    if (w.stuck) {
+        w.stuck = false;
+        w.launch->stuck.fetch_sub(1);
+    }
+}
+
+// A forced yield in a spin loop (preemptSlow): the block's progress is checked. When
+// every worker of the launch sits in a block that has spun this long without a
+// barrier or an exit, and blocks are still to start, no block can ever end: the ones
+// running wait for what only a block that cannot start would write.
+void checkSpinning(Worker& w, Thread* self) {
+    Launch& L = *w.launch;
+    if (L.failed.load(std::memory_order_relaxed)) {
+        w.stoppedByOther = true;
+        SCANLAB_EMU_FAIL(w, self, "stopped", "another block of the launch failed first");
+    }
+    if (++w.spinsWithoutProgress < kStuckYields) return;
+    if (!w.stuck) {
+        w.stuck = true;
+        L.stuck.fetch_add(1);
+    }
+    const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
+    if (L.stuck.load() < L.workers.load() || started >= L.blocks) return;
+    std::string waiting;
+    for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
+        waiting += (waiting.empty() ? "" : ", ") +
+                   fmtDim(blockIndexOf(L, L.order.empty() ? k : L.order[k]));
+    }
+    if (L.blocks - started > 8) waiting += ", ...";
+    SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",
+                     threadName(*self) + " has spun (atomics, fences) without progress while "
+                     "block(s) " + waiting + " of the same launch have not started, and every "
+                     "block that has (" + std::to_string(L.workers.load()) + " run at once here) "
+                     "spins too. Blocks start in any order, on a GPU as here: a block must never "
+                     "wait for another block of its launch that may not have started (take tile "
+                     "ids from an atomic counter, so that every block you wait for has)");
 }
 
 // ---------------------------------------------------------------------------------
@@ -426,6 +473,7 @@ int syncthreads(Site site, BarrierMode mode, int predicate) {
     self->opName = "__syncthreads()";
     if (++w.barrierCount == w.nThreads && !w.barrierMismatch) {
         w.barrierCount = 0;
+        madeProgress(w);
         for (Thread& t : w.threads) {
             t.result = static_cast<unsigned long long>(w.barrierAcc);
             makeRunnable(w, t);
@@ -449,6 +497,7 @@ void preemptSlow() {
         tlsBuiltins.preemptBudget = kHostBudget;
         return;
     }
+    checkSpinning(*w, w->current);
     yieldNow();
 }
 

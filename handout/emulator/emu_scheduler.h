@@ -48,6 +48,9 @@ namespace scanlab::emu::detail {
 
 constexpr int kHostBudget = 1 << 30;
 constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yield
+// Forced yields of one block without progress (a barrier passed, a thread exited)
+// after which it counts as stuck: spinning on what another block should write.
+constexpr uint64_t kStuckYields = uint64_t(1) << 18;
 constexpr size_t kMaxDynamicShared = 48 * 1024;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32
@@ -113,6 +116,10 @@ struct Launch {
     // drawn from the launch's seed), so code that needs block b-1 to run before block
     // b fails here as it can on a GPU. Empty for huge grids: index order.
     std::vector<uint32_t> order;
+    // Workers in this launch's loop, and how many of them sit in a stuck block: when
+    // every one is stuck and blocks are still to start, none of them can ever finish.
+    std::atomic<unsigned> workers{0};
+    std::atomic<unsigned> stuck{0};
     std::atomic<bool> failed{false};
     std::mutex m;
     bool haveError = false;
@@ -156,6 +163,9 @@ struct Worker {
     const void* schedStackBottom = nullptr;  // for AddressSanitizer's fiber hooks
     size_t schedStackSize = 0;
     bool failed = false;
+    bool stoppedByOther = false;  // abandoned because another block failed first
+    uint64_t spinsWithoutProgress = 0;
+    bool stuck = false;
     cudaError_t errorCode = cudaSuccess;
     std::string error;
     char faultMessage[512] = {};
@@ -293,6 +303,8 @@ inline Thread& laneThread(Worker& w, unsigned warp, unsigned lane) {
 std::string describeStuck(Worker& w, std::string& headline);
 // Runs blocks of L until none is left or one failed (emu_scheduler.cpp).
 void workLoop(Launch& L);
+// A barrier passed or a thread exited: the running block is not stuck.
+void madeProgress(Worker& w);
 // Catches SIGSEGV/SIGBUS of kernel code (emu_faults.cpp).
 void installFaultHandler();
 

@@ -307,6 +307,81 @@ TEST_CASE("a deadlock between __syncwarp and __syncthreads is reported", "[diagn
                                     "__syncthreads()"));
 }
 
+// Every block but the last waits for a flag that only the last block sets: fine on a
+// GPU only as long as the last block happens to get a slot.
+__global__ void waitForLastBlockKernel(int* flag) {
+    if (blockIdx.x == gridDim.x - 1) {
+        if (threadIdx.x == 0) atomicExch(flag, 1);
+        return;
+    }
+    while (atomicAdd(flag, 0) == 0) {
+    }
+}
+
+// Block b waits for block b-1, whose id comes from an atomic counter: a block only
+// ever waits for one that has started, so it always ends (the look-back pattern).
+__global__ void chainedTicketKernel(unsigned* ticket, int* done) {
+    __shared__ unsigned tile;
+    if (threadIdx.x == 0) tile = atomicAdd(ticket, 1u);
+    __syncthreads();
+    if (tile > 0) {
+        while (atomicAdd(&done[tile - 1], 0) == 0) {
+        }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) atomicExch(&done[tile], 1);
+}
+
+TEST_CASE("a block waiting for one of its launch that cannot start is a deadlock between blocks",
+          "[diagnose][blocks]") {
+    for (unsigned workers : {1u, 2u}) {
+        INFO(workers << " worker(s)");
+        ScheduleScope scope(5, workers);
+        DeviceArray<int> flag(1);
+        int* f = flag.ptr;
+        const unsigned blocks = 8;
+        emu::launch("waitForLastBlockKernel", dim3(blocks), dim3(64), 0,
+                    [=] { waitForLastBlockKernel(f); });
+        cudaError_t code{};
+        const std::string msg = takeError(&code);
+        if (msg.empty()) {
+            // The last block happened to start among the first: nothing to find.
+            CHECK(flag.get()[0] == 1);
+            continue;
+        }
+        CHECK(code == cudaErrorLaunchFailure);
+        CHECK_THAT(msg, Catch::StartsWith("emulator: kernel waitForLastBlockKernel: deadlock "
+                                          "between blocks in block ("));
+        CHECK_THAT(msg, Catch::Contains("(7,0,0)"));    // the block that cannot start
+        CHECK_THAT(msg, Catch::Contains("have not started"));
+        CHECK_THAT(msg, Catch::Contains(std::to_string(workers) + " run at once here"));
+    }
+    // Some seed must put the last block late (with 8 blocks, most seeds do).
+    bool found = false;
+    for (uint64_t seed = 1; seed <= 6 && !found; ++seed) {
+        ScheduleScope scope(seed, 1);
+        DeviceArray<int> flag(1);
+        int* f = flag.ptr;
+        emu::launch("waitForLastBlockKernel", dim3(8), dim3(32), 0, [=] { waitForLastBlockKernel(f); });
+        found = takeError().find("deadlock between blocks") != std::string::npos;
+    }
+    CHECK(found);
+}
+
+TEST_CASE("blocks that wait only for blocks that started (tickets) are no deadlock", "[blocks]") {
+    for (unsigned workers : {1u, 3u}) {
+        ScheduleScope scope(9, workers);
+        const unsigned blocks = 12;
+        DeviceArray<unsigned> ticket(1);
+        DeviceArray<int> done(blocks);
+        unsigned* t = ticket.ptr;
+        int* d = done.ptr;
+        emu::launch("chainedTicketKernel", dim3(blocks), dim3(64), 0, [=] { chainedTicketKernel(t, d); });
+        CHECK(takeError().empty());
+        CHECK(done.get() == std::vector<int>(blocks, 1));
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Launch configuration, faults, exceptions.
 
