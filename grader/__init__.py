@@ -8,8 +8,10 @@ The pipeline, one module per stage:
   forbidden  reject constructs the rubric forbids (CUB, asm, <<<, file access, ...)
   build    build the reference (cached) and the submission's variants from a
            pristine copy of the handout
-  run      sandboxed execution of untrusted programs (limits, scrubbed environment,
-           unprivileged user)
+  compiled what the compiler saw and made of a submission: the rules again over the
+           preprocessed student unit, and its object's symbols (calls, state, overrides)
+  run      sandboxed execution of untrusted programs (bubblewrap's jail, limits,
+           scrubbed environment, unprivileged user)
   check    correctness cases: run the submission, verify with the trusted reference
   perf     interleaved timing against the reference on the GPU
   score    points from the rubric
