@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT=${AUTOGRADER_ROOT:-/autograder}
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq cmake make g++ libboost-context-dev python3
+apt-get install -y -qq cmake make g++ libboost-context-dev python3 bubblewrap binutils
 if ! python3 -c 'import tomllib' 2>/dev/null; then
   # Ubuntu 22.04 ships Python 3.10: add 3.11.
   apt-get install -y -qq python3.11 || {
