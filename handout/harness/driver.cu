@@ -208,6 +208,60 @@ int cmdVerify(const Args& args) {
     return code;
 }
 
+// Where the suite's failures are, by task and operator: printed after a failing suite,
+// with a hint when only the non-commutative operators fail.
+class Breakdown {
+public:
+    void add(const std::string& task, const std::string& op, bool passed) {
+        Count& c = counts_[{task, op}];
+        ++c.total;
+        c.failed += !passed;
+    }
+
+    void print() const {
+        std::printf("failed cases by task and operator:\n");
+        std::string task;
+        for (const auto& [key, c] : counts_) {
+            if (key.first != task) {
+                std::printf("%s  %-16s", task.empty() ? "" : "\n", key.first.c_str());
+                task = key.first;
+            }
+            std::printf("  %s %zu/%zu", key.second.c_str(), c.failed, c.total);
+        }
+        std::printf("\n");
+        for (const auto& t : tasks()) {
+            bool commutativeFail = false, otherFail = false;
+            std::string failing;
+            for (const auto& [key, c] : counts_) {
+                if (key.first != t || c.failed == 0) continue;
+                withOperator(key.second, [&](auto op) {
+                    const bool commutative = OperatorTraits<decltype(op)>::kCommutative;
+                    (commutative ? commutativeFail : otherFail) = true;
+                    if (!commutative) failing += (failing.empty() ? "" : ", ") + key.second;
+                });
+            }
+            if (otherFail && !commutativeFail)
+                std::printf("hint: %s fails only with %s, whose operator is not commutative: the "
+                            "result depends on which side of apply() each value is on. Keep "
+                            "apply(earlier, later) everywhere, in the shuffles and across warps "
+                            "and blocks too.\n",
+                            t.c_str(), failing.c_str());
+        }
+    }
+
+private:
+    struct Count {
+        size_t total = 0, failed = 0;
+    };
+    std::vector<std::string> tasks() const {
+        std::vector<std::string> out;
+        for (const auto& [key, c] : counts_)
+            if (out.empty() || out.back() != key.first) out.push_back(key.first);
+        return out;
+    }
+    std::map<std::pair<std::string, std::string>, Count> counts_;
+};
+
 int cmdTest(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab test: no CUDA device found: skipped (use the emulator build "
@@ -258,6 +312,7 @@ int cmdTest(const Args& args) {
     size_t passed = 0, failed = 0, notImplemented = 0;
     std::vector<int> stubbedTasks;
     std::string junitCases;
+    Breakdown breakdown;
     for (const RunConfig& c : cases) {
         const std::string caseName = std::string(c.task->name) + " " + c.op + " n=" +
                                      std::to_string(c.n) + " block=" + std::to_string(c.block);
@@ -273,6 +328,7 @@ int cmdTest(const Args& args) {
             using Op = decltype(op);
             const RunResult r = runTask<Op>(c);
             std::string failure;
+            breakdown.add(c.task->name, c.op, r.status == "pass");
             if (r.status == "pass") {
                 ++passed;
             } else if (r.status == "not_implemented") {
@@ -310,6 +366,7 @@ int cmdTest(const Args& args) {
                 cases.size(), passed, failed);
     if (notImplemented) std::printf(", %zu not run (task not implemented)", notImplemented);
     std::printf("\n");
+    if (failed) breakdown.print();
     return failed ? kExitFail : notImplemented ? kExitNotImplemented : kExitPass;
 }
 

@@ -117,3 +117,25 @@ def test_broken_archive_is_reported(emulator):
     result = emulator("broken_archive")
     assert "broken" in (result.error or "")
     assert result.score == 0
+
+
+def test_a_failing_suite_says_where_and_hints_at_operand_order(emu_session, tmp_path):
+    # The driver's own `test` (what a student runs): failures by task and operator, and a
+    # hint when only the non-commutative operator fails.
+    import subprocess
+    from conftest import compose
+    files = dict(emu_session.builder.reference_files)
+    folder = compose("commutative_reduce", tmp_path / "cr")
+    files["reduce.cuh"] = next(folder.rglob("reduce.cuh")).read_bytes()
+    b = emu_session.builder.build("commutative_reduce (suite)", files, {}, {})
+    assert b.ok and b.binary is not None, b.errors
+    r = subprocess.run([str(b.binary), "test", "--tasks", "reduce,warp-scan", "--blocks", "32,256",
+                        "--max-n", "70000"], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1, r.stdout[-2000:]
+    lines = r.stdout.splitlines()
+    table = lines[lines.index("failed cases by task and operator:") + 1:]
+    reduce = next(line for line in table if line.split()[0] == "reduce")
+    assert " add-i32 0/" in reduce and " max-i32 0/" in reduce and " mssp 0/" not in reduce
+    assert any(line.split()[0] == "warp-scan" and "mssp 0/" in line for line in table)
+    assert "hint: reduce fails only with mssp, whose operator is not commutative" in r.stdout
+    assert "hint: warp-scan" not in r.stdout
