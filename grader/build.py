@@ -33,8 +33,6 @@ from grader.rubric import ForbiddenRubric
 
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
 BINARY = {"cuda": "scanlab", "emulator": "scanlab-emu"}
-# The student unit's source, as compile_commands.json names it (handout/cmake/scanlab.cmake).
-STUDENT_UNIT = {"cuda": "harness/student_unit.cu", "emulator": "emulator/student_unit_emu.cpp"}
 ERROR_LINES = 30
 
 
@@ -334,16 +332,16 @@ class Builder:
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
                  limits: sandbox.Limits, start: float) -> list[Violation]:
-        """The checks of grader/compiled.py over this build's student unit."""
-        backend = self.tools.backend
-        objects = dict(line.split(" ", 1) for line in
-                       (build_dir / f"{BINARY[backend]}.objects").read_text().splitlines() if " " in line)
+        """The checks of grader/compiled.py over this build's student unit (its objects
+        and source: <binary>.objects, written by handout/cmake/scanlab.cmake)."""
+        listing = (build_dir / f"{BINARY[self.tools.backend]}.objects").read_text()
+        objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
         found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
                                        compiled.read_symbols(Path(objects["harness"])),
                                        sources, self.forbidden)
         output = build_dir / "student_unit.i"
         argv = compiled.preprocess_command(build_dir / "compile_commands.json",
-                                           STUDENT_UNIT[backend], output)
+                                           objects["unit"], output)
         if argv is None:
             raise RuntimeError("the student unit's compile command is not in compile_commands.json")
         remaining = max(5.0, self.timeout_s - (time.monotonic() - start))

@@ -19,6 +19,8 @@ Symbol findings name the student file and line where the name occurs, when it do
 """
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 import shlex
@@ -50,7 +52,7 @@ STD_DENIED = re.compile(r"^std::.*\b(basic_[io]?fstream|basic_filebuf|__basic_fi
 # Data the toolchain generates (fatbinary handles, launch stubs' statics) and the
 # handout's "not implemented" flag: not the student's state.
 TOOLCHAIN_DATA = re.compile(
-    r"^(__cuda\w*|__fatDeviceText|__nv_\w+|.*__device_stub__.*|guard variable for __device_stub__.*"
+    r"^(__cuda\w*|__fatDeviceText|__nv_\w+|.*__device_stub__.*"
     r"|(vtable|typeinfo|typeinfo name|VTT|construction vtable) for .*|DW\.ref\..*"
     r"|scanlab::scanlabNotImplementedFlag)$")
 # Sections that are written once, by the loader (relocations), then never again.
@@ -118,32 +120,28 @@ def scan_preprocessed(preprocessed: str, student_files: dict[str, str], sources:
     for part in split_by_origin(preprocessed, student_files):
         joined = "\n".join(text for _, text in part.lines)
         code = unwrap_parenthesized_names(strip_source(joined).code)
-        starts = [0]
-        for _, text in part.lines:
-            starts.append(starts[-1] + len(text) + 1)
-        original = sources.get(part.path, "").splitlines()
+        starts = list(itertools.accumulate((len(text) + 1 for _, text in part.lines), initial=0))
+        original = strip_source(sources.get(part.path, ""))
         for rule in rules.rules:
             for m in rule.pattern.finditer(code):
-                row = max(i for i, s in enumerate(starts) if s <= m.start())
-                line = part.lines[min(row, len(part.lines) - 1)][0]
+                line = part.lines[bisect.bisect_right(starts, m.start()) - 1][0]
                 if any(v.file == part.path and v.line == line and v.rule == rule.name for v in found):
                     continue
-                excerpt = original[line - 1].strip()[:160] if 0 < line <= len(original) else ""
                 found.append(Violation(part.path, line, rule.name,
                                        rule.message + " (as the compiler sees it, macros expanded)",
-                                       excerpt))
+                                       original.source_line(line)))
     found.sort(key=lambda v: (v.file, v.line, v.rule))
     return found
 
 
-def preprocess_command(compile_commands: Path, unit_suffix: str, output: Path) -> list[str] | None:
-    """The build's own compile command of the student unit, turned into -E."""
+def preprocess_command(compile_commands: Path, unit: str, output: Path) -> list[str] | None:
+    """The build's own compile command of `unit` (its source), turned into -E."""
     try:
         entries = json.loads(compile_commands.read_text())
     except (OSError, ValueError):
         return None
     for e in entries:
-        if not str(e.get("file", "")).endswith(unit_suffix):
+        if not str(e.get("file", "")).endswith(unit):
             continue
         argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
         directory = Path(e.get("directory", "."))
@@ -260,11 +258,11 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
         return None
     token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
     for path, text in sources.items():
-        code = strip_source(text).code
-        m = token.search(code)
+        s = strip_source(text)
+        m = token.search(s.code)
         if m:
-            line = code.count("\n", 0, m.start()) + 1
-            return path, line, text.splitlines()[line - 1].strip()[:160]
+            line = s.line_of(m.start())
+            return path, line, s.source_line(line)
     return None
 
 
@@ -293,8 +291,7 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue
         if s.bind == "LOCAL" or ENTRY_POINTS.match(s.name):
             continue
-        if not s.mangled.startswith("_Z") and not TOOLCHAIN_DATA.match(s.name) \
-                and not s.name.startswith("__cuda"):
+        if not s.mangled.startswith("_Z") and not TOOLCHAIN_DATA.match(s.name):
             findings.append((s, "symbol-define", f"defines the C-linkage symbol `{s.name}`, which "
                              "would replace the system's"))
         elif s.mangled in harness_used or (s.bind == "GLOBAL" and s.mangled in harness_defined):

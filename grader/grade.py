@@ -136,10 +136,9 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
         tr.path = found.path
         tr.unchanged = found.data == session.handout_files.get(t.file)
         tr.identical_to_reference = found.data == reference.get(t.file)
-        tr.violations = scan(found.text, found.path, rubric.forbidden)
-        if tr.violations:
-            tr.status = "forbidden"
-            tr.message = f"{found.path} uses {len(tr.violations)} forbidden construct(s): not built, 0 points"
+        violations = scan(found.text, found.path, rubric.forbidden)
+        if violations:
+            _forbid(part, violations, "not built")
             continue
         part.files = {**reference, t.file: found.data}
         part.origins = {n: "reference" for n in part.files}
@@ -220,7 +219,7 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
                 part.outcome.message = "does not compile"
                 continue
             if b.violations:
-                _forbid_compiled(part, b.violations)
+                _forbid(part, b.violations, "in the compiled code: not run")
                 continue
             cases = cases_of(rubric, part, setup.backend == "emulator")
             if setup.backend == "cuda":
@@ -258,17 +257,16 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             tr.race_note = session.race_note
 
 
-def _forbid_compiled(part: Part, violations: list[Violation]) -> None:
-    """A build whose compiled student unit breaks the rules is not run (0 points)."""
+def _forbid(part: Part, violations: list[Violation], fate: str) -> None:
+    """A Part whose files break the rules (as written, or as compiled) is `fate`:
+    "forbidden", 0 points."""
     part.outcome.status = "forbidden"
-    files = sorted({v.file for v in violations})
+    files = ", ".join(sorted({v.file for v in violations}))
     if isinstance(part.outcome, TaskResult):
         part.outcome.violations = violations
-        part.outcome.message = (f"{', '.join(files)}: {len(violations)} forbidden construct(s) "
-                                "in the compiled code: not run, 0 points")
+        part.outcome.message = f"{files}: {len(violations)} forbidden construct(s) {fate}, 0 points"
     else:
-        part.outcome.message = ("not run: the compiled code of " + ", ".join(files) +
-                                " breaks the rules (see the tasks)")
+        part.outcome.message = f"not run: {files} break(s) the rules (see the tasks)"
 
 
 def _first_error(errors: str) -> str:

@@ -60,11 +60,7 @@ class Result:
     stdout: str = ""
     stderr: str = ""
     output_bytes: int = 0          # what it wrote to stdout and stderr, all of it
-
-    @property
-    def flooded(self) -> bool:
-        """More output than is read back (head and tail only)."""
-        return self.output_bytes > OUTPUT_KEEP
+    flooded: bool = False          # a stream longer than is read back (head and tail only)
 
     @property
     def ok(self) -> bool:
@@ -310,11 +306,11 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
             _kill_group(proc)
     seconds = time.monotonic() - start
     code = proc.returncode
-    written = sum(p.stat().st_size for p in (out_path, err_path) if p.exists())
+    written = [p.stat().st_size for p in (out_path, err_path) if p.exists()]
     result = Result(argv=shown, returncode=None if timed_out else (code if code >= 0 else None),
                     signal=-code if code < 0 and not timed_out else None, timed_out=timed_out,
                     seconds=seconds, stdout=_read_capped(out_path), stderr=_read_capped(err_path),
-                    output_bytes=written)
+                    output_bytes=sum(written), flooded=any(n > OUTPUT_KEEP for n in written))
     for p in (out_path, err_path):
         try:
             p.unlink()

@@ -4,6 +4,8 @@
 #   scanlab_add_driver(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
 #     The driver program built from harness/driver.cu, with the student files taken
 #     from <dir>/student/ (the handout's own, solution/, or a submission).
+#   scanlab_link_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
+#     Links those student files, as a unit of their own, into <target> (a test).
 #
 # Options: SCANLAB_CUDA (default ON when nvcc is found), SCANLAB_EMULATOR (default
 # ON), CMAKE_CUDA_ARCHITECTURES (set by the including project).
@@ -35,19 +37,23 @@ if(SCANLAB_EMULATOR AND NOT TARGET scanlab_emulator)
 endif()
 
 # The student unit: harness/student_unit.cu with the student files of <dir>/student/,
-# an OBJECT library of its own (see harness/student_api.h for why).
-#   scanlab_add_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
-function(scanlab_add_student_unit target)
+# an OBJECT library <target>-student of its own (see harness/student_api.h for why),
+# whose objects are added to <target> after its own sources: the harness's (or a
+# test's) object comes first on the link line.
+#   scanlab_link_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
+function(scanlab_link_student_unit target)
   cmake_parse_arguments(ARG "" "STUDENT_ROOT;BACKEND" "" ${ARGN})
+  set(unit ${target}-student)
   if(ARG_BACKEND STREQUAL "cuda")
-    add_library(${target} OBJECT "${SCANLAB_HANDOUT_DIR}/harness/student_unit.cu")
-    _scanlab_cuda_options(${target})
+    add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/harness/student_unit.cu")
+    _scanlab_cuda_options(${unit})
   else()
-    add_library(${target} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
-    target_link_libraries(${target} PRIVATE scanlab_emulator)
+    add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
+    target_link_libraries(${unit} PRIVATE scanlab_emulator)
   endif()
   # The student root comes first, so its student/*.cuh are the ones compiled.
-  target_include_directories(${target} BEFORE PRIVATE "${ARG_STUDENT_ROOT}" "${SCANLAB_HANDOUT_DIR}")
+  target_include_directories(${unit} BEFORE PRIVATE "${ARG_STUDENT_ROOT}" "${SCANLAB_HANDOUT_DIR}")
+  target_sources(${target} PRIVATE $<TARGET_OBJECTS:${unit}>)
 endfunction()
 
 function(_scanlab_cuda_options target)
@@ -59,7 +65,7 @@ endfunction()
 # The driver: the harness (harness/driver.cu, which never sees a student file) linked
 # FIRST, then the student unit, so that where both define an inline function or
 # template instance the linker keeps the harness's. <target>.objects (in the build
-# folder) names both objects, for the grader's symbol check.
+# folder) names both objects and the student unit's source, for the grader's checks.
 function(scanlab_add_driver target)
   cmake_parse_arguments(ARG "" "STUDENT_ROOT;BACKEND" "" ${ARGN})
   if(ARG_BACKEND STREQUAL "cuda")
@@ -78,8 +84,8 @@ function(scanlab_add_driver target)
     message(FATAL_ERROR "scanlab_add_driver: BACKEND must be cuda or emulator")
   endif()
   target_include_directories(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}")
-  scanlab_add_student_unit(${target}-student STUDENT_ROOT "${ARG_STUDENT_ROOT}" BACKEND ${ARG_BACKEND})
-  add_executable(${target} $<TARGET_OBJECTS:${target}-harness> $<TARGET_OBJECTS:${target}-student>)
+  add_executable(${target} $<TARGET_OBJECTS:${target}-harness>)
+  scanlab_link_student_unit(${target} STUDENT_ROOT "${ARG_STUDENT_ROOT}" BACKEND ${ARG_BACKEND})
   if(ARG_BACKEND STREQUAL "cuda")
     set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CUDA)
   else()
@@ -87,5 +93,5 @@ function(scanlab_add_driver target)
     target_link_libraries(${target} PRIVATE scanlab_emulator)
   endif()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/${target}.objects"
-       CONTENT "harness $<TARGET_OBJECTS:${target}-harness>\nstudent $<TARGET_OBJECTS:${target}-student>\n")
+       CONTENT "harness $<TARGET_OBJECTS:${target}-harness>\nstudent $<TARGET_OBJECTS:${target}-student>\nunit $<TARGET_PROPERTY:${target}-student,SOURCES>\n")
 endfunction()

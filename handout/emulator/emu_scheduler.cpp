@@ -403,7 +403,7 @@ void workLoop(Launch& L) {
     while (!L.failed.load(std::memory_order_relaxed)) {
         const uint64_t k = L.next.fetch_add(1, std::memory_order_relaxed);
         if (k >= L.blocks) break;
-        runBlock(w, L, L.order.empty() ? k : L.order[k]);
+        runBlock(w, L, L.blockAt(k));
     }
     L.workers.fetch_sub(1);
 }
@@ -436,7 +436,7 @@ void checkSpinning(Worker& w, Thread* self) {
     std::string waiting;
     for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
         waiting += (waiting.empty() ? "" : ", ") +
-                   fmtDim(blockIndexOf(L, L.order.empty() ? k : L.order[k]));
+                   fmtDim(blockIndexOf(L, L.blockAt(k)));
     }
     if (L.blocks - started > 8) waiting += ", ...";
     SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",

@@ -116,6 +116,7 @@ struct Launch {
     // drawn from the launch's seed), so code that needs block b-1 to run before block
     // b fails here as it can on a GPU. Empty for huge grids: index order.
     std::vector<uint32_t> order;
+    uint64_t blockAt(uint64_t k) const { return order.empty() ? k : order[k]; }
     // Workers in this launch's loop, and how many of them sit in a stuck block: when
     // every one is stuck and blocks are still to start, none of them can ever finish.
     std::atomic<unsigned> workers{0};

@@ -220,32 +220,29 @@ public:
 
     void print() const {
         std::printf("failed cases by task and operator:\n");
-        std::string task;
-        for (const auto& [key, c] : counts_) {
-            if (key.first != task) {
-                std::printf("%s  %-16s", task.empty() ? "" : "\n", key.first.c_str());
-                task = key.first;
-            }
-            std::printf("  %s %zu/%zu", key.second.c_str(), c.failed, c.total);
-        }
-        std::printf("\n");
-        for (const auto& t : tasks()) {
-            bool commutativeFail = false, otherFail = false;
-            std::string failing;
-            for (const auto& [key, c] : counts_) {
-                if (key.first != t || c.failed == 0) continue;
-                withOperator(key.second, [&](auto op) {
-                    const bool commutative = OperatorTraits<decltype(op)>::kCommutative;
-                    (commutative ? commutativeFail : otherFail) = true;
-                    if (!commutative) failing += (failing.empty() ? "" : ", ") + key.second;
+        for (auto it = counts_.begin(); it != counts_.end();) {
+            const std::string task = it->first.first;
+            bool commutativeFails = false;
+            std::string otherFails;  // the non-commutative operators that fail
+            std::printf("  %-16s", task.c_str());
+            for (; it != counts_.end() && it->first.first == task; ++it) {
+                const std::string& op = it->first.second;
+                std::printf("  %s %zu/%zu", op.c_str(), it->second.failed, it->second.total);
+                if (it->second.failed == 0) continue;
+                withOperator(op, [&](auto o) {
+                    if (OperatorTraits<decltype(o)>::kCommutative)
+                        commutativeFails = true;
+                    else
+                        otherFails += (otherFails.empty() ? "" : ", ") + op;
                 });
             }
-            if (otherFail && !commutativeFail)
+            std::printf("\n");
+            if (!otherFails.empty() && !commutativeFails)
                 std::printf("hint: %s fails only with %s, whose operator is not commutative: the "
                             "result depends on which side of apply() each value is on. Keep "
                             "apply(earlier, later) everywhere, in the shuffles and across warps "
                             "and blocks too.\n",
-                            t.c_str(), failing.c_str());
+                            task.c_str(), otherFails.c_str());
         }
     }
 
@@ -253,12 +250,6 @@ private:
     struct Count {
         size_t total = 0, failed = 0;
     };
-    std::vector<std::string> tasks() const {
-        std::vector<std::string> out;
-        for (const auto& [key, c] : counts_)
-            if (out.empty() || out.back() != key.first) out.push_back(key.first);
-        return out;
-    }
     std::map<std::pair<std::string, std::string>, Count> counts_;
 };
 

@@ -31,10 +31,7 @@ struct StudentWarpScan {
 template <class Op>
 void warpScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
               unsigned blockSize) {
-    const size_t grid = std::max<size_t>(1, (n + blockSize - 1) / blockSize);
-    launchKernel("warpScanKernel", warpScanKernel<Op, StudentWarpScan>, dim3(unsigned(grid)),
-                 dim3(blockSize),
-                 blockSize * sizeof(typename Op::Element), in, n, out);
+    launchWarpScan<Op, StudentWarpScan>("warpScanKernel", in, n, out, blockSize);
 }
 
 // Task 2: stage 1 over the input, stage 2 in one block over the per-block results.

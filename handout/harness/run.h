@@ -115,12 +115,9 @@ std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename 
     }));
     auto noReset = [] {};
     if (c.task->task == Task::WarpScan) {
-        const unsigned grid = unsigned(std::max<size_t>(1, (c.n + c.block - 1) / c.block));
         result.push_back(timeGpu("placeholder", 1, reps, [&] {
-            launchKernel("warpScanKernel(placeholder)",
-                         warpScanKernel<Op, baseline::SequentialWarpScan>, dim3(grid),
-                         dim3(c.block), c.block * sizeof(T),
-                         static_cast<const T*>(r.in.data()), c.n, r.out.data());
+            launchWarpScan<Op, baseline::SequentialWarpScan>("warpScanKernel(placeholder)",
+                                                             r.in.data(), c.n, r.out.data(), c.block);
         }, noReset));
     }
     if (c.task->task == Task::Reduce) {

@@ -4,8 +4,10 @@
 // consecutive elements, staged in shared memory. The plans run it with your
 // scanIncWarp (plans.cuh); the harness times it with the placeholder's (baselines.cuh).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 
+#include "harness/launch.cuh"
 #include "harness/platform.cuh"
 
 namespace scanlab {
@@ -21,6 +23,16 @@ __global__ void warpScanKernel(const typename Op::Element* in, size_t n,
     __syncwarp();  // the scan may read the other lanes' elements at once
     const T result = WarpScan::template run<Op>(sh, threadIdx.x);
     if (i < n) out[i] = result;
+}
+
+// Launches warpScanKernel<Op, WarpScan> with one thread per element; `name` is what
+// error messages call it.
+template <class Op, class WarpScan>
+void launchWarpScan(const char* name, const typename Op::Element* in, size_t n,
+                    typename Op::Element* out, unsigned blockSize) {
+    const size_t grid = std::max<size_t>(1, (n + blockSize - 1) / blockSize);
+    launchKernel(name, warpScanKernel<Op, WarpScan>, dim3(unsigned(grid)), dim3(blockSize),
+                 blockSize * sizeof(typename Op::Element), in, n, out);
 }
 
 }  // namespace scanlab

@@ -48,11 +48,8 @@ TEST_CASE("harness warpScan rejects a lockstep scanIncWarp on the emulator", "[h
         CHECK(first == again);
         // The baseline (lane 0 scans, with __syncwarp) is right under the same schedule.
         ScheduleScope scope(seed);
-        scanlab::launchKernel("warpScanKernel(placeholder)",
-                              scanlab::warpScanKernel<Op, scanlab::baseline::SequentialWarpScan>,
-                              dim3(unsigned(n / 256)),
-                              dim3(256), 256 * sizeof(int32_t),
-                              static_cast<const int32_t*>(din.data()), n, dout.data());
+        scanlab::launchWarpScan<Op, scanlab::baseline::SequentialWarpScan>(
+            "warpScanKernel(placeholder)", din.data(), n, dout.data(), 256);
         CHECK(dout.download() == expect);
     }
 }

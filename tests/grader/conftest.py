@@ -46,6 +46,18 @@ def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) 
     assert bool(result.error) == bool(expect.get("error", False)), result.error
 
 
+def fixture_driver(session: Session, name: str, tmp: Path, file: str = "reduce.cuh") -> Path:
+    """The fixture's `file` built among the reference's files (as its task is graded):
+    the driver binary, for tests that run it directly."""
+    dest = tmp / name
+    folder = dest / name if (dest / name).exists() else compose(name, dest)
+    files = dict(session.builder.reference_files)
+    files[file] = next(folder.rglob(file)).read_bytes()
+    b = session.builder.build(f"{name} ({file})", files, {}, {})
+    assert b.ok and b.binary is not None, b.errors
+    return b.binary
+
+
 def gpu_present() -> bool:
     """A GPU the CUDA driver can use: nvidia-smi lists one."""
     smi = shutil.which("nvidia-smi")

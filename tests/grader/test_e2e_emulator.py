@@ -123,13 +123,9 @@ def test_a_failing_suite_says_where_and_hints_at_operand_order(emu_session, tmp_
     # The driver's own `test` (what a student runs): failures by task and operator, and a
     # hint when only the non-commutative operator fails.
     import subprocess
-    from conftest import compose
-    files = dict(emu_session.builder.reference_files)
-    folder = compose("commutative_reduce", tmp_path / "cr")
-    files["reduce.cuh"] = next(folder.rglob("reduce.cuh")).read_bytes()
-    b = emu_session.builder.build("commutative_reduce (suite)", files, {}, {})
-    assert b.ok and b.binary is not None, b.errors
-    r = subprocess.run([str(b.binary), "test", "--tasks", "reduce,warp-scan", "--blocks", "32,256",
+    from conftest import fixture_driver
+    binary = fixture_driver(emu_session, "commutative_reduce", tmp_path)
+    r = subprocess.run([str(binary), "test", "--tasks", "reduce,warp-scan", "--blocks", "32,256",
                         "--max-n", "70000"], capture_output=True, text=True, timeout=600)
     assert r.returncode == 1, r.stdout[-2000:]
     lines = r.stdout.splitlines()

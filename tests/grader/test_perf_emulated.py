@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
-from pathlib import Path
 
 import pytest
 
-from conftest import REPO, cache_dir, compose, load_fixture
+from conftest import REPO, cache_dir, compose, fixture_driver, load_fixture
 from grader import machine as machines
 from grader.build import Layout
 from grader.slots import GpuSlots
@@ -131,17 +130,6 @@ def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
 
 # ---- timing cheats (issue: timing integrity) ------------------------------------------------
 
-def _fixture_driver(session, name: str, tmp) -> Path:
-    """The fixture's reduce.cuh built among the reference's files, as task 2 is graded."""
-    dest = tmp / name
-    folder = dest / name if (dest / name).exists() else compose(name, dest)
-    files = dict(session.builder.reference_files)
-    files["reduce.cuh"] = next(folder.rglob("reduce.cuh")).read_bytes()
-    b = session.builder.build(f"{name} (task 2)", files, {}, {})
-    assert b.ok and b.binary is not None, b.errors
-    return b.binary
-
-
 def _reduce_perf_case(session):
     return next(t for t in session.rubric.tasks if t.name == "reduce").perf[0]
 
@@ -152,7 +140,7 @@ def test_a_kernel_that_remembers_is_wrong_when_timed(pseudo_gpu, name):
     # one's output is verified by the trusted reference against that input.
     session, tmp = pseudo_gpu
     setup = session.prepare()
-    cheat = _fixture_driver(session, name, tmp)
+    cheat = fixture_driver(session, name, tmp)
     p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
                 session.rubric.performance, None)
     assert p.status == "failed" and "output of the timed run is wrong" in p.message, p.message
@@ -167,7 +155,7 @@ def test_a_macro_in_a_student_file_does_not_reach_the_timer(pseudo_gpu):
     # like the reference whose code it is: the same time, within noise, not 1000x less.
     session, tmp = pseudo_gpu
     setup = session.prepare()
-    cheat = _fixture_driver(session, "timer_macro", tmp)
+    cheat = fixture_driver(session, "timer_macro", tmp)
     p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
                 session.rubric.performance, None)
     assert p.status == "measured" and p.slowdown is not None, p.message
@@ -203,7 +191,7 @@ def test_the_physical_limit_is_not_checked_below_its_size(pseudo_gpu):
 
 def test_no_student_destructor_runs_after_the_harness(pseudo_gpu):
     session, tmp = pseudo_gpu
-    cheat = _fixture_driver(session, "exit_destructor", tmp)
+    cheat = fixture_driver(session, "exit_destructor", tmp)
     r = subprocess.run([str(cheat), "run", "--task", "reduce", "--n", "1000"], capture_output=True,
                        text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
