@@ -256,6 +256,11 @@ size_t threadStackBytes();
 // Launches run so far (the k above).
 uint64_t launchCount();
 
+// Names the cudaMalloc allocation at `p` (a pointer cudaMalloc returned) for
+// diagnostics: a write past its end is then reported as "out[1000], one past the end
+// of out" instead of as a byte offset. `elementBytes` is sizeof one element.
+void nameAllocation(const void* p, const char* name, size_t elementBytes);
+
 }  // namespace scanlab::emu
 
 // ----------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 // scanlab CPU emulator: what the runtime (emu_runtime.cpp) and the scheduler
-// (emu_scheduler.cpp and its sections) both use, defined in emu_errors.cpp. The
-// runtime calls the scheduler (workerThreads); the scheduler never calls the runtime.
-// Not included by user code.
+// (emu_scheduler.cpp and its sections) both use: the pending error (emu_errors.cpp)
+// and device memory (emu_memory.cpp). The runtime calls the scheduler
+// (workerThreads); the scheduler never calls the runtime. Not included by user code.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -17,4 +18,16 @@ void recordError(cudaError_t error, const std::string& message);
 // "student/scan.cuh:57": the last two components of a path, with the line.
 std::string formatSite(Site site);
 
+// Device memory (emu_memory.cpp): allocations between guard zones.
+void* allocateDevice(size_t size);  // nullptr when out of memory
+bool freeDevice(void* p);  // false: not an allocation of allocateDevice
+// "" when [p, p+count) stays inside the allocation holding p (or p is in none);
+// else what is wrong, for a message.
+std::string checkDeviceRange(const void* p, size_t count);
+// After a launch: "" when every guard zone is intact; else which element the
+// kernel wrote past the end (or before the start) of which allocation. Restores them.
+std::string checkGuards(const char* kernel);
+// The allocation element at `address` (in a guard zone or beyond), for a fault
+// message; "" when it is near no allocation.
+std::string describeDeviceAddress(const void* address);
 }  // namespace scanlab::emu::detail

@@ -158,9 +158,15 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
         }
     }
     pool().run(L);
+    // Guards are checked (and restored) after every launch, even a failed one.
+    const std::string overrun = checkGuards(name);
     if (L.haveError) {
         recordError(L.errorCode, L.error);
         return L.errorCode;
+    }
+    if (!overrun.empty()) {
+        recordError(cudaErrorIllegalAddress, overrun);
+        return cudaErrorIllegalAddress;
     }
     return cudaSuccess;
 }

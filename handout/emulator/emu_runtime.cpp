@@ -17,16 +17,6 @@ namespace scanlab::emu::detail {
 
 namespace {
 
-// Device allocations: base -> size, to check copies and frees.
-struct Allocations {
-    std::mutex m;
-    std::map<uintptr_t, size_t> live;
-};
-Allocations& allocations() {
-    static Allocations a;
-    return a;
-}
-
 cudaError_t fail(cudaError_t error, const std::string& message) {
     recordError(error, message);
     return error;
@@ -41,23 +31,10 @@ std::string hexPtr(const void* p) {
 // When `p` lies in a cudaMalloc allocation, checks that [p, p+count) stays inside it.
 // Pointers elsewhere (host memory, __device__ variables) are not checked.
 cudaError_t checkRange(const char* call, const char* role, const void* p, size_t count) {
-    Allocations& a = allocations();
-    std::lock_guard<std::mutex> lock(a.m);
-    const uintptr_t u = reinterpret_cast<uintptr_t>(p);
-    auto it = a.live.upper_bound(u);
-    if (it == a.live.begin()) return cudaSuccess;
-    --it;
-    const uintptr_t base = it->first;
-    const size_t size = it->second;
-    if (u >= base + size) return cudaSuccess;
-    if (count > size - (u - base)) {
-        return fail(cudaErrorInvalidValue,
-                    std::string("emulator: ") + call + ": the " + role + " range of " +
-                        std::to_string(count) + " bytes at offset " + std::to_string(u - base) +
-                        " runs past the end of its " + std::to_string(size) +
-                        "-byte device allocation");
-    }
-    return cudaSuccess;
+    const std::string wrong = checkDeviceRange(p, count);
+    if (wrong.empty()) return cudaSuccess;
+    return fail(cudaErrorInvalidValue,
+                std::string("emulator: ") + call + ": the " + role + " " + wrong);
 }
 
 struct EventImpl {
@@ -156,39 +133,22 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
 
 cudaError_t cudaMalloc(void** devPtr, size_t size) {
     if (devPtr == nullptr) return fail(cudaErrorInvalidValue, "emulator: cudaMalloc: null pointer");
-    const size_t bytes = (std::max<size_t>(size, 1) + 255) / 256 * 256;
-    void* p = std::aligned_alloc(256, bytes);
-    if (p == nullptr) {
-        *devPtr = nullptr;
+    *devPtr = allocateDevice(size);
+    if (*devPtr == nullptr) {
         return fail(cudaErrorMemoryAllocation,
                     "emulator: cudaMalloc: out of memory allocating " + std::to_string(size) +
                         " bytes");
     }
-    // Device memory starts with garbage on a GPU too: never zeros by luck.
-    std::memset(p, 0xcd, bytes);
-    {
-        Allocations& a = allocations();
-        std::lock_guard<std::mutex> lock(a.m);
-        a.live[reinterpret_cast<uintptr_t>(p)] = size;
-    }
-    *devPtr = p;
     return cudaSuccess;
 }
 
 cudaError_t cudaFree(void* devPtr) {
     if (devPtr == nullptr) return cudaSuccess;
-    {
-        Allocations& a = allocations();
-        std::lock_guard<std::mutex> lock(a.m);
-        auto it = a.live.find(reinterpret_cast<uintptr_t>(devPtr));
-        if (it == a.live.end()) {
-            return fail(cudaErrorInvalidValue, "emulator: cudaFree(" + hexPtr(devPtr) +
-                                                   "): not a pointer returned by cudaMalloc, "
-                                                   "or already freed");
-        }
-        a.live.erase(it);
+    if (!freeDevice(devPtr)) {
+        return fail(cudaErrorInvalidValue, "emulator: cudaFree(" + hexPtr(devPtr) +
+                                               "): not a pointer returned by cudaMalloc, "
+                                               "or already freed");
     }
-    std::free(devPtr);
     return cudaSuccess;
 }
 

@@ -83,7 +83,7 @@ struct TaskRunner {
     Workspace<Op> ws;
 
     explicit TaskRunner(const RunConfig& c)
-        : cfg(c), in(c.n), out(outputCount(*c.task, c.n)) {}
+        : cfg(c), in(c.n, "in"), out(outputCount(*c.task, c.n), "out") {}
 
     // The student's (or reference) kernels for the task, through the student unit.
     void launch() {
@@ -97,7 +97,16 @@ struct TaskRunner {
         out.fillBytes(0xA5);
         launch();
         deviceSynchronize(cfg.task->name);
+        checkOverruns();
         return out.download();
+    }
+
+    // A write past the end of a buffer fails the case by name, on a GPU too (where
+    // it would otherwise go unseen, or corrupt whatever lies behind).
+    void checkOverruns() {
+        for (std::string what : {in.overrun(), out.overrun(), ws.blockResults.overrun()})
+            if (!what.empty())
+                throw CudaError(std::string(cfg.task->name) + ": the task's kernels wrote " + what);
     }
 };
 
@@ -246,6 +255,7 @@ RunResult runTask(const RunConfig& c) {
                 changed = perturbation<Op>(input, c.seed, rep++);
                 runner.in.set(changed->index, changed->value);
             });
+            runner.checkOverruns();
             const auto last = runner.out.download();
             if (!c.outputFile.empty()) writeRaw(c.outputFile, last);
             if (c.check) {

@@ -57,14 +57,27 @@ inline DeviceInfo queryDevice() {
                       prop.totalGlobalMem};
 }
 
-// Owning device array of n elements (RAII over cudaMalloc/cudaFree).
+// Owning device array of n elements (RAII over cudaMalloc/cudaFree). A named buffer
+// is watched for writes past its end: on a GPU a canary zone follows the n elements
+// (overrun() compares it), and the CPU emulator guards every allocation itself and
+// names the element and the kernel.
 template <class T>
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
-    explicit DeviceBuffer(size_t n) : size_(n) {
-        checkCuda(cudaMalloc(reinterpret_cast<void**>(&data_), bytes() ? bytes() : 1),
+    explicit DeviceBuffer(size_t n, const char* name = nullptr) : size_(n), name_(name) {
+#if defined(__CUDACC__)
+        const size_t canary = name ? kCanaryBytes : 0;
+#else
+        const size_t canary = 0;  // the emulator guards every allocation
+#endif
+        checkCuda(cudaMalloc(reinterpret_cast<void**>(&data_), bytes() + canary ? bytes() + canary : 1),
                   "cudaMalloc");
+#if defined(__CUDACC__)
+        if (canary) checkCuda(cudaMemset(data_ + size_, kCanaryByte, canary), "cudaMemset");
+#else
+        if (name) emu::nameAllocation(data_, name, sizeof(T));
+#endif
     }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
@@ -107,13 +120,47 @@ public:
                   "cudaMemcpy device to device");
     }
 
+    // "" while the canary past a named buffer is intact; else the element written
+    // there ("out[1000], one past the end of out ..."), and the canary is restored.
+    // (GPU only: on the emulator the launch itself fails with the kernel's name.)
+    std::string overrun() {
+        if (!name_ || !data_) return "";
+#if defined(__CUDACC__)
+        std::vector<unsigned char> canary(kCanaryBytes);
+        checkCuda(cudaMemcpy(canary.data(), data_ + size_, kCanaryBytes, cudaMemcpyDeviceToHost),
+                  "cudaMemcpy device to host");
+        size_t first = kCanaryBytes;
+        for (size_t i = 0; i < kCanaryBytes; ++i)
+            if (canary[i] != kCanaryByte) {
+                first = i;
+                break;
+            }
+        if (first == kCanaryBytes) return "";
+        checkCuda(cudaMemset(data_ + size_, kCanaryByte, kCanaryBytes), "cudaMemset");
+        const size_t index = size_ + first / sizeof(T);
+        const size_t past = index - size_ + 1;
+        return std::string(name_) + "[" + std::to_string(index) + "], " +
+               (past == 1 ? std::string("one") : std::to_string(past) + " elements") +
+               " past the end of " + name_ + " (" + std::to_string(size_) + " elements of " +
+               std::to_string(sizeof(T)) + " bytes, indices 0 to " + std::to_string(size_ - 1) + ")";
+#else
+        return "";
+#endif
+    }
+
 private:
+    // 4 KiB: a write one element, one warp or one tile (up to 1024 4-byte elements)
+    // past the end lands in it.
+    static constexpr size_t kCanaryBytes = 4096;
+    static constexpr unsigned char kCanaryByte = 0xc3;
     void swap(DeviceBuffer& other) noexcept {
         std::swap(data_, other.data_);
         std::swap(size_, other.size_);
+        std::swap(name_, other.name_);
     }
     T* data_ = nullptr;
     size_t size_ = 0;
+    const char* name_ = nullptr;
 };
 
 // Device-side "not implemented" marker: the handout's stubs call notImplemented(),

@@ -34,7 +34,7 @@ TilePlan planTiles(size_t n, unsigned blockSize, unsigned maxBlocks = kMaxBlocks
 // (kMaxBlocks of them), owned by the caller.
 template <class Op>
 struct Workspace {
-    DeviceBuffer<typename Op::Element> blockResults{kMaxBlocks};
+    DeviceBuffer<typename Op::Element> blockResults{kMaxBlocks, "blockResults"};
 };
 
 }  // namespace scanlab

@@ -436,6 +436,46 @@ TEST_CASE("out-of-bounds accesses in kernels become cudaErrorIllegalAddress",
     CHECK(ok.get()[5] == 1);
 }
 
+__global__ void storeAtKernel(int* p, long long index) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) p[index] = 7;
+}
+
+TEST_CASE("writes past the end or before the start of an allocation name the element",
+          "[diagnose][memory]") {
+    cudaError_t code{};
+    DeviceArray<int> out(1000);
+    emu::nameAllocation(out.ptr, "out", sizeof(int));
+    int* p = out.ptr;
+    auto store = [&](long long index) {
+        emu::launch("storeAtKernel", dim3(2), dim3(32), 0, [=] { storeAtKernel(p, index); });
+        return takeError(&code);
+    };
+    CHECK(store(999).empty());  // the last element is fine
+    std::string msg = store(1000);
+    CHECK(code == cudaErrorIllegalAddress);
+    CHECK(msg == "emulator: kernel storeAtKernel wrote out[1000], one past the end of out "
+                 "(1000 elements of 4 bytes, indices 0 to 999)");
+    // The guard was restored: the next launch is clean.
+    CHECK(store(0).empty());
+    CHECK_THAT(store(1031), Catch::Contains("wrote out[1031], 32 elements past the end of out"));
+    CHECK_THAT(store(-1), Catch::Contains("wrote out[-1], one before the start of out"));
+    // Beyond the 16 KiB guard zone (out[5096] on): the inaccessible page after it
+    // faults, and the element is named.
+    msg = store(5500);
+    CHECK(code == cudaErrorIllegalAddress);
+    CHECK_THAT(msg, Catch::Contains("illegal memory access in block (0,0,0) by thread (0,0,0): "
+                                    "out[5500], 4501 elements past the end of out"));
+    CHECK(store(5).empty());
+    CHECK(out.get()[5] == 7);
+
+    // An allocation nobody named: the byte offset.
+    DeviceArray<int> anon(10);
+    int* q = anon.ptr;
+    emu::launch("storeAtKernel", dim3(1), dim3(32), 0, [=] { storeAtKernel(q, 10); });
+    CHECK_THAT(takeError(&code), Catch::Contains("wrote byte 40 of a 40-byte device allocation "
+                                                 "(past its end)"));
+}
+
 __global__ void throwingKernel() {
     if (threadIdx.x == 3) throw std::runtime_error("boom");
     __syncthreads();

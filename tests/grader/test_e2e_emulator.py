@@ -2,6 +2,9 @@
 (Skipped, never passed, when the emulator cannot be built here.)"""
 from __future__ import annotations
 
+import re
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from conftest import assert_expected_verdicts, fixture_names
@@ -135,3 +138,27 @@ def test_a_failing_suite_says_where_and_hints_at_operand_order(emu_session, tmp_
     assert any(line.split()[0] == "warp-scan" and "mssp 0/" in line for line in table)
     assert "hint: reduce fails only with mssp, whose operator is not commutative" in r.stdout
     assert "hint: warp-scan" not in r.stdout
+
+
+def test_a_write_past_the_end_is_named_and_the_suite_goes_on(emulator, emu_session, tmp_path):
+    # Graded: every failing scan case says which element the kernel wrote.
+    t3 = emulator("write_past_end").tasks[2]
+    failed = [c for c in t3.cases if not c.passed]
+    assert failed and t3.correctness_points < t3.correctness_max
+    assert all(re.search(r"scanBlocksKernel wrote out\[(\d+)\], one past the end of out "
+                         r"\(\1 elements", c.summary) for c in failed), failed[0].summary
+    # The student's suite: every case runs, and the JUnit file is written.
+    import subprocess
+    from conftest import fixture_driver
+    binary = fixture_driver(emu_session, "write_past_end", tmp_path, file="scan.cuh")
+    junit = tmp_path / "junit.xml"
+    r = subprocess.run([str(binary), "test", "--tasks", "scan", "--blocks", "256", "--ops",
+                        "add-i32", "--max-n", "3000", "--junit", str(junit)],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1
+    assert "wrote out[1000], one past the end of out" in r.stdout
+    assert "reproduce: " in r.stdout
+    total = int(re.search(r"scanlab test \[emulator\]: (\d+) cases", r.stdout).group(1))
+    cases = ET.parse(junit).getroot().findall(".//testcase")
+    assert len(cases) == total > 10
+    assert any(c.find("failure") is not None or c.find("error") is not None for c in cases)
