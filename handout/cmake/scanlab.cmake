@@ -1,9 +1,11 @@
 # scanlab build rules, shared by handout/CMakeLists.txt (the student's build) and the
 # repository's CMakeLists.txt (reference + handout + tests).
 #
-#   scanlab_add_driver(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
+#   scanlab_add_driver(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator|emulator-profile)
 #     The driver program built from harness/driver.cu, with the student files taken
 #     from <dir>/student/ (the handout's own, solution/, or a submission).
+#     emulator-profile: the emulator driver whose kernels count their memory requests,
+#     bank conflicts and barriers (emulator/emu_profile_hooks.cpp; `run` prints them).
 #   scanlab_link_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
 #     Links those student files, as a unit of their own, into <target> (a test).
 #
@@ -50,6 +52,14 @@ function(scanlab_link_student_unit target)
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
     target_link_libraries(${unit} PRIVATE scanlab_emulator)
+    if(ARG_BACKEND STREQUAL "emulator-profile")
+      # Every load and store calls a hook of emu_profile_hooks.cpp (the kernel address
+      # sanitizer's calls, which no runtime library provides); optimized as students build.
+      target_compile_options(${unit} PRIVATE -O2 -fsanitize=kernel-address
+        --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
+        --param=asan-globals=0 --param=asan-use-after-return=0)
+      target_sources(${target} PRIVATE $<TARGET_OBJECTS:scanlab_emulator_profile_hooks>)
+    endif()
   endif()
   # The student root comes first, so its student/*.cuh are the ones compiled.
   target_include_directories(${unit} BEFORE PRIVATE "${ARG_STUDENT_ROOT}" "${SCANLAB_HANDOUT_DIR}")
@@ -74,14 +84,14 @@ function(scanlab_add_driver target)
     endif()
     add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/harness/driver.cu")
     _scanlab_cuda_options(${target}-harness)
-  elseif(ARG_BACKEND STREQUAL "emulator")
+  elseif(ARG_BACKEND MATCHES "^emulator(-profile)?$")
     if(NOT SCANLAB_EMULATOR)
       return()
     endif()
     add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/driver_emu.cpp")
     target_link_libraries(${target}-harness PRIVATE scanlab_emulator)
   else()
-    message(FATAL_ERROR "scanlab_add_driver: BACKEND must be cuda or emulator")
+    message(FATAL_ERROR "scanlab_add_driver: BACKEND must be cuda, emulator or emulator-profile")
   endif()
   target_include_directories(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}")
   add_executable(${target} $<TARGET_OBJECTS:${target}-harness>)

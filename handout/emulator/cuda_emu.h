@@ -16,7 +16,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 // ----------------------------------------------------------------------------------
 // Qualifiers. __restrict__ is a keyword of g++ and clang already.
@@ -260,6 +262,29 @@ uint64_t launchCount();
 // diagnostics: a write past its end is then reported as "out[1000], one past the end
 // of out" instead of as a byte offset. `elementBytes` is sizeof one element.
 void nameAllocation(const void* p, const char* name, size_t elementBytes);
+
+// Performance counters of a launch (emu_profile_hooks.cpp explains how they are
+// counted). A warp request is the lanes of a warp executing one memory instruction.
+struct KernelCounters {
+    uint64_t globalLoadRequests = 0, globalLoadSectors = 0, globalLoadIdealSectors = 0;
+    uint64_t globalStoreRequests = 0, globalStoreSectors = 0, globalStoreIdealSectors = 0;
+    uint64_t sharedRequests = 0, sharedWavefronts = 0;  // 1 wavefront a request: no conflict
+    uint64_t laneSlots = 0;  // lanes used, summed over all requests (32 a request at best)
+    uint64_t barriers = 0;  // __syncthreads passed, summed over blocks
+    uint64_t warpOps = 0;  // shuffles, votes and __syncwarp completed, over warps
+    uint64_t maxWarpGlobalRequests = 0;  // the most global requests one warp issued
+    void add(const KernelCounters& other);
+};
+struct KernelProfile {
+    std::string name;
+    dim3 grid, block;
+    KernelCounters counters;
+};
+// Only the profile build (whose student unit is instrumented) can count.
+bool profilingAvailable();
+// While on, every launch appends its KernelProfile; takeProfiles() hands them over.
+void setProfiling(bool on);
+std::vector<KernelProfile> takeProfiles();
 
 }  // namespace scanlab::emu
 

@@ -27,6 +27,9 @@ std::string checkDeviceRange(const void* p, size_t count);
 // After a launch: "" when every guard zone is intact; else which element the
 // kernel wrote past the end (or before the start) of which allocation. Restores them.
 std::string checkGuards(const char* kernel);
+// Whether `address` lies in a live cudaMalloc allocation (read without the lock: for
+// the profiler, while a kernel runs and no allocation can change).
+bool isDeviceAddress(const void* address);
 // The allocation element at `address` (in a guard zone or beyond), for a fault
 // message; "" when it is near no allocation.
 std::string describeDeviceAddress(const void* address);

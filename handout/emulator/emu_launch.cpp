@@ -157,7 +157,10 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
             std::swap(L.order[i], L.order[j]);
         }
     }
+    LaunchProfile profile;
+    if (gProfilingRequested && gProfileBlockEnd) L.profile = &profile;
     pool().run(L);
+    if (L.profile) gProfiles.push_back(KernelProfile{name, grid, block, profile.counters});
     // Guards are checked (and restored) after every launch, even a failed one.
     const std::string overrun = checkGuards(name);
     if (L.haveError) {

@@ -200,6 +200,15 @@ std::string checkGuards(const char* kernel) {
     return "emulator: kernel " + std::string(kernel) + " wrote " + found;
 }
 
+bool isDeviceAddress(const void* address) {
+    const uintptr_t u = reinterpret_cast<uintptr_t>(address);
+    const Allocations& all = allocations();
+    auto it = all.live.upper_bound(u);
+    if (it == all.live.begin()) return false;
+    --it;
+    return u < it->first + it->second.size;
+}
+
 std::string describeDeviceAddress(const void* address) {
     // Called from the fault handler while a kernel runs: no cudaMalloc or cudaFree can
     // run then (launches are synchronous), so the map is read without its lock.

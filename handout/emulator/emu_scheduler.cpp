@@ -375,6 +375,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
         w.error = std::string("emulator: kernel ") + L.name + ": " + w.faultMessage;
     }
     w.faultMessage[0] = '\0';
+    if (L.profile) gProfileBlockEnd(w);
     madeProgress(w);  // no longer stuck: it is leaving
     if (!w.failed && w.exited != n) {
         std::string headline;
@@ -473,6 +474,7 @@ int syncthreads(Site site, BarrierMode mode, int predicate) {
     self->opName = "__syncthreads()";
     if (++w.barrierCount == w.nThreads && !w.barrierMismatch) {
         w.barrierCount = 0;
+        ++w.profileBarriers;
         madeProgress(w);
         for (Thread& t : w.threads) {
             t.result = static_cast<unsigned long long>(w.barrierAcc);

@@ -102,7 +102,14 @@ struct Warp {
     bool mixed = false;
 };
 
+// The counters of a launch being profiled (emu_profile.cpp), summed over its blocks.
+struct LaunchProfile {
+    std::mutex m;
+    KernelCounters counters;
+};
+
 struct Launch {
+    LaunchProfile* profile = nullptr;  // non-null: count (emu_profile_hooks.cpp)
     const char* name = "";
     dim3 grid, block;
     size_t sharedBytes = 0;
@@ -170,6 +177,9 @@ struct Worker {
     cudaError_t errorCode = cudaSuccess;
     std::string error;
     char faultMessage[512] = {};
+    // Profiling: barriers and warp operations of the running block.
+    uint64_t profileBarriers = 0;
+    uint64_t profileWarpOps = 0;
 
     ~Worker() {
         for (auto& r : regions) munmap(r.first, r.second);
@@ -308,5 +318,12 @@ void workLoop(Launch& L);
 void madeProgress(Worker& w);
 // Catches SIGSEGV/SIGBUS of kernel code (emu_faults.cpp).
 void installFaultHandler();
+
+// Profiling (emu_profile.cpp): set by emu_profile_hooks.cpp where it is linked in;
+// called when a block of a profiled launch ends.
+extern void (*gProfileBlockEnd)(Worker&);
+extern bool gProfilingRequested;
+extern std::vector<KernelProfile> gProfiles;  // guarded by gLaunchMutex
+extern std::mutex gLaunchMutex;
 
 }  // namespace scanlab::emu::detail

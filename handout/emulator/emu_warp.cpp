@@ -89,6 +89,7 @@ inline void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const c
 // All lanes of `mask` wait at a warp operation with this mask: compute the results
 // and release them.
 void completeWarpOp(Worker& w, Thread* self, Warp& W, unsigned warp, unsigned mask) {
+    ++w.profileWarpOps;
     for (unsigned m = mask; m; m &= m - 1) {
         const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
         if (__builtin_expect(o.kind != self->kind, 0)) differentOps(w, self, o, warp, mask);

@@ -44,7 +44,7 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
                                             "--perturb"};
-inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large"};
+inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;

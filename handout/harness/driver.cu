@@ -4,6 +4,7 @@
 //   scanlab run     run a task on generated input, check it, optionally time it
 //   scanlab verify  check an output file written by `run --output` (no GPU needed)
 //   scanlab test    the correctness suite: every task x operator x size x block size
+//   scanlab grade   the grader's visible cases, and the points its rubric gives them
 //   scanlab info    the device, and its measured copy bandwidth
 //   scanlab list    what the assignment defines (tasks, operators, suite sizes, ...),
 //                   one per line, for scripts
@@ -26,8 +27,10 @@
 #include "harness/assignment.h"
 #include "harness/check.h"
 #include "harness/generate.h"
+#include "harness/grading.h"
 #include "harness/json.h"
 #include "harness/operators.cuh"
+#include "harness/profile.h"
 #include "harness/report.h"
 #include "harness/run.h"
 #include "harness/runtime.cuh"
@@ -46,6 +49,9 @@ commands:
   verify   check an output file written by `run --output` against the CPU
            reference (runs on the CPU only)
   test     the correctness suite: every task x operator x size x block size
+  grade    the grader's visible cases and the points the rubric gives them (an
+           estimate of the grade); on a GPU also performance points, estimated
+           against the reference's time on the grading GPU
   info     describe the device and measure its copy bandwidth
   batch    many runs in one process (for the grader): --cases FILE holds the
            options of one `run` per line, --json FILE gets one line per case
@@ -82,6 +88,9 @@ test options:
   --large       add the large sizes (up to 2^28) of the suite
   --json FILE   one JSON object per case, one per line
   --junit FILE  a JUnit XML report (one test case per case)
+grade options:
+  --json FILE   one JSON object per task (cases passed, points), one per line
+  --no-perf     on a GPU: do not time the tasks (correctness points only)
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
              @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
@@ -122,12 +131,32 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
                 (unsigned long long)c.seed, c.dist.c_str(), SCANLAB_BACKEND, dev.name.c_str());
     int code = kExitError;
+#if !defined(__CUDACC__)
+    // The profile build counts what each kernel does (harness/profile.h).
+    const bool profiled = emu::profilingAvailable() && !c.time;
+    emu::setProfiling(profiled);
+    (void)emu::takeProfiles();
+#endif
     withOperator(c.op, [&](auto op) {
         using Op = decltype(op);
         const RunResult r = runTask<Op>(c);
         printResult<Op>(c, r);
         JsonObject j = resultJson<Op>(c, r);
         j.add("device", dev.name);
+#if !defined(__CUDACC__)
+        if (profiled) {
+            const auto profiles = emu::takeProfiles();
+            size_t targetN = c.n;
+            for (const auto& t : grading::kTasks)
+                for (size_t i = 0; i < t.perfCount; ++i)
+                    if (t.perf[i].driverTask == std::string(c.task->name)) targetN = t.perf[i].n;
+            const double gbps = printProfile(
+                profiles, c.n, double(c.task->bytesMoved * sizeof(typename Op::Element)),
+                std::max(targetN, c.n));
+            j.raw("profile", profileJson(profiles)).add("predicted_gbps", gbps)
+                .add("predicted_n", (unsigned long long)std::max(targetN, c.n));
+        }
+#endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
         writeJson(jsonPath, j.str(), appendJson);
         code = exitCodeFor(r);
@@ -361,6 +390,158 @@ int cmdTest(const Args& args) {
     return failed ? kExitFail : notImplemented ? kExitNotImplemented : kExitPass;
 }
 
+// Copy bandwidth: the ceiling every memory-bound kernel here is measured against
+// (device to device, 256 MiB, bytes read + written).
+double measureCopyGbps() {
+    const size_t n = size_t(1) << 26;
+    DeviceBuffer<int32_t> a(n), b(n);
+    a.fillBytes(1);
+    const Timing t = timeGpu("copy", 3, 20, [&] { b.copyFrom(a); }, [] {});
+    return 2.0 * double(n) * sizeof(int32_t) / (t.medianMs * 1e6);
+}
+
+// The rubric's arithmetic (grader/score.py, whose tests check this agrees).
+double correctnessPoints(size_t passed, size_t total, double points) {
+    if (total == 0) return 0;
+    if (grading::kAllOrNothing) return passed == total ? points : 0;
+    return points * double(passed) / double(total);
+}
+double performanceCredit(double slowdown) {
+    return slowdown <= grading::kFullCreditSlowdown ? 1.0 : grading::kFullCreditSlowdown / slowdown;
+}
+
+// `grade`: the grader's visible cases (harness/grading.h, from data/rubric.toml and
+// data/cases.toml) on this build, and the points the rubric gives for them. Hidden
+// cases are not in the handout: the points they could move are shown as a range.
+int cmdGrade(const Args& args) {
+    if (deviceCount() == 0) {
+        std::printf("scanlab grade: no CUDA device found: nothing was run (use the emulator "
+                    "build without a GPU: build/scanlab-emu grade)\n");
+        return kExitNoGpu;
+    }
+    const bool emulated = std::string(SCANLAB_BACKEND) == "emulator";
+    struct Tally {
+        size_t passed = 0, total = 0;
+        bool notImplemented = false;
+    };
+    std::map<int, Tally> tallies;
+    Breakdown breakdown;
+    for (const grading::Case& g : grading::kCases) {
+        if (emulated && g.n > grading::kEmulatorMaxN) continue;
+        Tally& tally = tallies[g.task];
+        ++tally.total;
+        if (tally.notImplemented) continue;
+        RunConfig c = suiteCase(parseTask(g.driverTask), g.op, g.n, g.block);
+        c.seed = g.seed;
+        c.dist = g.dist;
+        withOperator(c.op, [&](auto op) {
+            using Op = decltype(op);
+            const RunResult r = runTask<Op>(c);
+            breakdown.add(c.task->name, c.op, r.status == "pass");
+            if (r.status == "pass") {
+                ++tally.passed;
+                return;
+            }
+            if (r.status == "not_implemented") tally.notImplemented = true;
+            else std::printf("FAIL %s %s n=%zu block=%u %s (%s)\n", c.task->name, c.op.c_str(), c.n,
+                             c.block, c.dist.c_str(), g.group);
+            printResult<Op>(c, r);
+        });
+    }
+
+    // Performance: the reference's time on the grading GPU, scaled to this one by the
+    // ratio of copy bandwidths (an estimate: the grader times both on one GPU).
+    const bool estimate = !emulated && grading::kReferenceCopyGbps > 0 && !args.flag("--no-perf");
+    const double copyGbps = estimate ? measureCopyGbps() : 0;
+
+    std::printf("\nscanlab grade [%s]: the grader's visible cases, scored by its rubric\n",
+                SCANLAB_BACKEND);
+    std::printf("  %-4s %-12s %9s %15s %18s\n", "task", "", "cases", "correctness", "performance");
+    double total = 0, totalMax = 0, low = 0, high = 0;
+    bool anyHidden = false;
+    const std::string jsonPath = args.get("--json", "");
+    if (!jsonPath.empty() && jsonPath != "-") writeJson(jsonPath, "", false);  // truncate
+    for (const grading::Task& t : grading::kTasks) {
+        const Tally tally = tallies[t.number];
+        const size_t hidden = emulated ? t.hiddenCasesEmulator : t.hiddenCases;
+        const double points = correctnessPoints(tally.passed, tally.total, t.correctnessPoints);
+        // Hidden cases all failing / all passing.
+        const double lo = correctnessPoints(tally.passed, tally.total + hidden, t.correctnessPoints);
+        const double hi = tally.notImplemented
+                              ? 0.0
+                              : correctnessPoints(tally.passed + hidden, tally.total + hidden,
+                                                  t.correctnessPoints);
+        anyHidden |= hidden > 0;
+        std::string perf = "not estimated";
+        double perfPoints = 0;
+        if (tally.notImplemented) {
+            perf = "-";
+        } else if (tally.passed < tally.total) {
+            perf = "0 (a case fails)";
+        } else if (estimate && t.perfCount > 0) {
+            double credit = 0;
+            for (size_t i = 0; i < t.perfCount; ++i) {
+                const grading::PerfCase& p = t.perf[i];
+                RunConfig c = suiteCase(parseTask(p.driverTask), p.op, p.n, p.block);
+                c.time = true;
+                c.warmup = grading::kWarmup;
+                c.reps = grading::kReps;
+                double ms = 0;
+                withOperator(c.op, [&](auto op) {
+                    const RunResult r = runTask<decltype(op)>(c);
+                    if (r.timing) ms = r.timing->medianMs;
+                });
+                const double referenceHere = p.referenceMs * grading::kReferenceCopyGbps / copyGbps;
+                if (ms > 0 && p.referenceMs > 0) {
+                    credit += performanceCredit(ms / referenceHere);
+                    std::printf("  task %d timed: %s %s n=%zu: %.4f ms; the reference, estimated "
+                                "here: %.4f ms (slowdown %.2fx)\n",
+                                t.number, p.driverTask, p.op, p.n, ms, referenceHere, ms / referenceHere);
+                }
+            }
+            perfPoints = t.performancePoints * credit / double(t.perfCount);
+            char buf[64];
+            std::snprintf(buf, sizeof buf, "%.1f / %g (est.)", perfPoints, t.performancePoints);
+            perf = buf;
+        }
+        char cases[32], corr[48];
+        std::snprintf(cases, sizeof cases, "%zu/%zu", tally.passed, tally.total);
+        std::snprintf(corr, sizeof corr, "%.1f / %g", points, t.correctnessPoints);
+        std::printf("  %-4d %-12s %9s %15s %18s%s\n", t.number, t.name, cases, corr, perf.c_str(),
+                    tally.notImplemented ? "   not implemented" : "");
+        JsonObject j;
+        j.add("task", t.number).add("name", t.name).add("passed", tally.passed)
+            .add("cases", tally.total).add("hidden_cases", hidden)
+            .add("not_implemented", tally.notImplemented).add("correctness", points)
+            .add("correctness_max", t.correctnessPoints).add("correctness_low", lo)
+            .add("correctness_high", hi);
+        if (perf.find("est.") != std::string::npos) j.add("performance_estimate", perfPoints);
+        writeJson(jsonPath, j.str(), true);
+        total += points + perfPoints;
+        totalMax += t.correctnessPoints + t.performancePoints;
+        low += lo;
+        high += hi;
+    }
+    std::printf("  total %.1f / %g%s\n", total, totalMax,
+                estimate ? "" : " (performance not estimated)");
+    if (anyHidden)
+        std::printf("The grader also runs hidden cases that are not in the handout: with them, "
+                    "correctness is between %.1f (all failing) and %.1f (all passing).\n", low, high);
+    std::printf("Each task here runs with your files for the others; the grader pairs each task "
+                "with the reference's files for the other tasks.\n");
+    if (emulated)
+        std::printf("The emulator leaves out the cases above %zu elements (the grader runs them on "
+                    "a GPU); performance is not estimated without a GPU.\n", grading::kEmulatorMaxN);
+    else if (estimate)
+        std::printf("Performance is an estimate: the reference's time on %s (%.0f GB/s copy), "
+                    "scaled by this GPU's copy bandwidth (%.0f GB/s).\n",
+                    grading::kReferenceDevice, grading::kReferenceCopyGbps, copyGbps);
+    const bool allPassed = std::all_of(tallies.begin(), tallies.end(), [](const auto& t) {
+        return t.second.passed == t.second.total;
+    });
+    return allPassed ? kExitPass : kExitFail;
+}
+
 int cmdInfo(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab info: no CUDA device found\n");
@@ -368,12 +549,7 @@ int cmdInfo(const Args& args) {
         return kExitNoGpu;
     }
     const DeviceInfo dev = queryDevice();
-    // Copy bandwidth: the ceiling every memory-bound kernel here is measured against.
-    const size_t n = size_t(1) << 26;
-    DeviceBuffer<int32_t> a(n), b(n);
-    a.fillBytes(1);
-    const Timing t = timeGpu("copy", 3, 20, [&] { b.copyFrom(a); }, [] {});
-    const double gbps = 2.0 * double(n) * sizeof(int32_t) / (t.medianMs * 1e6);
+    const double gbps = measureCopyGbps();
     std::printf("device  %s (compute capability %d.%d, %d SMs, %.1f GiB) [%s]\n"
                 "copy    %.1f GB/s (device to device, 256 MiB, bytes read + written)\n",
                 dev.name.c_str(), dev.computeMajor, dev.computeMinor, dev.multiprocessors,
@@ -439,6 +615,7 @@ int dispatch(int argc, char** argv) {
         if (args.command == "verify") return cmdVerify(args);
         if (args.command == "batch") return cmdBatch(args);
         if (args.command == "test") return cmdTest(args);
+        if (args.command == "grade") return cmdGrade(args);
         if (args.command == "info") return cmdInfo(args);
         if (args.command == "list") return cmdList(args);
         throw UsageError("unknown command '" + args.command + "'");

@@ -1,0 +1,44 @@
+// scanlab CPU emulator: performance counters, what every build has (the public API,
+// the list of profiled launches). The counting itself is in emu_profile_hooks.cpp,
+// linked only into the profile build (`scanlab-emu-profile`), whose student unit is
+// instrumented; without it no launch is profiled.
+#include "emulator/emu_scheduler.h"
+
+namespace scanlab::emu::detail {
+
+void (*gProfileBlockEnd)(Worker&) = nullptr;
+bool gProfilingRequested = false;
+std::vector<KernelProfile> gProfiles;
+
+}  // namespace scanlab::emu::detail
+
+namespace scanlab::emu {
+
+void KernelCounters::add(const KernelCounters& o) {
+    globalLoadRequests += o.globalLoadRequests;
+    globalLoadSectors += o.globalLoadSectors;
+    globalLoadIdealSectors += o.globalLoadIdealSectors;
+    globalStoreRequests += o.globalStoreRequests;
+    globalStoreSectors += o.globalStoreSectors;
+    globalStoreIdealSectors += o.globalStoreIdealSectors;
+    sharedRequests += o.sharedRequests;
+    sharedWavefronts += o.sharedWavefronts;
+    laneSlots += o.laneSlots;
+    barriers += o.barriers;
+    warpOps += o.warpOps;
+    maxWarpGlobalRequests = std::max(maxWarpGlobalRequests, o.maxWarpGlobalRequests);
+}
+
+void setProfiling(bool on) { detail::gProfilingRequested = on; }
+
+bool profilingAvailable() { return detail::gProfileBlockEnd != nullptr; }
+
+std::vector<KernelProfile> takeProfiles() {
+    std::lock_guard<std::mutex> lock(detail::gLaunchMutex);
+    std::vector<KernelProfile> out;
+    out.swap(detail::gProfiles);
+    return out;
+}
+
+}  // namespace scanlab::emu
+

@@ -1,0 +1,81 @@
+"""`scanlab grade` (the handout's `make grade-local`) against the grader: the same
+visible cases pass and fail, and the points it prints are the grader's where the hidden
+cases cannot move them, and bound them otherwise. On the CPU emulator (skipped, never
+passed, where it cannot be built)."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, cache_dir, compose
+from grader import machine as machines
+from grader.build import Layout
+from grader.grade import grade
+from grader.rubric import load_rubric
+from grader.session import Options, Session
+
+# The seed whose case seeds harness/grading.h holds (tools/make_handout.py LOCAL_GRADE_SEED):
+# with it the grader runs the very inputs `scanlab grade` runs.
+LOCAL_GRADE_SEED = 1
+
+
+@pytest.fixture(scope="module")
+def real_rubric_session(tmp_path_factory: pytest.TempPathFactory):
+    """A grading session with data/rubric.toml itself (what grading.h is made from),
+    its emulator builds unoptimized to save time."""
+    if not machines.detect(check_boost=True).can_build_emulator:
+        pytest.skip("the CPU emulator cannot be built here")
+    folder = tmp_path_factory.mktemp("rubric")
+    rubric_file = folder / "rubric.toml"
+    rubric_file.write_text(f'base = "{REPO / "data" / "rubric.toml"}"\n\n[emulator]\nbuild_type = ""\n')
+    options = Options(backend="emulator", cache_dir=cache_dir(), seed=LOCAL_GRADE_SEED, perf=False)
+    session = Session(load_rubric(rubric_file), Layout(REPO), options, log=lambda line: None)
+    session.prepare()
+    yield session
+    session.close()
+
+
+def local_grade(session: Session, submission: Path, tmp: Path) -> dict[int, dict]:
+    """The submission's files built together (as in the student's own build), then
+    `grade --json`: one object per task."""
+    files = dict(session.builder.reference_files)
+    for name in list(files):
+        found = list(submission.rglob(name))
+        if found:
+            files[name] = found[0].read_bytes()
+    build = session.builder.build(f"local grade of {submission.name}", files, {}, {})
+    assert build.ok and build.binary is not None, build.errors
+    out = tmp / f"{submission.name}.jsonl"
+    subprocess.run([str(build.binary), "grade", "--json", str(out)], capture_output=True,
+                   text=True, timeout=900)
+    return {j["task"]: j for j in map(json.loads, out.read_text().splitlines())}
+
+
+@pytest.mark.parametrize("fixture", ["handout", "reference", "large_scan_bug"])
+def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_path):
+    submission = compose(fixture, tmp_path / "submissions")
+    graded = grade(real_rubric_session, submission)
+    local = local_grade(real_rubric_session, submission, tmp_path)
+    assert sorted(local) == [t.number for t in graded.tasks]
+    for task in graded.tasks:
+        mine = local[task.number]
+        visible = [c for c in task.cases if not c.case.hidden]
+        hidden = [c for c in task.cases if c.case.hidden]
+        # The same visible cases (same inputs: the same seed), with the same outcome.
+        assert mine["cases"] == len(visible), task.name
+        assert mine["passed"] == sum(c.passed for c in visible), task.name
+        assert mine["hidden_cases"] == len(hidden), task.name
+        assert mine["correctness_max"] == task.correctness_max
+        # The grader's points lie in the range printed for the hidden cases ...
+        assert mine["correctness_low"] - 1e-9 <= task.correctness_points <= mine["correctness_high"] + 1e-9
+        # ... and are the printed points when the hidden cases go as the visible ones.
+        if all(c.passed for c in task.cases) or not any(c.passed for c in task.cases):
+            assert mine["correctness"] == pytest.approx(task.correctness_points), task.name
+    if fixture == "handout":
+        assert local[3]["not_implemented"] and local[3]["correctness"] == 0
+        assert local[1]["correctness"] == local[1]["correctness_max"]
+    if fixture == "large_scan_bug":
+        assert 0 < local[3]["passed"] < local[3]["cases"]
