@@ -401,7 +401,7 @@ def driver_tables(a: Assignment) -> str:
         f"| `--block` | threads per block, a multiple of {lim.warp_size} in [{lim.min_block}, "
         f"{lim.max_block}] (default {lim.default_block}) |",
         f"| `--seed`, `--dist` | input seed (default 1); {dists} |",
-        "| `--time`, `--warmup`, `--reps`, `--baselines` | timing (see 3, \"Measuring\") |",
+        "| `--time`, `--warmup`, `--reps`, `--baselines` | timing (see 2, \"Measuring\") |",
         "| `--no-check`, `--output FILE`, `--json FILE` | skip the check; save raw output; results as JSON (`-` = stdout) |",
         "| `test`: `--tasks`, `--ops`, `--blocks` | comma-separated subsets, e.g. `--tasks scan --ops mssp --blocks 32,1024` |",
         "| `test`: `--max-n`, `--large`, `--junit FILE` | size cap; add the large sizes (block 256); JUnit report |",

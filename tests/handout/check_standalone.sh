@@ -26,6 +26,13 @@ echo "$out" | tail -n 4
 grep -q "task 3: not implemented" <<<"$out" || { echo "FAIL: no 'task 3: not implemented'"; exit 1; }
 if grep -q "^FAIL" <<<"$out"; then echo "FAIL: a placeholder case failed"; exit 1; fi
 grep -q '<testsuite' build/junit.xml || { echo "FAIL: no JUnit report"; exit 1; }
+# make grade-local: the grader's visible cases and points; task 3 is not implemented.
+set +e
+grade=$(make grade-local 2>&1); rc=$?
+set -e
+[ $rc -ne 0 ] || { echo "$grade" | tail -n 12; echo "FAIL: make grade-local passed an unfinished handout"; exit 1; }
+grep -qE "^  3 +scan +0/[0-9]+ +0\.0 / [0-9]+ .*not implemented" <<<"$grade" || { echo "$grade" | tail -n 12; echo "FAIL: grade-local does not show task 3 as not implemented"; exit 1; }
+grep -qE "^  1 +warp-scan +([0-9]+)/\1 " <<<"$grade" || { echo "$grade" | tail -n 12; echo "FAIL: grade-local does not pass task 1's placeholder"; exit 1; }
 echo "ok: the untouched handout builds and behaves as documented"
 
 cp "$solution"/student/*.cuh student/
