@@ -226,7 +226,7 @@ def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbo
     ended = default_assignment().exit_meaning(r.returncode)  # the driver's exit codes
     if ended == "not_implemented":
         base.status = "not_implemented"
-        base.summary = "not implemented (the handout's TODO stub is still in place)"
+        base.summary = f"{case.task}: not implemented (the handout's TODO stub is still in place)"
         return base
     if ended == "no_gpu":
         base.status = "error"

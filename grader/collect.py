@@ -58,6 +58,7 @@ class Submission:
     kind: str                      # folder | zip | tar
     files: dict[str, FoundFile] = field(default_factory=dict)
     missing: dict[str, list[str]] = field(default_factory=dict)   # name -> close matches
+    refused: dict[str, str] = field(default_factory=dict)         # name -> why it was not taken
     ignored: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)                # skipped links, duplicates...
     error: str | None = None       # set when nothing can be graded
@@ -232,8 +233,10 @@ def unpack(archive: Path, dest: Path, limits: SubmissionLimits) -> list[str]:
 
 # ---- finding the student files -------------------------------------------------------------
 
-def _walk(root: Path, notes: list[str], limits: SubmissionLimits) -> list[str]:
-    """Relative paths of the regular files under root; links are not followed."""
+def _walk(root: Path, notes: list[str], limits: SubmissionLimits,
+          links: list[str] | None = None) -> list[str]:
+    """Relative paths of the regular files under root; links are not followed (their
+    paths go to `links`)."""
     found: list[str] = []
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         here = Path(dirpath)
@@ -254,6 +257,8 @@ def _walk(root: Path, notes: list[str], limits: SubmissionLimits) -> list[str]:
             st = full.lstat()
             if stat.S_ISLNK(st.st_mode):
                 notes.append(f"skipped {rel}: a symbolic link (not followed)")
+                if links is not None:
+                    links.append(rel)
             elif not stat.S_ISREG(st.st_mode):
                 notes.append(f"skipped {rel}: not a regular file")
             else:
@@ -274,10 +279,17 @@ def _rank(rel: str) -> tuple[int, int, str]:
 def find_files(root: Path, wanted: tuple[str, ...], limits: SubmissionLimits,
                sub: Submission) -> None:
     """Fills sub.files / missing / ignored from the tree at root."""
-    paths = _walk(root, sub.notes, limits)
+    links: list[str] = []
+    paths = _walk(root, sub.notes, limits, links)
     used: set[str] = set()
     for name in wanted:
         candidates = sorted((p for p in paths if p.rsplit("/", 1)[-1] == name), key=_rank)
+        linked = sorted((p for p in links if p.rsplit("/", 1)[-1] == name), key=_rank)
+        if not candidates and linked:
+            sub.refused[name] = f"{linked[0]} is a symbolic link, which is not followed: submit the file itself"
+            sub.notes.append(sub.refused[name])
+            sub.missing[name] = []
+            continue
         if not candidates:
             basenames = sorted({p.rsplit("/", 1)[-1] for p in paths})
             close = difflib.get_close_matches(name, basenames, n=3, cutoff=0.6)
@@ -291,13 +303,16 @@ def find_files(root: Path, wanted: tuple[str, ...], limits: SubmissionLimits,
         full = root / chosen
         size = full.stat().st_size
         if size > limits.max_student_file_bytes:
-            sub.notes.append(f"{chosen} is {size} bytes, more than the "
-                             f"{limits.max_student_file_bytes} allowed: not graded")
+            why = f"{chosen} is {size} bytes, more than the {limits.max_student_file_bytes} allowed"
+            sub.notes.append(f"{why}: not graded")
+            sub.refused[name] = why
             sub.missing[name] = []
             continue
         data = full.read_bytes()
         if b"\0" in data:
-            sub.notes.append(f"{chosen} is not a text file (it contains NUL bytes): not graded")
+            why = f"{chosen} is not a text file (it contains NUL bytes)"
+            sub.notes.append(f"{why}: not graded")
+            sub.refused[name] = why
             sub.missing[name] = []
             continue
         used.add(chosen)
@@ -332,7 +347,9 @@ def collect(path: Path, wanted: tuple[str, ...], limits: SubmissionLimits, workd
         sub.error = f"cannot read the submission: {e}"
         return sub
     if not sub.files:
-        if not sub.ignored:
+        if sub.refused:
+            sub.error = "every file to submit was refused: " + "; ".join(sub.refused.values())
+        elif not sub.ignored:
             sub.error = "the submission is empty: no files at all"
         else:
             sub.error = (f"none of the files to submit ({', '.join(wanted)}) is in the submission; "

@@ -102,7 +102,8 @@ def new_result(session: Session, path: Path, sub: Submission | None = None) -> S
         reproduce=session.reproduce_command(path))
     if sub is not None:
         result.files = {n: f.path for n, f in sub.files.items()}
-        result.missing = dict(sub.missing)
+        # A refused file is not "missing": its notes and its task's message say why.
+        result.missing = {n: c for n, c in sub.missing.items() if n not in sub.refused}
         result.ignored = list(sub.ignored)
         result.notes = list(sub.notes)
         result.error = sub.error
@@ -130,8 +131,14 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
         if found is None:
             tr.status = "missing"
             close = sub.missing.get(t.file, [])
-            tr.message = f"no {t.file} in the submission" + \
-                (f" (found {', '.join(close)}: the file must be named exactly {t.file})" if close else "")
+            if t.file in sub.refused:
+                tr.message = f"{t.file} was refused: {sub.refused[t.file]}"
+            elif sub.error:
+                # Said once, as the submission's error: the tasks only point at it.
+                tr.message = "not graded: see the submission's error above"
+            else:
+                tr.message = f"no {t.file} in the submission" + \
+                    (f" (found {', '.join(close)}: the file must be named exactly {t.file})" if close else "")
             continue
         tr.path = found.path
         tr.unchanged = found.data == session.handout_files.get(t.file)
@@ -235,6 +242,8 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
         for part, futures in checks:
             part.outcome.cases = [r for f in futures for r in f.result()]
             part.outcome.status = "graded"
+            if isinstance(part.outcome, TaskResult):
+                _say_what_is_not_implemented(part.outcome)
             say(f"{part.label}: {part.outcome.passed}/{part.outcome.total} cases passed")
         for part, futures in race_checks:
             done = [r for f in futures for r in f.result()]
@@ -267,6 +276,20 @@ def _forbid(part: Part, violations: list[Violation], fate: str) -> None:
         part.outcome.message = f"{files}: {len(violations)} forbidden construct(s) {fate}, 0 points"
     else:
         part.outcome.message = f"not run: {files} break(s) the rules (see the tasks)"
+
+
+def _say_what_is_not_implemented(tr: TaskResult) -> None:
+    """A task some of whose driver tasks still have the handout's stub while others run
+    says which ones ("only scan-exclusive is not implemented")."""
+    by_task: dict[str, list[bool]] = {}
+    for c in tr.cases:
+        by_task.setdefault(c.case.task, []).append(c.status == "not_implemented")
+    stubbed = sorted(t for t, flags in by_task.items() if all(flags))
+    if stubbed and len(stubbed) < len(by_task):
+        verb = "is" if len(stubbed) == 1 else "are"
+        tr.message = (f"only {', '.join(stubbed)} {verb} not implemented (the handout's TODO stub "
+                      f"is still in place there); {', '.join(sorted(set(by_task) - set(stubbed)))} "
+                      "ran")
 
 
 def _first_error(errors: str) -> str:

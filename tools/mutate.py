@@ -10,12 +10,16 @@ carry taken from the wrong block, and so on. Each is built as the CPU emulator d
 (in a copy of the handout) and run on the grader's visible cases (`scanlab-emu grade`,
 the fast path: one process, the same cases and seeds as the grader's emulator grade).
 A mutant is killed when a case fails, survives when every case passes, and is left out
-when it does not compile (stillborn).
+when it does not compile (stillborn). Mutants that no case can kill are listed, each with
+why, in data/mutants.toml; the score is killed / (compiled - equivalent).
 
   python3 tools/mutate.py                 every mutant; report on stdout
   python3 tools/mutate.py --sample 8      a deterministic sample of 8 (CI)
   python3 tools/mutate.py --json FILE     the results, one object per mutant
   python3 tools/mutate.py --min-score S   exit 1 when the score (killed / compiled) is below S
+  python3 tools/mutate.py --only FILE     only the mutants that survived in FILE (a --json
+                                          of an earlier run): after adding cases, since a case
+                                          added can only kill more
 """
 from __future__ import annotations
 
@@ -28,11 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solution" / "student"
+EQUIVALENT = ROOT / "data" / "mutants.toml"
 MARK_SOLUTION = re.compile(r"^\s*//@@ solution\s*$")
 MARK_PLACEHOLDER = re.compile(r"^\s*//@@ placeholder\s*$")
 
@@ -196,8 +202,19 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=120, help="seconds per mutant's grade")
     parser.add_argument("--build-type", default="", help="CMAKE_BUILD_TYPE of the builds ('' compiles fastest)")
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--only", type=Path, help="only the survivors of this --json file")
     args = parser.parse_args()
     mutants = make_mutants()
+    equivalent = {e["id"]: e["why"] for e in tomllib.loads(EQUIVALENT.read_text()).get("equivalent", [])}
+    stale = sorted(set(equivalent) - {m.id for m, _ in mutants})
+    for s in stale:
+        print(f"data/mutants.toml: {s} is no mutant of the solution any more: remove it", file=sys.stderr)
+    if stale:
+        return 2
+    if args.only:
+        survived = {json.loads(l)["id"] for l in args.only.read_text().splitlines()
+                    if l.strip() and json.loads(l)["status"] == "survived"}
+        mutants = [(m, t) for m, t in mutants if m.id in survived]
     if args.sample:
         mutants = random.Random(args.seed).sample(mutants, min(args.sample, len(mutants)))
     if args.list:
@@ -213,12 +230,14 @@ def main() -> int:
             print(f"[{k}/{len(mutants)}] {o.status:9} {m.id}  ({o.seconds:.0f} s) {o.detail[:100]}", flush=True)
     compiled = [o for o in outcomes if o.status != "stillborn"]
     killed = [o for o in compiled if o.status == "killed"]
-    score = len(killed) / len(compiled) if compiled else 1.0
-    print(f"\nmutation score: {len(killed)} of {len(compiled)} compiled mutants killed ({100 * score:.1f}%); "
+    counted = [o for o in compiled if o.mutant.id not in equivalent or o.status == "killed"]
+    score = len(killed) / len(counted) if counted else 1.0
+    print(f"\nmutation score: {len(killed)} of {len(counted)} non-equivalent mutants killed "
+          f"({100 * score:.1f}%); {len(compiled) - len(counted)} equivalent (data/mutants.toml), "
           f"{len(outcomes) - len(compiled)} did not compile")
-    survivors = [o for o in compiled if o.status == "survived"]
+    survivors = [o for o in compiled if o.status == "survived" and o.mutant.id not in equivalent]
     if survivors:
-        print("survivors:")
+        print("survivors (add a case that kills each, or list it as equivalent, with why):")
         for o in survivors:
             print(f"  {o.mutant.id}: {o.mutant.before}  ->  {o.mutant.after}")
     if args.json:

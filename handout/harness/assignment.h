@@ -69,8 +69,8 @@ inline const StudentTask kStudentTasks[] = {
 };
 
 // [distributions]
-inline const char* const kDistributionNames[] = {"random", "ones", "ascending", "descending"};
-inline constexpr const char* kDistributionList = "random, ones, ascending or descending";
+inline const char* const kDistributionNames[] = {"random", "ones", "ascending", "descending", "negative"};
+inline constexpr const char* kDistributionList = "random, ones, ascending, descending or negative";
 
 // [sizes.examples]: what the size grammar must read (checked by cpp.reference)
 struct SizeExample {

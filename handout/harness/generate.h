@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -20,12 +21,12 @@ namespace scanlab {
 // Value distributions, in the order of [distributions] in data/assignment.toml.
 // Integer operators get small values (sums of 2^28 of them still fit in int32)
 // except where the distribution or the operator's sampling says otherwise.
-enum class Distribution { Random, Ones, Ascending, Descending };
-static_assert(sizeof(kDistributionNames) / sizeof(kDistributionNames[0]) == 4,
+enum class Distribution { Random, Ones, Ascending, Descending, Negative };
+static_assert(sizeof(kDistributionNames) / sizeof(kDistributionNames[0]) == 5,
               "data/assignment.toml [distributions] and enum Distribution disagree");
 
 inline Distribution parseDistribution(const std::string& name) {
-    for (int d = 0; d < 4; ++d)
+    for (int d = 0; d < int(std::size(kDistributionNames)); ++d)
         if (name == kDistributionNames[d]) return Distribution(d);
     throw std::invalid_argument("unknown distribution '" + name + "' (expected " +
                                 kDistributionList + ")");
@@ -38,13 +39,18 @@ inline uint64_t splitmix64(uint64_t x) {
     return x ^ (x >> 31);
 }
 
-// A small signed integer for element i: in [-range, range] (Random), 1 (Ones), or a
-// sawtooth i mod 1000 rising (Ascending) / falling (Descending).
+// A small signed integer for element i: in [-range, range] (Random), in [-range, -1]
+// (Negative), 1 (Ones), or a sawtooth i mod 1000 rising (Ascending) / falling
+// (Descending).
 inline int32_t sampleInt(Distribution d, uint64_t seed, size_t i, int32_t range) {
     switch (d) {
         case Distribution::Ones: return 1;
         case Distribution::Ascending: return int32_t(i % 1000) - 500;
         case Distribution::Descending: return 500 - int32_t(i % 1000);
+        case Distribution::Negative: {
+            const uint64_t r = splitmix64(seed ^ splitmix64(i));
+            return -1 - int32_t(r % uint64_t(range > 0 ? range : 1000));
+        }
         case Distribution::Random:
         default: {
             const uint64_t r = splitmix64(seed ^ splitmix64(i));
@@ -71,14 +77,17 @@ typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i) {
     using T = typename Op::Element;
     const uint64_t r = splitmix64(seed ^ splitmix64(i));
     if constexpr (Traits::kSample == Sample::UnitFloat) {
+        if (d == Distribution::Negative) return T(-0.5f - float(r >> 41) / float(1 << 23));  // [-1.5, -0.5)
         if (d != Distribution::Random) return T(float(sampleInt(d, seed, i, 0)) / 8.0f);
         return T(float(r >> 40) / float(1 << 23) - 1.0f);  // uniform in [-1, 1)
     } else if constexpr (Traits::kSample == Sample::FullInt) {
+        if (d == Distribution::Negative) return FromInt<Op>::make(int32_t(uint32_t(r) | 0x80000000u));
         if (d != Distribution::Random) return FromInt<Op>::make(sampleInt(d, seed, i, 0));
         return FromInt<Op>::make(int32_t(uint32_t(r)));  // every int32 value
     } else {
         const int32_t v = sampleInt(d, seed, i, Traits::kRange);
-        return FromInt<Op>::make(d == Distribution::Random ? v : v % (Traits::kRange + 1));
+        const bool drawn = d == Distribution::Random || d == Distribution::Negative;
+        return FromInt<Op>::make(drawn ? v : v % (Traits::kRange + 1));
     }
 }
 

@@ -60,6 +60,19 @@ inline void startCaseSchedule() {
 #endif
 }
 
+// Before a failed case runs again to tell a race from a plain bug: on the emulator, a
+// schedule seed of its own (the same one every time, so the verdict is reproducible);
+// returns how to say so in the hint.
+inline std::string rerunUnderAnotherSchedule() {
+#if defined(__CUDACC__)
+    return "";
+#else
+    const uint64_t other = emu::scheduleSeed() * 0x9e3779b97f4a7c15ull + 0x72657275ull;  // "rerun"
+    emu::setScheduleSeed(other);
+    return " (a second run under SCANLAB_EMU_SEED=" + std::to_string(other) + " gave another output)";
+#endif
+}
+
 // One case of the suite (data/cases.toml, harness/suite.h); the seed follows from
 // the size and block size, so every run of the suite checks the same inputs.
 inline RunConfig suiteCase(const TaskInfo& task, const std::string& op, size_t n, unsigned block) {
@@ -233,13 +246,17 @@ RunResult runTask(const RunConfig& c) {
             r.check = checkOutput<Op>(c.task->task, input, got);
             if (!r.check.passed()) {
                 r.status = "fail";
-                // Run again: output that changes between identical runs is a race.
+                // Run again (on the emulator under another thread schedule): output that
+                // changes between runs on the same input is a race.
+                const std::string other = rerunUnderAnotherSchedule();
                 const auto again = runner.runOnce();
+                startCaseSchedule();  // the case's own seed again, for its reproduce command
                 if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
-                    r.hint = "the output changes from run to run on the same input: a race, "
-                             "between the threads of a block (a missing __syncthreads() or "
-                             "__syncwarp()?) or between blocks (one reading what another block "
-                             "of the same launch writes: blocks run in any order)";
+                    r.hint = "the output changes from run to run on the same input" + other +
+                             ": a race, between the threads of a block (a missing "
+                             "__syncthreads() or __syncwarp()?) or between blocks (one reading "
+                             "what another block of the same launch writes: blocks run in any "
+                             "order)";
             }
         }
         const bool timed = c.time && r.status == "pass";

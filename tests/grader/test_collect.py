@@ -112,7 +112,9 @@ def test_symlinks_in_folders_are_not_followed(tmp_path):
     (folder / "student" / "reduce.cuh").write_text("// mine")
     sub = collect(folder, WANTED, LIMITS, tmp_path / "w")
     assert set(sub.files) == {"reduce.cuh"}
-    assert sum("symbolic link" in n for n in sub.notes) == 2
+    # Two links skipped, and the wanted file that was one refused with the reason.
+    assert sum(n.startswith("skipped ") and "symbolic link" in n for n in sub.notes) == 2
+    assert "scan.cuh" in sub.refused
 
 
 def test_zip_bomb_is_refused(tmp_path):
@@ -226,3 +228,22 @@ def test_not_a_submission(tmp_path):
     sub = collect(f, WANTED, LIMITS, tmp_path / "w")
     assert sub.error and "neither a folder nor" in sub.error
     assert collect(tmp_path / "missing", WANTED, LIMITS, tmp_path / "w2").error.endswith("does not exist")
+
+
+def test_refused_files_say_why(tmp_path):
+    # A student file that is too large, not text, or a symbolic link is refused with the
+    # reason, not reported as absent.
+    folder = tmp_path / "f"
+    (folder / "student").mkdir(parents=True)
+    (folder / "student" / "scan.cuh").write_bytes(b"int x;\0\0")
+    (folder / "student" / "reduce.cuh").write_bytes(b"/" * (LIMITS.max_student_file_bytes + 1))
+    (folder / "student" / "warp_scan.cuh").symlink_to("/etc/passwd")
+    sub = collect(folder, WANTED, LIMITS, tmp_path / "w")
+    assert sub.files == {}
+    assert sub.refused["scan.cuh"] == "student/scan.cuh is not a text file (it contains NUL bytes)"
+    assert sub.refused["reduce.cuh"].startswith(
+        f"student/reduce.cuh is {LIMITS.max_student_file_bytes + 1} bytes, more than the")
+    assert sub.refused["warp_scan.cuh"] == ("student/warp_scan.cuh is a symbolic link, which is not "
+                                            "followed: submit the file itself")
+    # Nothing left to grade: the error says why, not that the files are absent.
+    assert sub.error is not None and sub.error.startswith("every file to submit was refused: ")

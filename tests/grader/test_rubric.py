@@ -30,7 +30,7 @@ def test_cases_cover_what_the_assignment_needs():
     for t in r.tasks:
         cases = r.cases_for(t.driver_tasks, emulator=False)
         assert {c.op for c in cases} == {"add-i32", "add-f32", "max-i32", "mssp"}
-        assert {c.dist for c in cases} == {"random", "ones", "ascending", "descending"}
+        assert {c.dist for c in cases} == {"random", "ones", "ascending", "descending", "negative"}
         sizes = {c.n for c in cases}
         assert 1 in sizes and {31, 32}.issubset(sizes) and 2049 in sizes
         assert max(sizes) >= 1 << 26
