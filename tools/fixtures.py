@@ -112,9 +112,9 @@ def compose(name: str, dest: Path) -> Path:
                         ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))
     else:
         target.mkdir(parents=True)
-    for source, dest in fx.copies:
-        (target / dest).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(REPO / source, target / dest)
+    for source, copy_to in fx.copies:
+        (target / copy_to).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(REPO / source, target / copy_to)
     for edit in fx.edits:
         student_file = target / "student" / edit.file
         student_file.write_text(apply_edit(student_file.read_text(), edit, name))

@@ -196,10 +196,10 @@ def grading_header(rubric: Rubric) -> str:
         if perf:
             out.append(f"inline constexpr PerfCase {perf_array}[] = {{{', '.join(perf)}}};")
     out += ["", "inline constexpr Task kTasks[] = {"]
-    for t, hidden, hidden_emu, perf, perf_array in tasks:
+    for t, hidden_count, hidden_emu_count, perf, perf_array in tasks:
         arr = f"{perf_array}, {len(perf)}" if perf else "nullptr, 0"
         out.append(f"    {{{t.number}, {c_string(t.name)}, {t.correctness_points!r}, {t.performance_points!r}, "
-                   f"{hidden}, {hidden_emu}, {arr}}},")
+                   f"{hidden_count}, {hidden_emu_count}, {arr}}},")
     out += ["};", "", "inline constexpr Case kCases[] = {"] + cases + ["};", "", "}  // namespace scanlab::grading", ""]
     return "\n".join(out)
 

@@ -153,35 +153,39 @@ def make_mutants() -> list[tuple[Mutant, str]]:
 
 
 class Workspace:
-    """A copy of the handout with the solution's files, configured for the emulator
-    driver only; a mutant is one file swapped in and the student unit rebuilt."""
+    """A copy of the handout with the solution's files, configured for the emulator only
+    and one of its drivers (`target`) built, as a student builds it: use() swaps student
+    files in, and only the student unit is rebuilt. (tests/grader/test_profile.py uses it
+    for the profile driver.)"""
 
-    def __init__(self, folder: Path, build_type: str):
+    def __init__(self, folder: Path, build_type: str, target: str = "scanlab-emu"):
         self.root = folder / "handout"
+        self.target = target
         shutil.copytree(ROOT / "handout", self.root, ignore=shutil.ignore_patterns("build*"))
-        self.restore()
         subprocess.run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF",
                         f"-DCMAKE_BUILD_TYPE={build_type}"], cwd=self.root, check=True,
                        capture_output=True)
-        self.build()
+        self.use({})
 
-    def restore(self) -> None:
+    @property
+    def driver(self) -> Path:
+        return self.root / "build" / self.target
+
+    def use(self, files: dict[str, bytes]) -> subprocess.CompletedProcess:
+        """The solution's student files with `files` (name -> content) on top, built."""
         for f in SOLUTION.glob("*.cuh"):
             shutil.copy(f, self.root / "student" / f.name)
-
-    def build(self) -> subprocess.CompletedProcess:
-        return subprocess.run(["cmake", "--build", "build", "--target", "scanlab-emu"],
+        for name, data in files.items():
+            (self.root / "student" / name).write_bytes(data)
+        return subprocess.run(["cmake", "--build", "build", "--target", self.target],
                               cwd=self.root, capture_output=True, text=True)
 
     def run(self, mutant: Mutant, text: str, timeout: float) -> Outcome:
         start = time.monotonic()
-        self.restore()
-        (self.root / "student" / mutant.file).write_text(text)
-        b = self.build()
-        if b.returncode != 0:
+        if self.use({mutant.file: text.encode()}).returncode != 0:
             return Outcome(mutant, "stillborn", "does not compile", time.monotonic() - start)
         try:
-            p = subprocess.run([str(self.root / "build" / "scanlab-emu"), "grade"], capture_output=True,
+            p = subprocess.run([str(self.driver), "grade"], capture_output=True,
                                text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return Outcome(mutant, "killed", "timed out (a hang counts as caught)", time.monotonic() - start)

@@ -147,15 +147,11 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
 #if !defined(__CUDACC__)
         if (profiled) {
             const auto profiles = emu::takeProfiles();
-            size_t targetN = c.n;
-            for (const auto& t : grading::kTasks)
-                for (size_t i = 0; i < t.perfCount; ++i)
-                    if (t.perf[i].driverTask == std::string(c.task->name)) targetN = t.perf[i].n;
+            const size_t targetN = std::max(gradedPerfN(c.task->name), c.n);
             const double gbps = printProfile(
-                profiles, c.n, double(c.task->bytesMoved * sizeof(typename Op::Element)),
-                std::max(targetN, c.n));
+                profiles, c.n, double(c.task->bytesMoved * sizeof(typename Op::Element)), targetN);
             j.raw("profile", profileJson(profiles)).add("predicted_gbps", gbps)
-                .add("predicted_n", (unsigned long long)std::max(targetN, c.n));
+                .add("predicted_n", (unsigned long long)targetN);
         }
 #endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
@@ -290,8 +286,7 @@ int cmdTest(const Args& args) {
     std::string junitCases;
     Breakdown breakdown;
     for (const RunConfig& c : cases) {
-        const std::string caseName = std::string(c.task->name) + " " + c.op + " n=" +
-                                     std::to_string(c.n) + " block=" + std::to_string(c.block);
+        const std::string caseName = caseLabel(c);
         if (std::find(stubbedTasks.begin(), stubbedTasks.end(), c.task->number) !=
             stubbedTasks.end()) {
             ++notImplemented;

@@ -68,17 +68,9 @@ private:
 };
 
 
-// Copy bandwidth: the ceiling every memory-bound kernel here is measured against
-// (device to device, 256 MiB, bytes read + written).
-inline double measureCopyGbps() {
-    const size_t n = size_t(1) << 26;
-    DeviceBuffer<int32_t> a(n), b(n);
-    a.fillBytes(1);
-    const Timing t = timeGpu("copy", 3, 20, [&] { b.copyFrom(a); }, [] {});
-    return 2.0 * double(n) * sizeof(int32_t) / (t.medianMs * 1e6);
-}
-
-// The rubric's arithmetic (grader/score.py, whose tests check this agrees).
+// The rubric's arithmetic, as grader/score.py does it (correctness_points and
+// performance_credit); tests/grader/test_grade_local.py checks the correctness points
+// against the grader's.
 inline double correctnessPoints(size_t passed, size_t total, double points) {
     if (total == 0) return 0;
     if (grading::kAllOrNothing) return passed == total ? points : 0;
@@ -86,6 +78,14 @@ inline double correctnessPoints(size_t passed, size_t total, double points) {
 }
 inline double performanceCredit(double slowdown) {
     return slowdown <= grading::kFullCreditSlowdown ? 1.0 : grading::kFullCreditSlowdown / slowdown;
+}
+
+// The size the grader times `driverTask` at (its perf case), or 0 when it is not timed.
+inline size_t gradedPerfN(const char* driverTask) {
+    for (const grading::Task& t : grading::kTasks)
+        for (size_t i = 0; i < t.perfCount; ++i)
+            if (std::string(t.perf[i].driverTask) == driverTask) return t.perf[i].n;
+    return 0;
 }
 
 // `grade`: the grader's visible cases (harness/grading.h, from data/rubric.toml and
@@ -121,8 +121,7 @@ inline int cmdGrade(const Args& args) {
                 return;
             }
             if (r.status == "not_implemented") tally.notImplemented = true;
-            else std::printf("FAIL %s %s n=%zu block=%u %s (%s)\n", c.task->name, c.op.c_str(), c.n,
-                             c.block, c.dist.c_str(), g.group);
+            else std::printf("FAIL %s %s (%s)\n", caseLabel(c).c_str(), c.dist.c_str(), g.group);
             printResult<Op>(c, r);
         });
     }
@@ -152,6 +151,7 @@ inline int cmdGrade(const Args& args) {
         anyHidden |= hidden > 0;
         std::string perf = "not estimated";
         double perfPoints = 0;
+        bool estimated = false;
         if (tally.notImplemented) {
             perf = "-";
         } else if (tally.passed < tally.total) {
@@ -178,6 +178,7 @@ inline int cmdGrade(const Args& args) {
                 }
             }
             perfPoints = t.performancePoints * credit / double(t.perfCount);
+            estimated = true;
             char buf[64];
             std::snprintf(buf, sizeof buf, "%.1f / %g (est.)", perfPoints, t.performancePoints);
             perf = buf;
@@ -193,7 +194,7 @@ inline int cmdGrade(const Args& args) {
             .add("not_implemented", tally.notImplemented).add("correctness", points)
             .add("correctness_max", t.correctnessPoints).add("correctness_low", lo)
             .add("correctness_high", hi);
-        if (perf.find("est.") != std::string::npos) j.add("performance_estimate", perfPoints);
+        if (estimated) j.add("performance_estimate", perfPoints);
         writeJson(jsonPath, j.str(), true);
         total += points + perfPoints;
         totalMax += t.correctnessPoints + t.performancePoints;

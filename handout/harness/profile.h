@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/grading.h"
+#include "harness/json.h"
 #include "harness/platform.cuh"
 
 namespace scanlab {
@@ -112,23 +113,21 @@ inline std::string profileJson(const std::vector<emu::KernelProfile>& profiles) 
     std::string out = "[";
     for (const auto& p : profiles) {
         const auto& c = p.counters;
-        char buf[768];
-        std::snprintf(buf, sizeof buf,
-                      "%s{\"kernel\": \"%s\", \"blocks\": %llu, \"global_load_requests\": %llu, "
-                      "\"global_load_sectors\": %llu, \"global_load_ideal_sectors\": %llu, "
-                      "\"global_store_requests\": %llu, \"global_store_sectors\": %llu, "
-                      "\"global_store_ideal_sectors\": %llu, \"shared_requests\": %llu, "
-                      "\"shared_wavefronts\": %llu, \"lane_slots\": %llu, \"barriers\": %llu, "
-                      "\"warp_ops\": %llu, \"max_warp_global_requests\": %llu}",
-                      out.size() > 1 ? ", " : "", p.name.c_str(),
-                      (unsigned long long)(uint64_t(p.grid.x) * p.grid.y * p.grid.z),
-                      (unsigned long long)c.globalLoadRequests, (unsigned long long)c.globalLoadSectors,
-                      (unsigned long long)c.globalLoadIdealSectors, (unsigned long long)c.globalStoreRequests,
-                      (unsigned long long)c.globalStoreSectors, (unsigned long long)c.globalStoreIdealSectors,
-                      (unsigned long long)c.sharedRequests, (unsigned long long)c.sharedWavefronts,
-                      (unsigned long long)c.laneSlots, (unsigned long long)c.barriers,
-                      (unsigned long long)c.warpOps, (unsigned long long)c.maxWarpGlobalRequests);
-        out += buf;
+        auto count = [](uint64_t v) { return (unsigned long long)v; };
+        JsonObject j;
+        j.add("kernel", p.name).add("blocks", count(uint64_t(p.grid.x) * p.grid.y * p.grid.z))
+            .add("global_load_requests", count(c.globalLoadRequests))
+            .add("global_load_sectors", count(c.globalLoadSectors))
+            .add("global_load_ideal_sectors", count(c.globalLoadIdealSectors))
+            .add("global_store_requests", count(c.globalStoreRequests))
+            .add("global_store_sectors", count(c.globalStoreSectors))
+            .add("global_store_ideal_sectors", count(c.globalStoreIdealSectors))
+            .add("shared_requests", count(c.sharedRequests))
+            .add("shared_wavefronts", count(c.sharedWavefronts))
+            .add("lane_slots", count(c.laneSlots)).add("barriers", count(c.barriers))
+            .add("warp_ops", count(c.warpOps))
+            .add("max_warp_global_requests", count(c.maxWarpGlobalRequests));
+        out += (out.size() > 1 ? ", " : "") + j.str();
     }
     return out + "]";
 }

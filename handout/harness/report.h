@@ -21,6 +21,12 @@ inline std::string& programName() {
     return name;
 }
 
+// "scan add-i32 n=1000 block=256": how suite and grade lines name a case.
+inline std::string caseLabel(const RunConfig& c) {
+    return std::string(c.task->name) + " " + c.op + " n=" + std::to_string(c.n) + " block=" +
+           std::to_string(c.block);
+}
+
 inline std::string reproduceCommand(const RunConfig& c) {
     return reproducePrefix() + programName() + " run --task " + c.task->name + " --op " + c.op +
            " --n " + std::to_string(c.n) + " --block " + std::to_string(c.block) + " --seed " +

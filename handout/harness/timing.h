@@ -89,4 +89,14 @@ Timing timeCpu(const std::string& name, int reps, Work&& work) {
                   *std::max_element(ms.begin(), ms.end()), reps};
 }
 
+// Copy bandwidth: the ceiling every memory-bound kernel here is measured against
+// (device to device, 256 MiB, bytes read + written).
+inline double measureCopyGbps() {
+    const size_t n = size_t(1) << 26;
+    DeviceBuffer<int32_t> a(n), b(n);
+    a.fillBytes(1);
+    const Timing t = timeGpu("copy", 3, 20, [&] { b.copyFrom(a); }, [] {});
+    return 2.0 * double(n) * sizeof(int32_t) / (t.medianMs * 1e6);
+}
+
 }  // namespace scanlab

@@ -17,9 +17,9 @@ from grader.grade import grade
 from grader.rubric import load_rubric
 from grader.session import Options, Session
 
-# The seed whose case seeds harness/grading.h holds (tools/make_handout.py LOCAL_GRADE_SEED):
-# with it the grader runs the very inputs `scanlab grade` runs.
-LOCAL_GRADE_SEED = 1
+# The seed whose case seeds harness/grading.h holds: with it the grader runs the very
+# inputs `scanlab grade` runs.
+from make_handout import LOCAL_GRADE_SEED  # noqa: E402  (tools/make_handout.py)
 
 
 @pytest.fixture(scope="module")

@@ -1,52 +1,28 @@
-"""The emulator's performance counters (the handout's `make profile`, built here as a
-student builds it): coalesced and uncoalesced loads, a warp's worth of work done by one
+"""The emulator's performance counters (the handout's `make profile` driver, built here
+as a student builds it): coalesced and uncoalesced loads, a warp's worth of work done by one
 thread, and the model's ranking of them. Skipped, never passed, where the emulator
 cannot be built."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, compose
+from conftest import compose
 from grader import machine as machines
+from mutate import Workspace  # tools/mutate.py: a handout copy built as a student builds it
 
 PROFILE_N = "2^21"
 
 
-class ProfileBuild:
-    """A copy of the handout with the reference's files, its profile driver built; files
-    can be swapped in (an incremental rebuild of the student unit)."""
-
-    def __init__(self, root: Path):
-        self.root = root
-        shutil.copytree(REPO / "handout", root, ignore=shutil.ignore_patterns("build*"))
-        for f in (REPO / "solution" / "student").glob("*.cuh"):
-            shutil.copy(f, root / "student" / f.name)
-        subprocess.run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF",
-                        "-DCMAKE_BUILD_TYPE=Release"], cwd=root, check=True, capture_output=True)
-
-    def use(self, fixture: str | None, tmp: Path) -> None:
-        for f in (REPO / "solution" / "student").glob("*.cuh"):
-            shutil.copy(f, self.root / "student" / f.name)
-        if fixture:
-            folder = compose(fixture, tmp / fixture)
-            for f in folder.rglob("*.cuh"):
-                shutil.copy(f, self.root / "student" / f.name)
-        p = subprocess.run(["cmake", "--build", "build", "--target", "scanlab-emu-profile"],
-                           cwd=self.root, capture_output=True, text=True)
-        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-
-    def run(self, task: str, tmp: Path) -> tuple[dict, str]:
-        out = tmp / f"{task}.json"
-        p = subprocess.run([str(self.root / "build" / "scanlab-emu-profile"), "run", "--task", task,
-                            "--n", PROFILE_N, "--json", str(out)],
-                           capture_output=True, text=True, timeout=600)
-        assert p.returncode == 0, p.stdout[-3000:]
-        return json.loads(out.read_text()), p.stdout
+def run_profile(build: Workspace, task: str, tmp: Path) -> tuple[dict, str]:
+    out = tmp / f"{task}.json"
+    p = subprocess.run([str(build.driver), "run", "--task", task, "--n", PROFILE_N, "--json", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:]
+    return json.loads(out.read_text()), p.stdout
 
 
 @pytest.fixture(scope="module")
@@ -55,12 +31,16 @@ def profiles(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[dict, 
     if not machines.detect(check_boost=True).can_build_emulator:
         pytest.skip("the CPU emulator cannot be built here")
     tmp = tmp_path_factory.mktemp("profile")
-    build = ProfileBuild(tmp / "handout")
+    build = Workspace(tmp, "Release", target="scanlab-emu-profile")
     got: dict[str, tuple[dict, str]] = {}
     for fixture, task in [(None, "reduce"), (None, "scan"), ("uncoalesced_reduce", "reduce"),
                           ("slow_scan", "scan")]:
-        build.use(fixture, tmp)
-        got[f"{fixture or 'reference'}/{task}"] = build.run(task, tmp)
+        files = {}
+        if fixture:
+            files = {f.name: f.read_bytes() for f in compose(fixture, tmp / fixture).rglob("*.cuh")}
+        built = build.use(files)
+        assert built.returncode == 0, built.stdout[-3000:] + built.stderr[-3000:]
+        got[f"{fixture or 'reference'}/{task}"] = run_profile(build, task, tmp)
     return got
 
 

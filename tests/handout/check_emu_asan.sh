@@ -16,9 +16,7 @@ make emu-asan "$args" >asan.log 2>&1 || { tail -n 40 asan.log; echo "FAIL: make 
 grep -q "AddressSanitizer" asan.log && { tail -n 40 asan.log; echo "FAIL: a report on the solution"; exit 1; }
 echo "ok: the solution is clean under make emu-asan"
 
-python3 -c "import sys; sys.path.insert(0, sys.argv[1] + '/tools')
-from pathlib import Path; from fixtures import compose
-compose('write_past_end', Path(sys.argv[2]))" "$repo" "$work/fixture"
+python3 "$repo/tools/fixtures.py" class "$work/fixture" write_past_end >/dev/null
 cp "$work"/fixture/write_past_end/student/scan.cuh student/
 set +e
 make emu-asan "$args" >asan.log 2>&1; rc=$?
