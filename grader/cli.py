@@ -79,6 +79,15 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--out", type=Path, default=None,
                    help="folder for grades.csv, the class summary and the reports "
                         "(default grader-out/batch)")
+    b.add_argument("--roster", type=Path, default=None,
+                   help="a roster CSV (submission, name, sid, email, login, section, late "
+                        "columns) naming whose each submission is")
+    b.add_argument("--due", default=None,
+                   help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
+                        "after it are marked late")
+    b.add_argument("--resume", action="store_true",
+                   help="go on with an interrupted batch in --out: submissions already graded "
+                        "with the same rubric, seed and bytes are kept, not regraded")
 
     sub.add_parser("doctor", help="check this machine")
     sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning")
@@ -109,6 +118,9 @@ def _logger(quiet: bool):
 
 def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
               log: Callable[[str], None]) -> int:
+    if not args.submission.exists() and not args.submission.is_symlink():
+        print(f"grader: {args.submission}: no such file or folder", file=sys.stderr)
+        return EXIT_GRADER
     with Session(rubric, layout, options, log) as session:
         log(f"seed {session.seed}; backend {session.backend}; {session.jobs} parallel jobs")
         result = grade(session, args.submission, on_event=log)
@@ -132,9 +144,13 @@ def main(argv: list[str] | None = None) -> int:
             return doctor()
         if args.command == "gradescope-zip":
             from grader.package import build_zip
-            load_rubric(args.rubric)  # fail early on a broken rubric
+            rubric = load_rubric(args.rubric)  # fail early on a broken rubric
             path = build_zip(Layout(REPO_ROOT), args.out, args.rubric)
             print(f"wrote {path}")
+            print(f"On Gradescope (no GPU) the autograder gives the {rubric.max_correctness:g} "
+                  f"correctness points: set the assignment's autograder points to "
+                  f"{rubric.max_correctness:g}. The {rubric.max_performance:g} performance points "
+                  "come from the GPU batch (grader/README.md, the round trip).")
             return EXIT_OK
         rubric = load_rubric(args.rubric)
         layout = Layout(REPO_ROOT)

@@ -355,3 +355,30 @@ def collect(path: Path, wanted: tuple[str, ...], limits: SubmissionLimits, workd
             sub.error = (f"none of the files to submit ({', '.join(wanted)}) is in the submission; "
                          f"found only {len(sub.ignored)} other file(s)")
     return sub
+
+
+def source_digest(path: Path, limit: int) -> str:
+    """A digest of the submission's bytes (an archive's, or a folder's files with their
+    paths; links not followed), reading at most `limit` bytes: a resumed batch regrades a
+    submission whose digest changed."""
+    h = hashlib.sha256()
+    budget = limit
+    try:
+        if path.is_file():
+            with open(path, "rb") as f:
+                h.update(f.read(budget))
+        elif path.is_dir():
+            for dirpath, dirnames, filenames in os.walk(path):
+                dirnames.sort()
+                for name in sorted(filenames):
+                    p = Path(dirpath, name)
+                    h.update(p.relative_to(path).as_posix().encode() + b"\0")
+                    if p.is_symlink() or not p.is_file() or budget <= 0:
+                        continue
+                    with open(p, "rb") as f:
+                        data = f.read(budget)
+                    budget -= len(data)
+                    h.update(data)
+    except OSError as e:
+        h.update(str(e).encode())
+    return h.hexdigest()[:16]

@@ -58,6 +58,14 @@ def _splice(text: str) -> tuple[str, list[int]]:
     return "".join(out), origin
 
 
+def same_code(a: str, b: str) -> bool:
+    """Whether two sources differ only in comments and spacing (a placeholder with its
+    comments edited is still the placeholder)."""
+    def fingerprint(text: str) -> str:
+        return "".join(strip_source(text).no_comments.split())
+    return a == b or fingerprint(a) == fingerprint(b)
+
+
 def strip_source(text: str) -> Stripped:
     """Blanks comments and literals (see the module doc)."""
     text = text.replace("\r\n", "\n")

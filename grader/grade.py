@@ -24,8 +24,8 @@ from grader import __version__
 from grader.build import BuildResult
 from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
-from grader.collect import Submission, collect, submission_name
-from grader.forbidden import scan
+from grader.collect import Submission, collect, source_digest, submission_name
+from grader.forbidden import same_code, scan
 from grader.perf import measure
 from grader.results import (BuildInfo, CaseResult, IntegrationResult, SubmissionResult,
                             TaskResult, Violation)
@@ -50,15 +50,18 @@ class Part:
     race_build: BuildResult | None = None    # GPU grades: the same files for the emulator
 
 
-def grade(session: Session, path: Path, on_event: Say | None = None) -> SubmissionResult:
+def grade(session: Session, path: Path, on_event: Say | None = None,
+          on_phase: Say | None = None) -> SubmissionResult:
     """Grades the submission at `path` (a folder or an archive). Never raises for what
-    the submission is or does; a grader bug becomes the result's error."""
+    the submission is or does; a grader bug becomes the result's error. `on_event` hears
+    every step; `on_phase` one line as each phase ends (built, cases, timed)."""
     say = on_event or (lambda line: None)
+    phase = on_phase or (lambda line: None)
     start = time.monotonic()
     setup = session.prepare()
     where = Path(tempfile.mkdtemp(prefix="submission-", dir=session.workdir))
     try:
-        result = _grade(session, path, setup, where, say)
+        result = _grade(session, path, setup, where, say, phase)
     except Exception as e:  # a grader bug must not lose the other submissions of a batch
         result = new_result(session, path)
         result.error = f"internal grader error ({type(e).__name__}: {e}); please report it"
@@ -67,23 +70,33 @@ def grade(session: Session, path: Path, on_event: Say | None = None) -> Submissi
     finally:
         shutil.rmtree(where, ignore_errors=True)
     result.seconds = time.monotonic() - start
+    result.rubric_digest = session.rubric.digest
+    result.source_digest = source_digest(path, session.rubric.submission.max_total_bytes)
     return result
 
 
-def _grade(session: Session, path: Path, setup: RunSetup, where: Path, say: Say) -> SubmissionResult:
+def _grade(session: Session, path: Path, setup: RunSetup, where: Path, say: Say,
+           phase_done: Say) -> SubmissionResult:
     phase = time.monotonic()
     sub = collect(path, session.rubric.student_files, session.rubric.submission, where)
     result = new_result(session, path, sub)
     parts = plan(session, sub, result)
     result.timings["collect"] = time.monotonic() - phase
     phase = time.monotonic()
-    build_and_check(session, setup, parts, {n: f.path for n, f in sub.files.items()}, say, result.timings)
+    build_and_check(session, setup, parts, {n: f.path for n, f in sub.files.items()}, say,
+                    result.timings, phase_done)
     result.timings["builds+cases"] = time.monotonic() - phase
     phase = time.monotonic()
     for part in parts:
         if part.task is not None and isinstance(part.outcome, TaskResult):
             time_task(session, setup, part.task, part.outcome, part.build, say)
     result.timings["performance"] = time.monotonic() - phase
+    measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
+    if measured:
+        phase_done("timed: " + ", ".join(
+            f"task {tr.number} " + (f"{tr.perf[0].slowdown:.2f}x the reference"
+                                    if tr.perf and tr.perf[0].slowdown else "failed")
+            for tr in measured) + f" ({result.timings['performance']:.0f} s)")
     score(result, session.rubric)
     return result
 
@@ -141,7 +154,14 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
                     (f" (found {', '.join(close)}: the file must be named exactly {t.file})" if close else "")
             continue
         tr.path = found.path
-        tr.unchanged = found.data == session.handout_files.get(t.file)
+        handout = session.handout_files.get(t.file)
+        tr.unchanged = found.data == handout
+        tr.placeholder = tr.unchanged or (handout is not None and same_code(
+            found.text, handout.decode("utf-8", errors="replace")))
+        if tr.placeholder and rubric.correctness.zero_for_placeholders:
+            tr.message = (f"{'unchanged from' if tr.unchanged else 'still'} the handout's placeholder"
+                          f"{'' if tr.unchanged else ' (only comments or spacing changed)'}: "
+                          "graded, but worth no points (rubric: [correctness] zero_for_placeholders)")
         tr.identical_to_reference = found.data == reference.get(t.file)
         violations = scan(found.text, found.path, rubric.forbidden)
         if violations:
@@ -179,7 +199,7 @@ CaseFutures = list["Future[list[CaseResult]]"]
 
 
 def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths: dict[str, str],
-                    say: Say, timings: dict[str, float]) -> None:
+                    say: Say, timings: dict[str, float], phase_done: Say = lambda line: None) -> None:
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
@@ -237,6 +257,11 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
                 futures = [pool.submit(one, b.binary, b.key, setup, c) for c in cases]
             checks.append((part, futures))
         timings["builds"] = time.monotonic() - start
+        built = [p for p in parts if p.build is not None]
+        failed = sum(1 for p in built if not p.build or not p.build.ok)
+        if built:
+            phase_done(f"built: {len(built) - failed} of {len(built)} build(s) ok"
+                       + (f", {failed} failed" if failed else "") + f" ({timings['builds']:.0f} s)")
 
         # The GPU cases first, then the race check's, in the rubric's order.
         for part, futures in checks:
@@ -245,6 +270,12 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             if isinstance(part.outcome, TaskResult):
                 _say_what_is_not_implemented(part.outcome)
             say(f"{part.label}: {part.outcome.passed}/{part.outcome.total} cases passed")
+        if checks:
+            passed = sum(p.outcome.passed for p, _ in checks)
+            total = sum(p.outcome.total for p, _ in checks)
+            phase_done(f"cases: {passed}/{total} passed (" + ", ".join(
+                f"{p.label} {p.outcome.passed}/{p.outcome.total}" for p, _ in checks)
+                + f"; {time.monotonic() - start:.0f} s)")
         for part, futures in race_checks:
             done = [r for f in futures for r in f.result()]
             if isinstance(part.outcome, TaskResult) and part.outcome.status == "graded":
@@ -312,6 +343,10 @@ def time_task(session: Session, setup: RunSetup, t: TaskRubric, tr: TaskResult,
         tr.perf_status = "not_measured"
         tr.perf_message = "not measured (--no-perf)"
         return
+    if tr.placeholder and session.rubric.correctness.zero_for_placeholders:
+        tr.perf_status = "not_eligible"
+        tr.perf_message = "0: the handout's placeholder earns no points"
+        return
     if not tr.all_passed or build is None or not build.ok or build.binary is None:
         tr.perf_status = "not_eligible"
         tr.perf_message = "0: performance counts only when every case of the task passes"
@@ -339,9 +374,9 @@ def time_task(session: Session, setup: RunSetup, t: TaskRubric, tr: TaskResult,
 
 def score(result: SubmissionResult, rubric: Rubric) -> None:
     for tr in result.tasks:
+        earns = tr.status == "graded" and not (tr.placeholder and rubric.correctness.zero_for_placeholders)
         tr.correctness_points = correctness_points(
-            tr.passed, tr.total, tr.correctness_max, rubric.correctness_scoring) \
-            if tr.status == "graded" else 0.0
+            tr.passed, tr.total, tr.correctness_max, rubric.correctness_scoring) if earns else 0.0
         if tr.perf_status == "not_measured":
             tr.performance_points = None
         elif tr.perf_status == "measured":

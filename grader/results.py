@@ -4,6 +4,8 @@ The stages (check, forbidden, perf, grade) fill it in; it imports none of them."
 from __future__ import annotations
 
 import dataclasses
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -96,6 +98,7 @@ class TaskResult:
     path: str | None = None                   # where the file is in the submission
     unchanged: bool = False                   # identical to the handout's placeholder
     identical_to_reference: bool = False
+    placeholder: bool = False                 # the handout's file, up to comments and spaces
     violations: list[Violation] = field(default_factory=list)
     build: BuildInfo | None = None
     cases: list[CaseResult] = field(default_factory=list)
@@ -183,6 +186,24 @@ class MachineInfo:
         return not self.sandbox.startswith(NOT_CONTAINED)
 
 
+@dataclass(frozen=True)
+class Student:
+    name: str = ""
+    sid: str = ""
+    email: str = ""
+    login: str = ""
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Whose a submission is, and when it came (grader/roster.py)."""
+    students: tuple[Student, ...] = ()
+    submission_id: str = ""              # Gradescope's submission id
+    submitted_at: str = ""               # ISO 8601
+    late: bool | None = None             # None: not known
+
+
 @dataclass
 class SubmissionResult:
     name: str
@@ -209,6 +230,9 @@ class SubmissionResult:
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)   # phase -> seconds (wall)
     reproduce: str = ""
+    identity: Identity = field(default_factory=Identity)
+    source_digest: str = ""       # of the submission's bytes: a resumed batch regrades a changed one
+    rubric_digest: str = ""       # of the rubric and case files it was graded with
 
     @property
     def performance_measured(self) -> bool:
@@ -232,4 +256,33 @@ def to_jsonable(value: Any) -> Any:
         return [to_jsonable(v) for v in value]
     if hasattr(value, "pattern") and hasattr(value, "flags"):
         return value.pattern
+    return value
+
+
+def from_jsonable(cls: type, data: Any) -> Any:
+    """A dataclass back from its to_jsonable() form (a batch's results.json, resumed).
+    Only fields are read; the properties to_jsonable added are recomputed."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{cls.__name__}: expected an object, found {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    return cls(**{f.name: _from(hints[f.name], data[f.name])
+                  for f in dataclasses.fields(cls) if f.init and f.name in data})
+
+
+def _from(tp: Any, value: Any) -> Any:
+    if value is None:
+        return None
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        return _from(next(a for a in args if a is not type(None)), value)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return from_jsonable(tp, value)
+    if origin is list:
+        return [_from(args[0], v) for v in value]
+    if origin is tuple:
+        return tuple(_from(args[0], v) for v in value)
+    if origin is dict:
+        return {k: _from(args[1], v) for k, v in value.items()}
+    if tp is float:
+        return float(value)
     return value

@@ -14,6 +14,7 @@ values replace). Tests use that to grade with fewer cases.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,9 @@ class CorrectnessRubric:
     scoring: str = setting("proportional", "\"proportional\": points x cases passed / cases; "
                            "\"all-or-nothing\": full points only when every case passes",
                            choices=("proportional", "all-or-nothing"))
+    zero_for_placeholders: bool = setting(
+        True, "a task whose file is still the handout's (unchanged, or changed only in comments "
+        "and spacing) earns no points, correctness or performance; it is graded and reported")
 
 
 @dataclass(frozen=True)
@@ -186,8 +190,20 @@ class GradescopeRubric:
                                      choices=("visible", "hidden", "after_due_date", "after_published"))
 
 
+@dataclass(frozen=True)
+class GradebookRubric:
+    TABLE = "gradebook"
+    assignment: str = setting("scanlab", "the assignment's column in the Canvas import file (a name "
+                              "Canvas does not know makes a new assignment)")
+    score: str = setting("total", "the score the Gradescope and Canvas upload files carry: \"total\", "
+                         "or \"performance\" (the GPU points only, where correctness is Gradescope's "
+                         "own autograder score; see grader/README.md, the round trip)",
+                         choices=("total", "performance"))
+
+
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric)
+                    EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
+                    GradebookRubric)
 
 
 @dataclass(frozen=True)
@@ -240,7 +256,17 @@ class Rubric:
     submission: SubmissionLimits
     forbidden: ForbiddenRubric
     gradescope: GradescopeRubric
+    gradebook: GradebookRubric = field(default_factory=GradebookRubric)
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
+
+    @property
+    def digest(self) -> str:
+        """Of every file the rubric was read from (a resumed batch regrades after a change)."""
+        h = hashlib.sha256()
+        for path in self.sources:
+            h.update(path.name.encode() + b"\0")
+            h.update(path.read_bytes() if path.is_file() else b"")
+        return h.hexdigest()[:16]
 
     @property
     def correctness_scoring(self) -> str:
@@ -450,4 +476,5 @@ def load_rubric(path: Path) -> Rubric:
                   performance=performance, limits=_settings(Limits, data), emulator=emulator,
                   submission=_settings(SubmissionLimits, data), forbidden=forbidden,
                   gradescope=_settings(GradescopeRubric, data),
+                  gradebook=_settings(GradebookRubric, data),
                   sources=tuple(files) + (cases_path,))

@@ -9,6 +9,9 @@ grades a batch of them on a GPU.
 
   fixtures.py class DEST [NAME ...]   the fixtures (default: BATCH_OF_TEN) as a class
                                       folder for `python3 -m grader batch DEST`
+  fixtures.py gradescope-export DEST  EXPORT_OF_FIVE as Gradescope's "Export Submissions"
+                                      unpacks (submission_<id>/ folders and
+                                      submission_metadata.yml, with made-up students)
 """
 from __future__ import annotations
 
@@ -140,6 +143,44 @@ def compose_class(names: list[str], folder: Path, parts: Path) -> None:
             shutil.copy(src, folder / f"{name}.zip")
 
 
+# A Gradescope export of five: (fixture, submission id, its submitters: name, SID, email).
+EXPORT_OF_FIVE = [
+    ("reference", "9001", [("Ada Lovelace", "1815", "ada@example.edu")]),
+    ("handout", "9002", [("Grace Hopper", "1906", "grace@example.edu"),
+                         ("Alan Turing", "1912", "alan@example.edu")]),
+    ("compile_error", "9003", [("Barbara Liskov", "1939", "barbara@example.edu")]),
+    ("crash", "9004", [("Edsger Dijkstra", "1930", "edsger@example.edu")]),
+    ("empty", "9005", [("Donald Knuth", "1938", "don@example.edu")]),
+]
+EXPORT_FOLDER = "assignment_4242_export"
+
+
+def compose_gradescope_export(dest: Path, parts: Path,
+                              export: list[tuple[str, str, list[tuple[str, str, str]]]] = EXPORT_OF_FIVE
+                              ) -> Path:
+    """The fixtures as Gradescope's "Export Submissions" zip unpacks: dest/<export
+    folder>/ holding submission_<id>/ folders and submission_metadata.yml (Ruby-style
+    YAML, with the nested results a real export has). Returns the export folder."""
+    root = dest / EXPORT_FOLDER
+    root.mkdir(parents=True)
+    lines = []
+    for i, (name, sid, people) in enumerate(export):
+        folder = root / f"submission_{sid}"
+        src = compose(name, parts)
+        if src.is_dir():
+            shutil.copytree(src, folder)
+        else:  # an archive is uploaded as it is
+            folder.mkdir()
+            shutil.copy(src, folder / src.name)
+        lines += [f"submission_{sid}:", "  :submitters:"]
+        for person, student_id, email in people:
+            lines += [f"  - :name: {person}", f"    :sid: '{student_id}'", f"    :email: {email}"]
+        lines += [f"  :created_at: 2026-11-2{i % 10} 12:00:00.000000000 Z", "  :score: 0.0",
+                  "  :results:", "    output: |-", "      :sid: 'not a submitter'"]
+    (root / "submission_metadata.yml").write_text("\n".join(lines) + "\n")
+    return root
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -148,7 +189,13 @@ def main() -> int:
     c.add_argument("names", nargs="*", default=BATCH_OF_TEN)
     c.add_argument("--parts", type=Path, default=None,
                    help="where to compose them first (default: DEST.parts)")
+    g = sub.add_parser("gradescope-export", help="EXPORT_OF_FIVE as a Gradescope export")
+    g.add_argument("dest", type=Path)
     args = parser.parse_args()
+    if args.command == "gradescope-export":
+        root = compose_gradescope_export(args.dest, args.dest.with_suffix(".parts"))
+        print(f"wrote a Gradescope export of {len(EXPORT_OF_FIVE)} submissions to {root}")
+        return 0
     unknown = set(args.names) - set(fixture_names())
     if unknown:
         parser.error(f"no fixture {', '.join(sorted(unknown))}")

@@ -20,7 +20,27 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-if [ ! -x .venv/bin/pytest ]; then
-  python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check -r tests/grader/requirements.txt
+# The venv is (re)filled when tests/grader/requirements.txt changes.
+requirements=tests/grader/requirements.txt
+if [ ! -x .venv/bin/pytest ] || ! cmp -s "$requirements" .venv/requirements.installed; then
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check -r "$requirements"
+  cp "$requirements" .venv/requirements.installed
+fi
+
+# The common JUnit schema (Jenkins' junit-10.xsd, MIT), which the grader's JUnit files
+# are validated against. pytest's source distribution on PyPI ships it (its own JUnit
+# tests use it); a test that cannot find it is reported skipped.
+xsd=.venv/share/junit-10.xsd
+if [ ! -s "$xsd" ]; then
+  tmp=$(mktemp -d)
+  version=$(.venv/bin/python -c 'import pytest; print(pytest.__version__)')
+  if .venv/bin/pip download -q --disable-pip-version-check --no-deps --no-binary :all: \
+       -d "$tmp" "pytest==$version" 2>/dev/null; then
+    mkdir -p "$(dirname "$xsd")"
+    tar -xzf "$tmp"/pytest-*.tar.gz -O --wildcards '*/testing/example_scripts/junit-10.xsd' > "$xsd" \
+      || rm -f "$xsd"
+  fi
+  rm -rf "$tmp"
+  [ -s "$xsd" ] || echo "install_deps: could not fetch junit-10.xsd (the JUnit schema test will be skipped)"
 fi

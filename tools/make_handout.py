@@ -184,6 +184,7 @@ def grading_header(rubric: Rubric) -> str:
         "};",
         "",
         f"inline constexpr bool kAllOrNothing = {'true' if rubric.correctness_scoring == 'all-or-nothing' else 'false'};",
+        f"inline constexpr bool kZeroForPlaceholders = {'true' if rubric.correctness.zero_for_placeholders else 'false'};",
         f"inline constexpr size_t kEmulatorMaxN = {rubric.emulator_max_n};",
         f"inline constexpr double kFullCreditSlowdown = {rubric.performance.full_credit_slowdown!r};",
         f"inline constexpr int kWarmup = {rubric.performance.warmup};",

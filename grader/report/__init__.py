@@ -1,5 +1,6 @@
 """Reports of a SubmissionResult (and of a batch): terminal text, the grader's JSON,
-Gradescope's results.json, JUnit XML, a Markdown summary and the batch CSV.
+Gradescope's results.json, JUnit XML, a Markdown summary, the batch's gradebook files
+and class summary.
 
 What every report shares lives here: how a case is named (hidden cases are named by
 number only) and how a task's numbers read.
@@ -105,3 +106,19 @@ def headline(result: SubmissionResult) -> str:
         return f"{result.score:.2f} / {result.max_score:g}"
     return (f"{result.score:.2f} / {result.max_score:g} (correctness; performance, "
             f"{result.performance_max:g} points, not measured)")
+
+
+def problems(result: SubmissionResult) -> list[str]:
+    """What keeps a submission from full marks, in words, task by task (the batch's
+    progress lines, the CSV's comment and the class summary say it alike)."""
+    if result.error:
+        return [result.error]
+    out = []
+    for tr in result.tasks:
+        if tr.verdict == "wrong":
+            out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail")
+        elif tr.verdict != "correct":
+            out.append(f"task {tr.number}: {tr.verdict.replace('_', ' ')}")
+        elif tr.placeholder:
+            out.append(f"task {tr.number}: the handout's placeholder")
+    return out

@@ -21,7 +21,6 @@ def safe_name(name: str) -> str:
 def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
                   gradescope_path: Path | None = None, reveal_hidden: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    jsonfile.write(result, out / "results.json")
     gradescope.write(result, out / "gradescope-results.json", rubric.gradescope.visibility,
                      rubric.gradescope.stdout_visibility)
     if gradescope_path is not None:
@@ -31,3 +30,5 @@ def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
     junit.write(result, out / "junit.xml")
     markdown.write(result, out / "summary.md")
     (out / "report.txt").write_text(terminal.render(result, reveal_hidden), encoding="utf-8")
+    # Last, and whole or not at all: a resumed batch takes a folder with results.json as done.
+    jsonfile.write(result, out / "results.json")

@@ -1,7 +1,8 @@
 """Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-One test per task for correctness and one for performance (a 0-point note where
-performance is not measured: Gradescope has no GPU), one for the integration run when
+One test per task for correctness and one for performance where it was measured (on
+Gradescope, which has no GPU, it is not: the top-level output says so once, and no test
+pretends to have passed), one for the integration run when
 it is worth points, and one for the submission's problems (missing files, forbidden
 constructs). Hidden cases appear as counts of passed cases only.
 """
@@ -43,8 +44,8 @@ def _correctness_output(tr: TaskResult) -> str:
         if shown:
             lines.append("")
             lines += shown
-    if tr.unchanged:
-        lines.append("(This file is unchanged from the handout.)")
+    if tr.placeholder:
+        lines.append(f"({tr.message or 'This file is still the handout placeholder'}.)")
     return _clip("\n".join(lines))
 
 
@@ -64,26 +65,21 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "status": "failed" if result.error or result.missing else "passed",
                       "output": _clip("\n".join(lines)), "visibility": visibility})
     for tr in result.tasks:
-        correct = tr.status == "graded" and tr.passed == tr.total and tr.total > 0
+        correct = (tr.status == "graded" and tr.passed == tr.total and tr.total > 0
+                   and tr.correctness_points >= tr.correctness_max - 1e-9)
         tests.append({"name": f"Task {tr.number} ({tr.file}): correctness", "number": f"{tr.number}.1",
                       "score": round(tr.correctness_points, 4), "max_score": tr.correctness_max,
                       "status": "passed" if correct else "failed",
                       "output": _correctness_output(tr), "visibility": visibility})
         if tr.performance_points is None:
-            tests.append({"name": f"Task {tr.number} ({tr.file}): performance (not measured here)",
-                          "number": f"{tr.number}.2", "score": 0.0, "max_score": 0.0,
-                          "status": "passed",
-                          "output": f"Not measured: this machine has no GPU. The {tr.performance_max:g} "
-                                    "performance points are graded on the course's GPU machine.",
-                          "visibility": visibility})
-        else:
-            output = perf_line(tr)
-            if speedup_line(tr):
-                output += "\nSpeedup: " + speedup_line(tr)
-            tests.append({"name": f"Task {tr.number} ({tr.file}): performance", "number": f"{tr.number}.2",
-                          "score": round(tr.performance_points, 4), "max_score": tr.performance_max,
-                          "status": "passed" if tr.performance_points >= tr.performance_max - 1e-9 else "failed",
-                          "output": _clip(output), "visibility": visibility})
+            continue  # not measured here: said once in the top-level output, never a test
+        output = perf_line(tr)
+        if speedup_line(tr):
+            output += "\nSpeedup: " + speedup_line(tr)
+        tests.append({"name": f"Task {tr.number} ({tr.file}): performance", "number": f"{tr.number}.2",
+                      "score": round(tr.performance_points, 4), "max_score": tr.performance_max,
+                      "status": "passed" if tr.performance_points >= tr.performance_max - 1e-9 else "failed",
+                      "output": _clip(output), "visibility": visibility})
     integ = result.integration
     if integ.max_points > 0 or integ.status == "graded":
         text = (f"{integ.passed}/{integ.total} cases passed with all your files built together"
@@ -95,6 +91,11 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "status": "passed" if integ.status == "graded" and integ.passed == integ.total else "failed",
                       "output": _clip(text), "visibility": visibility})
     summary = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
+    if not result.performance_measured and result.performance_max > 0:
+        summary.append(
+            f"Performance ({result.performance_max:g} points) is not measured here: there is no GPU. "
+            f"This score is out of the {result.correctness_max:g} correctness points; the performance "
+            "points are graded on the course's GPU machine and given separately.")
     if result.machine.note:
         summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
     if result.machine.sandbox and not result.machine.contained:

@@ -34,7 +34,7 @@ def document(result: SubmissionResult) -> str:
     out += ["", f"Integration (all files together): {_cell(integ_text)}", ""]
     for tr in result.tasks:
         problems: list[str] = []
-        if tr.status in ("missing", "forbidden"):
+        if tr.status in ("missing", "forbidden") or (tr.placeholder and tr.message):
             problems.append(tr.message)
             problems += [str(v) for v in tr.violations]
         elif tr.status == "build_failed" and tr.build:

@@ -16,8 +16,8 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
     out = [f"Task {tr.number}: {tr.title} [{tr.file}]"]
     if tr.path and tr.path != f"student/{tr.file}":
         out.append(f"  file         {tr.path}")
-    if tr.unchanged:
-        out.append("  note         unchanged from the handout (its placeholder)")
+    if tr.placeholder:
+        out.append(f"  note         {tr.message or ('unchanged from' if tr.unchanged else 'still') + ' the handout (its placeholder)'}")
     elif tr.identical_to_reference:
         out.append("  note         identical to the reference solution")
     if tr.status == "missing":

@@ -329,7 +329,7 @@ int cmdTest(const Args& args) {
         std::ofstream f(junitPath, std::ios::trunc);
         f << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"scanlab ("
           << SCANLAB_BACKEND << ")\" tests=\"" << cases.size() << "\" failures=\""
-          << failed + notImplemented << "\">\n"
+          << failed + notImplemented << "\" errors=\"0\">\n"
           << junitCases << "</testsuite>\n";
         if (!f) throw std::runtime_error("cannot write " + junitPath);
     }

@@ -42,6 +42,7 @@ struct Task {
 };
 
 inline constexpr bool kAllOrNothing = false;
+inline constexpr bool kZeroForPlaceholders = true;
 inline constexpr size_t kEmulatorMaxN = 262145;
 inline constexpr double kFullCreditSlowdown = 1.2;
 inline constexpr int kWarmup = 5;

@@ -208,6 +208,9 @@ inline int cmdGrade(const Args& args) {
                     "correctness is between %.1f (all failing) and %.1f (all passing).\n", low, high);
     std::printf("Each task here runs with your files for the others; the grader pairs each task "
                 "with the reference's files for the other tasks.\n");
+    if (grading::kZeroForPlaceholders)
+        std::printf("A task whose file is still the handout's placeholder (changed at most in "
+                    "comments and spacing) earns 0 points from the grader, though its cases pass.\n");
     if (emulated)
         std::printf("The emulator leaves out the cases above %zu elements (the grader runs them on "
                     "a GPU); performance is not estimated without a GPU.\n", grading::kEmulatorMaxN);

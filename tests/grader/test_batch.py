@@ -3,10 +3,11 @@ summary, and every submission's reports."""
 from __future__ import annotations
 
 import csv
+import re
 
 from fixtures import BATCH_OF_TEN as TEN, compose_class
 from grader.batch import find_submissions, run_batch
-from grader.report import csvfile
+from grader.report import gradebook
 
 
 
@@ -18,21 +19,28 @@ def test_batch_of_ten(emulator, tmp_path):
     lines: list[str] = []
     out = tmp_path / "out"
     results = run_batch(emulator.session, entries, out, lines.append)
-    assert len(results) == 10 and len(lines) == 10
-    assert sorted(int(line.split("/")[0].strip("[ ")) for line in lines) == list(range(1, 11))
+    done = [line for line in lines if line.startswith("[")]
+    assert len(results) == 10 and len(done) == 10
+    assert sorted(int(line.split("/")[0].strip("[ ")) for line in done) == list(range(1, 11))
+    # A line as each phase of each submission ends, and an ETA until the last one.
+    assert any(re.match(r"^    crash: cases: \d+/\d+ passed", line) for line in lines), lines
+    assert any(line.startswith("    compile_error: built: ") and "failed" in line for line in lines)
+    assert "ETA" in done[0] and "ETA" not in done[-1]
 
     rows = {row["submission"]: row for row in csv.DictReader((out / "grades.csv").open())}
     assert set(rows) == set(TEN)
-    assert list(next(iter(rows.values()))) == csvfile.columns(emulator.session.rubric)
+    assert list(next(iter(rows.values()))) == gradebook.columns(emulator.session.rubric)
     assert float(rows["reference"]["score"]) == 60
-    assert float(rows["handout"]["score"]) == 30
-    assert rows["compile_error"]["task3_status"] == "build_failed"
-    assert rows["forbidden"]["task2_status"] == "forbidden"
-    assert rows["crash"]["task2_status"] == "wrong"
-    assert rows["commutative_reduce"]["task2_status"] == "wrong"
-    assert rows["handout"]["task3_status"] == "not_implemented"
-    assert rows["broken_archive"]["error"] and rows["empty"]["error"]
-    assert all(row["performance"] == "not measured" for row in rows.values())
+    assert float(rows["handout"]["score"]) == 0     # placeholders earn nothing
+    assert "task 3: build failed" in rows["compile_error"]["comment"]
+    assert "task 2: forbidden" in rows["forbidden"]["comment"]
+    assert int(rows["crash"]["task2_passed"]) < int(rows["crash"]["task2_total"])
+    assert "task 2:" in rows["commutative_reduce"]["comment"] and "cases fail" in rows["commutative_reduce"]["comment"]
+    assert "task 3: not implemented" in rows["handout"]["comment"]
+    assert rows["handout"]["task1_placeholder"] == "1" and rows["reference"]["task1_placeholder"] == "0"
+    assert "broken" in rows["broken_archive"]["comment"].lower() or rows["broken_archive"]["comment"]
+    assert rows["empty"]["comment"]
+    assert all(row["performance"] == "" and row["performance_measured"] == "0" for row in rows.values())
     # Every result equals the one the same submission got alone (same session and seed).
     for r in results:
         alone = emulator(r.name)
@@ -41,7 +49,8 @@ def test_batch_of_ten(emulator, tmp_path):
     summary = (out / "class-summary.md").read_text()
     assert "class summary (10 submissions)" in summary
     assert "| compile_error |" in summary and "does not compile" in summary
-    assert "| handout | 30.00 | task 3: not implemented |" in summary
+    assert "| handout | - | 0.00 | task 1: the handout's placeholder; task 2: the handout's " \
+           "placeholder; task 3: not implemented |" in summary
     for name in TEN:
         for report in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
             assert (out / "submissions" / name / report).is_file(), (name, report)

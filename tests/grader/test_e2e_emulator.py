@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from conftest import assert_expected_verdicts, fixture_names
+from conftest import REPO, assert_expected_verdicts, fixture_names
 
 
 @pytest.mark.parametrize("name", fixture_names())
@@ -27,17 +27,51 @@ def test_reference_full_marks(emulator):
     assert all(tr.identical_to_reference for tr in result.tasks)
 
 
-def test_handout_scores_what_placeholders_earn(emulator):
+def test_the_untouched_handout_earns_nothing(emulator):
+    """Tasks 1-2's placeholders pass every case, but are the handout's own code: by
+    default ([correctness] zero_for_placeholders) they earn 0, and every report says why."""
     result = emulator("handout")
     t1, t2, t3 = result.tasks
     assert t1.unchanged and t2.unchanged and t3.unchanged
-    assert t1.correctness_points == t1.correctness_max
-    assert t2.correctness_points == t2.correctness_max
-    assert t3.correctness_points == 0
-    assert result.score == pytest.approx(t1.correctness_max + t2.correctness_max)
-    # A whole handout copy: everything but the student files is ignored, and listed.
-    assert any(p.endswith("harness/driver.cu") for p in result.ignored)
-    assert result.files["scan.cuh"].endswith("student/scan.cuh")
+    assert t1.placeholder and t2.placeholder and t3.placeholder
+    assert t1.verdict == t2.verdict == "correct" and t3.verdict == "not_implemented"
+    assert t1.passed == t1.total > 0
+    assert result.score == 0
+    assert "placeholder" in t1.message and "zero_for_placeholders" in t1.message
+    from grader.report import gradescope, terminal
+    assert "the handout's placeholder" in terminal.render(result)
+    tests = gradescope.document(result)["tests"]
+    assert all(t["status"] == "failed" for t in tests if "correctness" in t["name"])
+
+
+def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_path):
+    """The switch off: the same grade scores tasks 1-2's cases (a rubric may want that)."""
+    import dataclasses
+    from grader.grade import score
+    result = emulator("handout")
+    rubric = emulator.session.rubric
+    lenient = dataclasses.replace(rubric, correctness=dataclasses.replace(
+        rubric.correctness, zero_for_placeholders=False))
+    again = dataclasses.replace(result, tasks=[dataclasses.replace(tr) for tr in result.tasks])
+    score(again, lenient)
+    t1, t2, t3 = again.tasks
+    assert t1.correctness_points == t1.correctness_max and t2.correctness_points == t2.correctness_max
+    assert again.score == pytest.approx(t1.correctness_max + t2.correctness_max)
+
+
+def test_a_placeholder_with_only_comments_edited_is_still_the_placeholder(emu_session, tmp_path):
+    from grader.grade import grade
+    from grader.forbidden import same_code
+    folder = tmp_path / "commented" / "student"
+    folder.mkdir(parents=True)
+    handout = (REPO / "handout" / "student" / "reduce.cuh").read_text()
+    edited = "// my notes on the reduce\n" + handout.replace("\n", "\n  \n", 3)
+    assert edited != handout and same_code(edited, handout)
+    (folder / "reduce.cuh").write_text(edited)
+    result = grade(emu_session, folder.parent)
+    t2 = result.tasks[1]
+    assert not t2.unchanged and t2.placeholder and t2.correctness_points == 0
+    assert "only comments or spacing changed" in t2.message
 
 
 def test_compile_error_shows_compiler_errors_with_submission_paths(emulator):

@@ -38,9 +38,9 @@ def real_rubric_session(tmp_path_factory: pytest.TempPathFactory):
     session.close()
 
 
-def local_grade(session: Session, submission: Path, tmp: Path) -> dict[int, dict]:
+def local_grade(session: Session, submission: Path, tmp: Path) -> tuple[dict[int, dict], str]:
     """The submission's files built together (as in the student's own build), then
-    `grade --json`: one object per task."""
+    `grade --json`: one object per task, and what it printed."""
     files = dict(session.builder.reference_files)
     for name in list(files):
         found = list(submission.rglob(name))
@@ -49,16 +49,16 @@ def local_grade(session: Session, submission: Path, tmp: Path) -> dict[int, dict
     build = session.builder.build(f"local grade of {submission.name}", files, {}, {})
     assert build.ok and build.binary is not None, build.errors
     out = tmp / f"{submission.name}.jsonl"
-    subprocess.run([str(build.binary), "grade", "--json", str(out)], capture_output=True,
-                   text=True, timeout=900)
-    return {j["task"]: j for j in map(json.loads, out.read_text().splitlines())}
+    run = subprocess.run([str(build.binary), "grade", "--json", str(out)], capture_output=True,
+                         text=True, timeout=900)
+    return {j["task"]: j for j in map(json.loads, out.read_text().splitlines())}, run.stdout
 
 
 @pytest.mark.parametrize("fixture", ["handout", "reference", "large_scan_bug"])
 def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_path):
     submission = compose(fixture, tmp_path / "submissions")
     graded = grade(real_rubric_session, submission)
-    local = local_grade(real_rubric_session, submission, tmp_path)
+    local, printed = local_grade(real_rubric_session, submission, tmp_path)
     assert sorted(local) == [t.number for t in graded.tasks]
     for task in graded.tasks:
         mine = local[task.number]
@@ -69,6 +69,12 @@ def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_pa
         assert mine["passed"] == sum(c.passed for c in visible), task.name
         assert mine["hidden_cases"] == len(hidden), task.name
         assert mine["correctness_max"] == task.correctness_max
+        if task.placeholder:
+            # The harness cannot tell its own placeholder from a student's code: it prints
+            # the cases' points and the rule that the grader gives such a task nothing.
+            assert task.correctness_points == 0, task.name
+            assert "still the handout's placeholder" in printed and "earns 0 points" in printed
+            continue
         # The grader's points lie in the range printed for the hidden cases ...
         assert mine["correctness_low"] - 1e-9 <= task.correctness_points <= mine["correctness_high"] + 1e-9
         # ... and are the printed points when the hidden cases go as the visible ones.

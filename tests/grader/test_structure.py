@@ -107,3 +107,29 @@ def test_the_harness_never_sees_a_student_file():
         assert "harness/plans.cuh" not in reached and "harness/student_unit.cu" not in reached
     assert any(p.as_posix().endswith("student/scan.cuh")
                for p in _includes(handout / "harness/student_unit.cu", handout))
+
+
+def test_ctest_labels_and_the_gpu_lock():
+    """`ctest -L gpu` finds every GPU test, each holding the lock "gpu"; every test has a
+    label (gpu, emulator, grader, handout or cpp). Read from the configured build."""
+    import json
+    import shutil
+    import subprocess
+    build = REPO / "build"
+    if not (build / "CTestTestfile.cmake").is_file() or not shutil.which("ctest"):
+        pytest.skip("no configured build/ (make) to list the CTest tests of")
+    listing = subprocess.run(["ctest", "--test-dir", str(build), "--show-only=json-v1"],
+                             capture_output=True, text=True, timeout=120, check=True)
+    tests = json.loads(listing.stdout)["tests"]
+    assert tests
+    props = {t["name"]: {p["name"]: p["value"] for p in t.get("properties", [])} for t in tests}
+    for name, p in props.items():
+        labels = set(p.get("LABELS", []))
+        assert labels & {"gpu", "emulator", "grader", "handout", "cpp"}, name
+        needs_gpu = name.startswith("gpu.") or name.endswith(".gpu")
+        assert ("gpu" in labels) == needs_gpu, name
+        if needs_gpu:
+            assert "gpu" in p.get("RESOURCE_LOCK", []) and p.get("SKIP_RETURN_CODE") == 77, name
+    if "gpu.grader" in props:
+        assert props["gpu.grader"]["LABELS"] == ["gpu", "grader"]
+    assert "emulator" in props["emu.reference.scan"]["LABELS"]

@@ -1,0 +1,58 @@
+"""The class at a glance: class-summary.md, also printed at the end of a batch."""
+from __future__ import annotations
+
+import io
+import statistics
+
+from grader.report import problems
+from grader.report.gradebook import flags, unmatched
+from grader.results import SubmissionResult
+from grader.rubric import Rubric
+
+
+def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
+    """The class at a glance (Markdown, also printed)."""
+    out = io.StringIO()
+    n = len(results)
+    scores = [r.score for r in results]
+    max_score = results[0].max_score if results else rubric.max_correctness + rubric.max_performance
+    out.write(f"# scanlab: class summary ({n} submission{'s' if n != 1 else ''})\n\n")
+    if not results:
+        return out.getvalue() + "No submissions.\n"
+    measured = all(r.performance_measured for r in results)
+    out.write(f"Scores out of {max_score:g}"
+              + ("" if measured else " (correctness only: performance not measured without a GPU)")
+              + f": mean {statistics.mean(scores):.2f}, median {statistics.median(scores):.2f}, "
+              f"min {min(scores):.2f}, max {max(scores):.2f}\n\n")
+    zeroed = rubric.correctness.zero_for_placeholders
+    out.write("| task | all cases pass | of them the handout's placeholder"
+              + (" (0 points)" if zeroed else "") + " | wrong | not implemented | does not compile | "
+              "forbidden | missing | mean points |\n")
+    out.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    for i, t in enumerate(rubric.tasks):
+        trs = [r.tasks[i] for r in results]
+        count = lambda verdict: sum(1 for tr in trs if tr.verdict == verdict)  # noqa: E731
+        mean = statistics.mean(tr.points for tr in trs)
+        most = t.max_points if measured else t.correctness_points
+        placeholders = sum(1 for tr in trs if tr.verdict == "correct" and tr.placeholder)
+        out.write(f"| {t.number} `{t.file}` | {count('correct')} | {placeholders} | {count('wrong')} | "
+                  f"{count('not_implemented')} | {count('build_failed')} | {count('forbidden')} | "
+                  f"{count('missing')} | {mean:.2f} / {most:g} |\n")
+    out.write("\nScore distribution:\n\n```text\n")
+    bins = [0] * 10
+    for s in scores:
+        bins[min(9, int(10 * s / max_score)) if max_score else 0] += 1
+    for b, in_bin in enumerate(bins):
+        out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * in_bin} {in_bin}\n")
+    out.write("```\n\n| submission | student(s) | score | problems |\n| --- | --- | --- | --- |\n")
+    for r in sorted(results, key=lambda r: r.name):
+        said = problems(r) + flags(r)
+        who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
+        out.write(f"| {r.name} | {who.replace('|', '/')} | {r.score:.2f} | "
+                  f"{'; '.join(p.replace('|', '/') for p in said) or '-'} |\n")
+    if any(r.identity.students for r in results):
+        missing = unmatched(results)
+        if missing:
+            out.write(f"\nNot in the gradebook upload files (no SID or email known): "
+                      f"{', '.join(missing)}\n")
+    return out.getvalue()

@@ -1,0 +1,159 @@
+"""A batch's gradebook files, one row per student (a group's members each get the
+submission's row; a submission nobody is known for gets one row without a name):
+
+  grades.csv             every figure, numbers only (points, passed and total cases,
+                         slowdowns), identity first and the words in a last `comment`
+                         column, so a spreadsheet reads no cell as a date or as text;
+  gradescope-scores.csv  Gradescope's score upload layout: Name, SID, Email, Total Score;
+  canvas-grades.csv      Canvas's gradebook import layout: Student, ID, SIS User ID,
+                         SIS Login ID, Section, then the assignment's column, with the
+                         Points Possible row.
+
+The upload files carry the score `[gradebook] score` of the rubric names ("total", or
+"performance" where correctness is Gradescope's own autograder score); a submission
+without an SID or email cannot be matched there and is left out (the class summary
+names it). See grader/README.md, "The round trip to the gradebook".
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from grader.report import problems
+from grader.results import Student, SubmissionResult
+from grader.rubric import Rubric
+
+PLAIN = "grades.csv"
+GRADESCOPE = "gradescope-scores.csv"
+CANVAS = "canvas-grades.csv"
+FILES = (PLAIN, GRADESCOPE, CANVAS)
+
+IDENTITY = ["submission", "name", "sid", "email", "section", "submission_id", "submitted_at", "late"]
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "" if value is None else f"{value:.{digits}f}"
+
+
+def columns(rubric: Rubric) -> list[str]:
+    """The columns of grades.csv."""
+    cols = IDENTITY + ["score", "max_score", "correctness", "correctness_max", "performance",
+                       "performance_max", "performance_measured"]
+    for t in rubric.tasks:
+        n = f"task{t.number}"
+        cols += [f"{n}_passed", f"{n}_total", f"{n}_correctness", f"{n}_performance",
+                 f"{n}_slowdown", f"{n}_placeholder"]
+    return cols + ["integration_passed", "integration_total", "seed", "seconds", "comment"]
+
+
+def flags(result: SubmissionResult) -> list[str]:
+    """What an instructor should look at besides the score."""
+    out = []
+    for tr in result.tasks:
+        if any(p.implausible for p in tr.perf):
+            out.append(f"task {tr.number}: implausible timing (faster than memory allows; not scored)")
+        if any(p.noisy for p in tr.perf):
+            out.append(f"task {tr.number}: timing noisy")
+    return out
+
+
+def comment(result: SubmissionResult) -> str:
+    """The words of a row: what keeps it from full marks, flags, what was not measured."""
+    words = problems(result) + flags(result)
+    if not result.performance_measured:
+        words.append("performance not measured (no GPU)")
+    return "; ".join(w.replace("\n", " ") for w in words)
+
+
+def students_of(result: SubmissionResult) -> tuple[Student, ...]:
+    return result.identity.students or (Student(),)
+
+
+def plain_rows(result: SubmissionResult) -> list[dict[str, str]]:
+    ident = result.identity
+    base = {"submission": result.name, "submission_id": ident.submission_id,
+            "submitted_at": ident.submitted_at,
+            "late": "" if ident.late is None else str(int(ident.late)),
+            "score": _num(result.score), "max_score": _num(result.max_score),
+            "correctness": _num(result.correctness_score), "correctness_max": _num(result.correctness_max),
+            "performance": _num(result.performance_score), "performance_max": _num(result.performance_max),
+            "performance_measured": str(int(result.performance_measured))}
+    for tr in result.tasks:
+        n = f"task{tr.number}"
+        slow = next((p.slowdown for p in tr.perf if p.slowdown), None)
+        base.update({f"{n}_passed": str(tr.passed), f"{n}_total": str(tr.total),
+                     f"{n}_correctness": _num(tr.correctness_points),
+                     f"{n}_performance": _num(tr.performance_points),
+                     f"{n}_slowdown": _num(slow, 4), f"{n}_placeholder": str(int(tr.placeholder))})
+    integ = result.integration
+    base.update({"integration_passed": str(integ.passed), "integration_total": str(integ.total),
+                 "seed": str(result.seed), "seconds": _num(result.seconds, 1),
+                 "comment": comment(result)})
+    return [{**base, "name": s.name, "sid": s.sid, "email": s.email, "section": s.section}
+            for s in students_of(result)]
+
+
+def upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None, float]:
+    """The score the upload files carry, and what it is out of."""
+    if rubric.gradebook.score == "performance":
+        return result.performance_score, rubric.max_performance
+    return result.score, result.max_score
+
+
+def unmatched(results: list[SubmissionResult]) -> list[str]:
+    """Submissions the upload files cannot carry: nobody with an SID or email."""
+    return [r.name for r in results if not any(s.sid or s.email for s in r.identity.students)]
+
+
+def _write(path: Path, header: list[str], rows: list[list[str]]) -> None:
+    tmp = path.with_suffix(".csv.tmp")
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(header)
+        w.writerows(rows)
+    tmp.replace(path)
+
+
+def write_plain(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+    cols = columns(rubric)
+    _write(path, cols, [[row[c] for c in cols] for r in results for row in plain_rows(r)])
+
+
+def append_plain(result: SubmissionResult, rubric: Rubric, path: Path) -> None:
+    """One submission's rows at the end of grades.csv (its header written first if new),
+    flushed at once: a batch's CSV grows as it goes."""
+    cols = columns(rubric)
+    new = not path.exists() or path.stat().st_size == 0
+    with open(path, "a", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        if new:
+            w.writerow(cols)
+        w.writerows([[row[c] for c in cols] for row in plain_rows(result)])
+        f.flush()
+
+
+def write_gradescope(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+    rows = []
+    for r in results:
+        score, _ = upload_score(r, rubric)
+        rows += [[s.name, s.sid, s.email, _num(score)] for s in r.identity.students if s.sid or s.email]
+    _write(path, ["Name", "SID", "Email", "Total Score"], rows)
+
+
+def write_canvas(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+    maximum = rubric.max_performance if rubric.gradebook.score == "performance" else \
+        (results[0].max_score if results else rubric.max_correctness + rubric.max_performance)
+    rows = [["Points Possible", "", "", "", "", _num(maximum)]]
+    for r in results:
+        score, _ = upload_score(r, rubric)
+        rows += [[s.name, "", s.sid, s.login or s.email, s.section, _num(score)]
+                 for s in r.identity.students if s.sid or s.email]
+    _write(path, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", rubric.gradebook.assignment],
+           rows)
+
+
+def write_all(results: list[SubmissionResult], rubric: Rubric, out: Path) -> list[Path]:
+    write_plain(results, rubric, out / PLAIN)
+    write_gradescope(results, rubric, out / GRADESCOPE)
+    write_canvas(results, rubric, out / CANVAS)
+    return [out / name for name in FILES]

@@ -1,0 +1,258 @@
+"""Who a submission belongs to: Gradescope's submission export and a plain roster CSV.
+
+A Gradescope "Export Submissions" download is a folder (or the one folder inside the
+zip) holding one `submission_<id>/` folder per submission and `submission_metadata.yml`,
+which maps each folder to its submitters (name, SID, email), its time and score:
+
+    submission_409194023:
+      :submitters:
+      - :name: Ada Lovelace
+        :sid: '1815'
+        :email: ada@example.edu
+      :created_at: 2026-11-20 17:34:00.861687000 Z
+      :score: 60.0
+      :results: ...
+
+The file is YAML written by Ruby (symbol keys). The grader's core is the standard
+library only, so this module reads the part of that YAML it needs: top-level submission
+keys, their `:submitters:` list and their scalar keys; everything nested deeper (the
+previous results, block scalars) is skipped by indentation, never interpreted.
+
+A roster CSV (any spreadsheet export) names students by column header, case and spaces
+ignored: `submission` (the folder or archive name the student's submission has in the
+batch, without .zip/.tar.gz), `name`, `sid` (or `student id`), `email`, `login`,
+`section`, `late`. Several rows with one submission are a group. With a Gradescope
+export too, roster rows without `submission` are matched to submitters by SID or email
+(to add section and login).
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import datetime
+import json
+import re
+from pathlib import Path
+
+from grader.results import Identity, Student
+
+METADATA_FILE = "submission_metadata.yml"
+
+
+class RosterError(ValueError):
+    """A roster or metadata file that cannot be used (said with its path and line)."""
+
+
+# ---- Gradescope's submission_metadata.yml ------------------------------------------------
+
+_TIMESTAMP = re.compile(r"^(\d{4}-\d\d-\d\d)[ T](\d\d:\d\d:\d\d)(\.\d+)?\s*(Z|[+-]\d\d:?\d\d)?$")
+
+
+def _scalar(text: str) -> str:
+    """A YAML scalar as a string: quoted ('it''s', "a\\tb") or plain (comment cut)."""
+    text = text.strip()
+    if text.startswith("'") and text.endswith("'") and len(text) >= 2:
+        return text[1:-1].replace("''", "'")
+    if text.startswith('"') and text.endswith('"') and len(text) >= 2:
+        try:
+            return str(json.loads(text))
+        except ValueError:
+            return text[1:-1]
+    text = re.sub(r"\s+#.*$", "", text)
+    return "" if text in ("~", "null") else text
+
+
+def _key_value(body: str) -> tuple[str, str] | None:
+    """`:name: Ada` -> ("name", "Ada"); `:submitters:` -> ("submitters", "")."""
+    m = re.match(r"^:?([A-Za-z_][\w-]*):(?:\s+(.*))?$", body)
+    return (m.group(1), m.group(2) or "") if m else None
+
+
+def iso_time(text: str) -> str:
+    """A Ruby/YAML timestamp ('2026-11-20 17:34:00.861687000 Z') in ISO 8601, to the
+    second; text that is not one is returned as it is."""
+    m = _TIMESTAMP.match(text.strip())
+    if not m:
+        return text.strip()
+    zone = m.group(4) or ""
+    if zone and zone != "Z" and ":" not in zone:
+        zone = zone[:3] + ":" + zone[3:]
+    return f"{m.group(1)}T{m.group(2)}{'+00:00' if zone == 'Z' else zone}"
+
+
+def read_gradescope_metadata(path: Path) -> dict[str, Identity]:
+    """The identities of an export's submissions, by folder name (`submission_<id>`)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RosterError(f"{path}: cannot be read ({e})") from None
+    records: dict[str, dict[str, object]] = {}
+    current: dict[str, object] | None = None
+    key_indent: int | None = None
+    mode = ""
+    submitter: dict[str, str] | None = None
+    for number, line in enumerate(lines, 1):
+        body = line.strip()
+        if not body or body.startswith("#") or body in ("---", "..."):
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        if indent == 0:
+            if not body.endswith(":"):
+                raise RosterError(f"{path}:{number}: expected a submission key "
+                                  f"('submission_<id>:'), found {body[:60]!r}")
+            current = records.setdefault(_scalar(body[:-1]), {"submitters": []})
+            key_indent, mode, submitter = None, "", None
+            continue
+        if current is None:
+            continue
+        if key_indent is None:
+            key_indent = indent
+        if indent == key_indent and not body.startswith("-"):
+            kv = _key_value(body)
+            if kv is None:
+                raise RosterError(f"{path}:{number}: expected ':key: value', found {body[:60]!r}")
+            mode, submitter = kv[0], None
+            if mode != "submitters" and kv[1] and not kv[1].startswith(("|", ">")):
+                current[mode] = _scalar(kv[1])
+            continue
+        if mode != "submitters" or indent < key_indent:
+            continue  # deeper parts of other keys (results, history): not needed
+        if body.startswith("-"):
+            submitter = {}
+            submitters = current["submitters"]
+            assert isinstance(submitters, list)
+            submitters.append(submitter)
+            body = body[1:].strip()
+            if not body:
+                continue
+        kv = _key_value(body)
+        if submitter is not None and kv is not None:
+            submitter[kv[0]] = _scalar(kv[1])
+    out: dict[str, Identity] = {}
+    for folder, record in records.items():
+        subs = record["submitters"]
+        assert isinstance(subs, list)
+        students = tuple(Student(name=s.get("name", ""), sid=s.get("sid", ""),
+                                 email=s.get("email", "")) for s in subs)
+        submission_id = folder.removeprefix("submission_") if folder.startswith("submission_") else ""
+        out[folder] = Identity(students, str(record.get("id", "") or submission_id),
+                               iso_time(str(record.get("created_at", ""))))
+    return out
+
+
+# ---- a plain roster CSV ----------------------------------------------------------------
+
+_COLUMNS = {"submission": "submission", "folder": "submission", "name": "name",
+            "student": "name", "sid": "sid", "studentid": "sid", "email": "email",
+            "login": "login", "section": "section", "late": "late",
+            "submittedat": "submitted_at"}
+
+
+def read_roster(path: Path) -> list[dict[str, str]]:
+    """The rows of a roster CSV with their columns named as above (unknown ones dropped)."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as e:
+        raise RosterError(f"{path}: cannot be read ({e})") from None
+    reader = csv.DictReader(text.splitlines())
+    if not reader.fieldnames:
+        raise RosterError(f"{path}: empty (a header row is needed: submission,name,sid,email)")
+    names = {f: _COLUMNS.get(re.sub(r"[\s_-]", "", f.lower())) for f in reader.fieldnames if f}
+    if not any(names.values()):
+        raise RosterError(f"{path}: no known column in {', '.join(reader.fieldnames)} "
+                          "(expected submission, name, sid, email, login, section, late)")
+    rows = []
+    for row in reader:
+        named: dict[str, str] = {}
+        for k, v in row.items():
+            column = names.get(k) if k else None
+            if column:
+                named[column] = (v or "").strip() if isinstance(v, str) else ""
+        rows.append(named)
+    return rows
+
+
+def _truthy(text: str) -> bool | None:
+    t = text.strip().lower()
+    if t in ("1", "true", "yes", "y", "late"):
+        return True
+    if t in ("0", "false", "no", "n", "on time", ""):
+        return False if t else None
+    return None
+
+
+def _student(row: dict[str, str]) -> Student:
+    return Student(row.get("name", ""), row.get("sid", ""), row.get("email", ""),
+                   row.get("login", ""), row.get("section", ""))
+
+
+def _merge(known: Student, row: dict[str, str]) -> Student:
+    """A submitter completed from its roster row (the roster fills what is empty)."""
+    extra = _student(row)
+    return dataclasses.replace(known, **{f.name: getattr(extra, f.name)
+                                         for f in dataclasses.fields(Student)
+                                         if not getattr(known, f.name) and getattr(extra, f.name)})
+
+
+def identities(names: list[str], metadata: dict[str, Identity],
+               roster: list[dict[str, str]], due: datetime.datetime | None = None
+               ) -> dict[str, Identity]:
+    """The identity of each submission name (folder or archive name without extension)."""
+    by_submission: dict[str, list[dict[str, str]]] = {}
+    by_key: dict[str, dict[str, str]] = {}
+    for row in roster:
+        if row.get("submission"):
+            by_submission.setdefault(row["submission"], []).append(row)
+        for key in ("sid", "email"):
+            if row.get(key):
+                by_key[f"{key}:{row[key].lower()}"] = row
+    out: dict[str, Identity] = {}
+    for name in names:
+        ident = metadata.get(name, Identity())
+        rows = by_submission.get(name, [])
+        if rows:
+            students = tuple(_student(r) for r in rows)
+            if ident.students:  # both: the metadata's names, the roster's extras
+                students = tuple(_merge(s, by_key.get(f"sid:{s.sid.lower()}")
+                                        or by_key.get(f"email:{s.email.lower()}") or rows[0])
+                                 for s in ident.students)
+            late = next((v for v in (_truthy(r.get("late", "")) for r in rows) if v is not None), None)
+            at = next((r["submitted_at"] for r in rows if r.get("submitted_at")), "")
+            ident = Identity(students, ident.submission_id, ident.submitted_at or iso_time(at),
+                             late if late is not None else ident.late)
+        elif ident.students and by_key:
+            ident = dataclasses.replace(ident, students=tuple(
+                _merge(s, by_key.get(f"sid:{s.sid.lower()}") or by_key.get(f"email:{s.email.lower()}") or {})
+                for s in ident.students))
+        if due is not None and ident.late is None and ident.submitted_at:
+            try:
+                at_time = datetime.datetime.fromisoformat(ident.submitted_at)
+            except ValueError:
+                at_time = None
+            if at_time is not None and at_time.tzinfo is not None:
+                ident = dataclasses.replace(ident, late=at_time > due)
+        out[name] = ident
+    return out
+
+
+def export_root(folder: Path) -> Path:
+    """Where an export's submissions are: the folder, or the one folder inside it that
+    holds submission_metadata.yml (a Gradescope zip unpacked as it comes)."""
+    if (folder / METADATA_FILE).is_file():
+        return folder
+    inner = [p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "__MACOSX"))]
+    if len(inner) == 1 and (inner[0] / METADATA_FILE).is_file():
+        return inner[0]
+    return folder
+
+
+def parse_due(text: str) -> datetime.datetime:
+    """`--due`: an ISO date and time with its zone ('2026-11-20T23:59:00-08:00')."""
+    try:
+        due = datetime.datetime.fromisoformat(text)
+    except ValueError:
+        raise RosterError(f"--due {text!r}: not an ISO date and time "
+                          "(e.g. 2026-11-20T23:59:00-08:00)") from None
+    if due.tzinfo is None:
+        raise RosterError(f"--due {text!r}: give the time zone too (e.g. -08:00 or Z)")
+    return due

@@ -1,0 +1,138 @@
+"""Whose each submission is: Gradescope's submission_metadata.yml and a roster CSV."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from grader.results import Identity, Student
+from grader.roster import (RosterError, export_root, identities, iso_time, parse_due,
+                           read_gradescope_metadata, read_roster)
+
+# As Gradescope writes it (Ruby symbol keys): a single submitter, a group, a submission
+# with nobody on it, quoting of all kinds, and the nested keys (results with a block
+# scalar whose text looks like keys, history) that must be skipped, not read.
+METADATA = """\
+---
+submission_409194023:
+  :submitters:
+  - :name: Ada Lovelace
+    :sid: '1815'
+    :email: ada@example.edu
+  :created_at: 2026-11-20 17:34:00.861687000 Z
+  :score: 60.0
+  :results:
+    score: 60.0
+    output: |-
+      :sid: 'not a submitter'
+      - :name: Mallory
+  :history:
+  - :created_at: 2026-11-19 10:00:00.000000000 -08:00
+    :score: 30.0
+submission_500000001:
+  :submitters:
+    - :name: "Grace \\u00c9. Hopper"
+      :sid: 1906   # a number, unquoted
+      :email: grace@example.edu
+    - :name: Alan O'Turing
+      :sid: '1912'
+      :email: alan@example.edu
+  :created_at: 2026-11-21 09:15:00 -08:00
+submission_600000002:
+  :submitters: []
+"""
+
+
+def test_gradescope_metadata(tmp_path):
+    path = tmp_path / "submission_metadata.yml"
+    path.write_text(METADATA)
+    got = read_gradescope_metadata(path)
+    assert set(got) == {"submission_409194023", "submission_500000001", "submission_600000002"}
+    ada = got["submission_409194023"]
+    assert ada.students == (Student("Ada Lovelace", "1815", "ada@example.edu"),)
+    assert ada.submission_id == "409194023"
+    assert ada.submitted_at == "2026-11-20T17:34:00+00:00"
+    group = got["submission_500000001"]
+    assert [s.name for s in group.students] == ["Grace \u00c9. Hopper", "Alan O'Turing"]
+    assert [s.sid for s in group.students] == ["1906", "1912"]
+    assert group.submitted_at == "2026-11-21T09:15:00-08:00"
+    assert got["submission_600000002"].students == ()
+
+
+def test_broken_metadata_is_said_with_its_line(tmp_path):
+    path = tmp_path / "submission_metadata.yml"
+    path.write_text("submission_1:\n  :submitters:\n  - :name: A\nthis is not yaml of an export\n")
+    with pytest.raises(RosterError, match=r"submission_metadata.yml:4: expected a submission key"):
+        read_gradescope_metadata(path)
+    path.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RosterError, match="cannot be read"):
+        read_gradescope_metadata(path)
+
+
+def test_timestamps():
+    assert iso_time("2026-11-20 17:34:00.861687000 Z") == "2026-11-20T17:34:00+00:00"
+    assert iso_time("2026-11-20 17:34:00 -0800") == "2026-11-20T17:34:00-08:00"
+    assert iso_time("yesterday") == "yesterday"
+
+
+def test_roster_csv_columns_by_name_and_groups(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("\ufeffStudent ID,Name,E-mail,Submission,Section,Late\n"
+                    "1815,Ada Lovelace,ada@example.edu,alice,A1,no\n"
+                    "1906,Grace Hopper,grace@example.edu,pair,B2,yes\n"
+                    "1912,Alan Turing,alan@example.edu,pair,B2,\n")
+    rows = read_roster(path)
+    assert rows[0] == {"sid": "1815", "name": "Ada Lovelace", "email": "ada@example.edu",
+                       "submission": "alice", "section": "A1", "late": "no"}
+    who = identities(["alice", "pair", "nobody"], {}, read_roster(path))
+    assert who["alice"].students == (Student("Ada Lovelace", "1815", "ada@example.edu", "", "A1"),)
+    assert who["alice"].late is False
+    assert [s.name for s in who["pair"].students] == ["Grace Hopper", "Alan Turing"]
+    assert who["pair"].late is True
+    assert who["nobody"] == Identity()
+
+
+def test_roster_completes_the_export_by_sid_or_email(tmp_path):
+    meta = tmp_path / "submission_metadata.yml"
+    meta.write_text(METADATA)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("sid,email,login,section\n1815,,ada01,A1\n,GRACE@example.edu,grace7,B2\n")
+    who = identities(["submission_409194023", "submission_500000001"],
+                     read_gradescope_metadata(meta), read_roster(roster))
+    ada = who["submission_409194023"].students[0]
+    assert (ada.name, ada.login, ada.section) == ("Ada Lovelace", "ada01", "A1")
+    grace, alan = who["submission_500000001"].students
+    assert (grace.login, grace.section) == ("grace7", "B2") and alan.login == ""
+
+
+def test_late_from_the_due_date(tmp_path):
+    meta = tmp_path / "submission_metadata.yml"
+    meta.write_text(METADATA)
+    due = parse_due("2026-11-21T00:00:00-08:00")
+    who = identities(["submission_409194023", "submission_500000001", "submission_600000002"],
+                     read_gradescope_metadata(meta), [], due)
+    assert who["submission_409194023"].late is False
+    assert who["submission_500000001"].late is True
+    assert who["submission_600000002"].late is None  # no time: not known
+    assert due.tzinfo is not None and due.utcoffset() == datetime.timedelta(hours=-8)
+    with pytest.raises(RosterError, match="time zone"):
+        parse_due("2026-11-21T00:00:00")
+    with pytest.raises(RosterError, match="not an ISO date"):
+        parse_due("next friday")
+
+
+def test_roster_without_known_columns_is_refused(tmp_path):
+    path = tmp_path / "roster.csv"
+    path.write_text("foo,bar\n1,2\n")
+    with pytest.raises(RosterError, match="no known column"):
+        read_roster(path)
+
+
+def test_export_root_finds_the_folder_inside_the_zip(tmp_path):
+    inner = tmp_path / "export" / "assignment_123_export"
+    inner.mkdir(parents=True)
+    (tmp_path / "export" / "__MACOSX").mkdir()
+    (inner / "submission_metadata.yml").write_text(METADATA)
+    assert export_root(tmp_path / "export") == inner
+    assert export_root(inner) == inner
+    assert export_root(tmp_path) == tmp_path
