@@ -3,6 +3,8 @@
 #                       (C++ via CTest, the grader's pytest through CTest too)
 #   make                build the reference and handout drivers (GPU and emulator)
 #   make bench          reference reduce and scan against CUB and a device copy (GPU)
+#   make plot           the reference's sweep of every task, CUB's, the baselines and the
+#                       copy over n = 2^10 .. 2^28, drawn into build/sweep.png (GPU)
 #   make handout        regenerate handout/student, handout/harness/suite.h, the handout README points table
 #   make grade [SUBMISSION=path]   grade a submission (default: the reference solution)
 #   make gradescope     build the Gradescope autograder zip
@@ -10,7 +12,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 PYTHON ?= python3
 
-.PHONY: all deps test bench handout grade gradescope clean
+.PHONY: all deps test bench plot handout grade gradescope clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j
@@ -27,6 +29,18 @@ test: deps
 
 bench: all
 	$(BUILD)/bench/scanlab-bench
+
+# The handout's plot script, with the reference's kernels named "reference" and CUB's rows.
+PLOT_PYTHON = $(shell [ -x .venv/bin/python ] && echo .venv/bin/python || echo $(PYTHON))
+plot: all
+	@tasks=$$($(BUILD)/scanlab-reference list tasks); \
+	for task in $$tasks; do \
+	  $(BUILD)/scanlab-reference sweep --task $$task --label reference \
+	    --csv $(BUILD)/sweep-$$task.csv || exit $$?; \
+	done; \
+	$(BUILD)/bench/scanlab-bench --sweep $(BUILD)/sweep-cub.csv || exit $$?; \
+	$(PLOT_PYTHON) handout/tools/plot_sweep.py $$(for t in $$tasks; do echo $(BUILD)/sweep-$$t.csv; done) \
+	  $(BUILD)/sweep-cub.csv --out $(BUILD)/sweep.png
 
 handout:
 	$(PYTHON) tools/make_handout.py

@@ -1,6 +1,8 @@
 // make bench: the reference reduce and three-phase scan against CUB's
 // DeviceReduce::Sum and DeviceScan::InclusiveSum and a device-to-device copy, for
 // int32 at 2^20, 2^24 and 2^28 elements, all measured in this run on this GPU.
+// `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
+// as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others.
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan
 // moves 3n elements to CUB's 2n, so 0.67x is its bound).
@@ -9,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <functional>
 #include <vector>
 
@@ -17,6 +21,7 @@
 #include "harness/plans.cuh"
 #include "harness/reference.h"
 #include "harness/runtime.cuh"
+#include "harness/sweep.h"
 #include "harness/timing.h"
 
 using namespace scanlab;
@@ -62,6 +67,50 @@ void printRow(const Contestant& c, const Contestant* base) {
     std::printf("\n");
 }
 
+// CUB's reduce and scan over n = 2^10 .. 2^28, in the CSV layout of `scanlab sweep`.
+int sweepCub(const std::string& path, const DeviceInfo& dev) {
+    std::ofstream csv(path, std::ios::trunc);
+    if (!csv) {
+        std::fprintf(stderr, "scanlab-bench: cannot write %s\n", path.c_str());
+        return 2;
+    }
+    csv << kSweepCsvHeader << "\n";
+    for (int log2n = 10; log2n <= 28; ++log2n) {
+        const size_t n = size_t(1) << log2n;
+        const auto input = generateInput<Op>(n, 7, Distribution::Random);
+        DeviceBuffer<int32_t> in(n), out(n), result(1);
+        in.upload(input);
+        size_t reduceTemp = 0, scanTemp = 0;
+        cub::DeviceReduce::Sum(nullptr, reduceTemp, in.data(), result.data(), int64_t(n));
+        cub::DeviceScan::InclusiveSum(nullptr, scanTemp, in.data(), out.data(), int64_t(n));
+        DeviceBuffer<unsigned char> temp(std::max(reduceTemp, scanTemp));
+        const double elem = sizeof(int32_t) * double(n);
+        std::vector<Contestant> cs;
+        cs.push_back({"cub::DeviceReduce::Sum", elem, [&] {
+            size_t bytes = reduceTemp;
+            cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
+        }});
+        cs.push_back({"cub::DeviceScan::InclusiveSum", 2 * elem, [&] {
+            size_t bytes = scanTemp;
+            cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
+        }});
+        measure(cs, 10, std::max(1, int((size_t(1) << 20) / n)));
+        const char* tasks[] = {"reduce", "scan"};
+        for (int i = 0; i < 2; ++i) {
+            const double ms = median(cs[i].msPerLaunch);
+            char line[256];
+            std::snprintf(line, sizeof line, "%s,baseline,cuda,%s,%s,add-i32,256,%zu,pass,%.6f,%.3f,%.6g\n",
+                          cs[i].name, dev.name.c_str(), tasks[i], n, ms, cs[i].bytes / (ms * 1e6),
+                          double(n) / (ms * 1e-3));
+            csv << line;
+        }
+        std::printf("n = 2^%d: %s %.1f GB/s, %s %.1f GB/s\n", log2n, cs[0].name,
+                    cs[0].bytes / (median(cs[0].msPerLaunch) * 1e6), cs[1].name,
+                    cs[1].bytes / (median(cs[1].msPerLaunch) * 1e6));
+    }
+    return csv ? 0 : 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -69,6 +118,7 @@ int main(int argc, char** argv) {
         std::printf("scanlab-bench: no CUDA device found: nothing measured\n");
         return 77;
     }
+    if (argc == 3 && std::strcmp(argv[1], "--sweep") == 0) return sweepCub(argv[2], queryDevice());
     const unsigned block = argc > 1 ? unsigned(std::atoi(argv[1])) : 256;
     const int rounds = 30;
     const DeviceInfo dev = queryDevice();

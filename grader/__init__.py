@@ -20,10 +20,25 @@ The pipeline, one module per stage:
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-__version__ = "1.0"
+# The one place the version is written (pyproject.toml reads it from here).
+__version__ = "1.1"
 
-# The repository (or Gradescope autograder source) the grader belongs to: it holds
-# handout/, solution/student/ and data/.
-REPO_ROOT = Path(__file__).resolve().parent.parent
+
+def _find_root() -> Path:
+    """The checkout the grader grades with: it holds handout/, solution/student/ and
+    data/. $SCANLAB_ROOT when set; else the folder above this package (a checkout, or
+    Gradescope's autograder source); else, for an installed `scanlab-grade`, the
+    current folder or one above it."""
+    here = Path(__file__).resolve().parent.parent
+    env = os.environ.get("SCANLAB_ROOT")
+    cwd = Path.cwd()
+    for folder in ([Path(env)] if env else []) + [here, cwd, *cwd.parents]:
+        if (folder / "data" / "assignment.toml").is_file() and (folder / "handout").is_dir():
+            return folder.resolve()
+    return here  # what is missing there is named where it is read
+
+
+REPO_ROOT = _find_root()

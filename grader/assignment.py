@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grader import REPO_ROOT
 from grader.toml_table import TomlTable, read_toml
 
-DEFAULT_PATH = Path(__file__).resolve().parent.parent / "data" / "assignment.toml"
+DEFAULT_PATH = REPO_ROOT / "data" / "assignment.toml"
 SAMPLE_KINDS = ("small-int", "full-int", "unit-float")
 OUTPUT_RULES = ("n", "one")
 
@@ -93,6 +94,17 @@ class Task:
 
 
 @dataclass(frozen=True)
+class Exercise:
+    """A student file run by an application (handout/apps), not by graded cases."""
+    name: str
+    title: str
+    file: str
+    kernels: tuple[str, ...]
+    application: str
+    uses: str                  # the driver task whose kernels the application also calls
+
+
+@dataclass(frozen=True)
 class DriverTask:
     """What `scanlab run --task NAME` runs."""
     name: str
@@ -144,6 +156,7 @@ class Assignment:
     distributions: tuple[str, ...]
     tasks: tuple[Task, ...]
     driver_tasks: tuple[DriverTask, ...]
+    exercises: tuple[Exercise, ...] = ()
 
     @property
     def operator_names(self) -> tuple[str, ...]:
@@ -170,6 +183,9 @@ class Assignment:
             if t.number == number:
                 return t
         raise KeyError(number)
+
+    def exercise_of_application(self, application: str) -> Exercise | None:
+        return next((e for e in self.exercises if e.application == application), None)
 
     def task_of_file(self, file: str) -> Task | None:
         return next((t for t in self.tasks if t.file == file), None)
@@ -227,7 +243,8 @@ def _require(items: list[Any], table: str, what: str, *keys: str) -> None:
 
 def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     top = _Table(data, str(path.name))
-    top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task"})
+    top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task",
+                 "exercise"})
     lt = _Table(data.get("limits", {}), "[limits]")
     lt.unknown({"warp_size", "min_block", "max_block", "min_n", "max_n", "default_n", "default_block"})
     limits = RunLimits(lt.get("warp_size", int), lt.get("min_block", int), lt.get("max_block", int),
@@ -288,6 +305,26 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
         tasks.append(Task(number, name, t.get("title", str), file, kernels, mine))
     _require(tasks, "[[task]]", "tasks", "number", "name", "file")
+
+    exercises: list[Exercise] = []
+    for i, raw in enumerate(data.get("exercise", []) or []):
+        t = _Table(raw, f"[[exercise]] #{i + 1}")
+        t.unknown({"name", "title", "file", "kernels", "application", "uses"})
+        e = Exercise(t.get("name", str), t.get("title", str), t.get("file", str), t.strings("kernels"),
+                     t.get("application", str), t.get("uses", str))
+        if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", e.file):
+            raise AssignmentError(f"{t.where}: `file` must be a plain .cuh file name (found {e.file!r})")
+        if not e.kernels or not all(_IDENT.fullmatch(k) for k in e.kernels):
+            raise AssignmentError(f"{t.where}: `kernels` must name C++ functions")
+        if not _NAME.fullmatch(e.name) or not _NAME.fullmatch(e.application):
+            raise AssignmentError(f"{t.where}: `name` and `application` must be lower-case-with-dashes")
+        if e.uses not in names:
+            raise AssignmentError(f"{t.where}: `uses`: no driver task {e.uses!r}")
+        exercises.append(e)
+    if exercises:  # optional
+        _require(exercises, "[[exercise]]", "exercises", "name", "file", "application")
+    if {e.file for e in exercises} & {t.file for t in tasks}:
+        raise AssignmentError("[[exercise]]: a file of an exercise is also a task's file")
     for d in driver_tasks:
         if d.task not in {t.number for t in tasks}:
             raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
@@ -317,7 +354,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     _require(operators, "[[operator]]", "operators", "name", "cpp")
 
     return Assignment(path, limits, examples, codes, tuple(operators), distributions,
-                      tuple(tasks), tuple(driver_tasks))
+                      tuple(tasks), tuple(driver_tasks), tuple(exercises))
 
 
 def load_assignment(path: Path = DEFAULT_PATH) -> Assignment:

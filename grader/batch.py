@@ -23,7 +23,7 @@ from typing import Callable
 from grader.build import Layout
 from grader.collect import is_archive, source_digest, submission_name
 from grader.grade import grade
-from grader.report import gradebook, jsonfile, problems
+from grader.report import gradebook, html, jsonfile, problems
 from grader.report.class_summary import class_summary
 from grader.report.folder import safe_name, write_reports
 from grader.results import Identity, SubmissionResult
@@ -33,6 +33,7 @@ from grader.rubric import Rubric
 from grader.session import Options, Session
 
 STATE_FILE = "batch.json"
+CLASS_PAGE = "class.html"
 STATE_FORMAT = "scanlab-batch"
 
 
@@ -185,6 +186,9 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     results.sort(key=lambda r: (r.name, r.origin))
     gradebook.write_all(results, rubric, out)
     (out / "class-summary.md").write_text(class_summary(results, rubric), encoding="utf-8")
+    links = {str(e): f"submissions/{names[e]}/report.html" for e in entries}
+    (out / CLASS_PAGE).write_text(html.class_page(results, links, [t.name for t in rubric.tasks]),
+                                  encoding="utf-8")
     return results
 
 
@@ -229,11 +233,28 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
               f"{session.backend}, {session.jobs} parallel jobs"
               + (f"; {known} with their students' names" if known else ""), flush=True)
         run_batch(session, entries, out, lambda line: print(line, flush=True), who, args.resume)
+    if getattr(args, "similarity", False):
+        _similarity_section(folder, rubric, layout, out)
     print()
     print((out / "class-summary.md").read_text(encoding="utf-8"))
     print(f"gradebook: {', '.join(str(out / f) for f in gradebook.FILES)}")
-    print(f"class summary: {out / 'class-summary.md'}; reports: {out / 'submissions'}/")
+    print(f"class summary: {out / 'class-summary.md'} and {out / CLASS_PAGE}; reports: "
+          f"{out / 'submissions'}/")
     return 0
+
+
+def _similarity_section(folder: Path, rubric: Rubric, layout: Layout, out: Path) -> None:
+    """similarity.html and .csv beside the grades, the closest pairs in class-summary.md."""
+    from grader.similarity import HTML_FILE, SimilarityError, similarity_report, summary_lines
+    try:
+        lines = summary_lines(similarity_report(folder, rubric, layout, out))
+        lines.append(f"\nThe code side by side: {HTML_FILE}; every pair: similarity.csv. A lead for "
+                     "a person to read, never a verdict: no grade depends on it.")
+    except SimilarityError as e:
+        lines = [f"not compared: {e}"]
+    with open(out / "class-summary.md", "a", encoding="utf-8") as f:
+        f.write("\n## Similarity (copydetect; the handout and the solution are boilerplate)\n\n```text\n"
+                + "\n".join(lines) + "\n```\n")
 
 
 __all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name"]

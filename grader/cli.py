@@ -58,7 +58,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python3 -m grader", description=DESCRIPTION,
+    parser = argparse.ArgumentParser(prog="scanlab-grade" if Path(sys.argv[0]).name == "scanlab-grade" else "python3 -m grader", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"scanlab grader {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -88,6 +88,17 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--resume", action="store_true",
                    help="go on with an interrupted batch in --out: submissions already graded "
                         "with the same rubric, seed and bytes are kept, not regraded")
+
+    b.add_argument("--similarity", action="store_true",
+                   help="also compare the class's student files (copydetect): similarity.html "
+                        "and similarity.csv in --out, the closest pairs in class-summary.md")
+
+    m = sub.add_parser("similarity", help="which submissions of a class are alike (copydetect)")
+    m.add_argument("folder", type=Path)
+    m.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
+                   help="the rubric (default: data/rubric.toml): the files and the limits")
+    m.add_argument("--out", type=Path, default=Path("grader-out") / "similarity",
+                   help="folder for similarity.html and similarity.csv (default grader-out/similarity)")
 
     sub.add_parser("doctor", help="check this machine")
     sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning")
@@ -133,8 +144,29 @@ def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options:
     return 0
 
 
+def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) -> int:
+    from grader.similarity import HTML_FILE, SimilarityError, similarity_report, summary_lines
+    if not folder.is_dir():
+        print(f"grader: {folder} is not a folder", file=sys.stderr)
+        return EXIT_GRADER
+    try:
+        pairs = similarity_report(folder, rubric, layout, out)
+    except SimilarityError as e:
+        print(f"grader: similarity: {e}", file=sys.stderr)
+        return EXIT_GRADER
+    print("closest pairs (share of a file's code also in the other's, beyond the handout and the "
+          "solution):")
+    print("\n".join(summary_lines(pairs)))
+    print(f"report: {out / HTML_FILE}; every pair: {out / 'similarity.csv'}")
+    return EXIT_OK
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not (REPO_ROOT / "data" / "assignment.toml").is_file():
+        print("scanlab-grade: no scanlab checkout here (data/assignment.toml, handout/): run it "
+              "inside one, or set SCANLAB_ROOT to one", file=sys.stderr)
+        return EXIT_GRADER
     try:
         if args.command == "rubric-keys":
             print(settings_table(), end="")
@@ -154,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK
         rubric = load_rubric(args.rubric)
         layout = Layout(REPO_ROOT)
+        if args.command == "similarity":
+            return similarity_command(args.folder, rubric, layout, args.out)
         log = _logger(args.quiet)
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:
@@ -165,6 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "batch":
             from grader.batch import grade_batch
             return grade_batch(args, rubric, layout, options_from(args), log)
+
     except (RubricError, GraderError) as e:
         print(f"grader: {e}", file=sys.stderr)
         return EXIT_GRADER

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Callable
 
 from grader import __version__
+from grader.applications import ExerciseBuild, run_applications
+from grader.assignment import Exercise, default_assignment
 from grader.build import BuildResult
 from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
@@ -48,6 +50,37 @@ class Part:
     origins: dict[str, str] = field(default_factory=dict)
     build: BuildResult | None = None         # the driver it was built into
     race_build: BuildResult | None = None    # GPU grades: the same files for the emulator
+
+
+@dataclass
+class ExercisePart:
+    """The integration build with the student's exercise file (handout/apps runs it). Apart
+    from the integration build (which has the reference's), so an exercise that does not
+    compile costs no case."""
+
+    exercise: Exercise
+    files: dict[str, bytes] | None = None    # None: not built (`problem` or the stub stands)
+    origins: dict[str, str] = field(default_factory=dict)
+    problem: str = ""                        # why the student's exercise cannot run
+    unwritten: str = ""                      # not submitted, or the handout's stub
+    build: BuildResult | None = None
+
+    def outcome(self) -> ExerciseBuild | None:
+        """What the applications run it with; None: not planned (no integration build)."""
+        if self.unwritten:
+            return ExerciseBuild(None, self.unwritten, not_implemented=True)
+        if self.problem:
+            return ExerciseBuild(None, self.problem)
+        b = self.build
+        if b is None:
+            return None
+        if not b.ok or b.binary is None:
+            return ExerciseBuild(None, f"student/{self.exercise.file} does not compile: "
+                                       f"{_first_error(b.errors)}")
+        if b.violations:
+            return ExerciseBuild(None, f"student/{self.exercise.file} breaks the rules: "
+                                       + "; ".join(v.message for v in b.violations[:2]))
+        return ExerciseBuild(b.binary, "")
 
 
 def grade(session: Session, path: Path, on_event: Say | None = None,
@@ -78,14 +111,26 @@ def grade(session: Session, path: Path, on_event: Say | None = None,
 def _grade(session: Session, path: Path, setup: RunSetup, where: Path, say: Say,
            phase_done: Say) -> SubmissionResult:
     phase = time.monotonic()
-    sub = collect(path, session.rubric.student_files, session.rubric.submission, where)
+    sub = collect(path, session.rubric.submitted_files, session.rubric.submission, where)
     result = new_result(session, path, sub)
     parts = plan(session, sub, result)
+    integ = next(p for p in parts if p.task is None)
+    exercises = plan_exercises(session, sub, integ) if session.rubric.integration.applications else []
     result.timings["collect"] = time.monotonic() - phase
     phase = time.monotonic()
     build_and_check(session, setup, parts, {n: f.path for n, f in sub.files.items()}, say,
-                    result.timings, phase_done)
+                    result.timings, phase_done, exercises)
     result.timings["builds+cases"] = time.monotonic() - phase
+    if session.rubric.integration.applications and integ.build is not None and integ.build.ok \
+            and integ.build.binary is not None and not integ.build.violations:
+        phase = time.monotonic()
+        n = (session.rubric.integration.application_emulator_n if setup.backend == "emulator"
+             else session.rubric.integration.application_n)
+        builds = {e.exercise.file: e.outcome() for e in exercises}
+        result.applications = run_applications(
+            setup, integ.build.binary, n, {f: b for f, b in builds.items() if b is not None})
+        result.timings["applications"] = time.monotonic() - phase
+        phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in result.applications))
     phase = time.monotonic()
     for part in parts:
         if part.task is not None and isinstance(part.outcome, TaskResult):
@@ -115,8 +160,9 @@ def new_result(session: Session, path: Path, sub: Submission | None = None) -> S
         reproduce=session.reproduce_command(path))
     if sub is not None:
         result.files = {n: f.path for n, f in sub.files.items()}
-        # A refused file is not "missing": its notes and its task's message say why.
-        result.missing = {n: c for n, c in sub.missing.items() if n not in sub.refused}
+        # A refused file is said by its reason; an exercise is optional (its stub stands in).
+        optional = {e.file for e in session.rubric.assignment.exercises}
+        result.missing = {n: c for n, c in sub.missing.items() if n not in sub.refused and n not in optional}
         result.ignored = list(sub.ignored)
         result.notes = list(sub.notes)
         result.error = sub.error
@@ -180,10 +226,38 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
             f"{tr.file} {'is missing' if tr.status == 'missing' else 'has forbidden constructs'}"
             for tr in blocked)
     else:
+        # The exercises are the reference's here (the cases never call them): the builds
+        # of a submission with one file of its own stay one build.
         integ.files = {**reference, **{t.file: sub.files[t.file].data for t in rubric.tasks}}
         integ.origins = {n: "reference" for n in integ.files}
         integ.origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in rubric.tasks})
     parts.append(integ)
+    return parts
+
+
+def plan_exercises(session: Session, sub: Submission, integ: Part) -> list[ExercisePart]:
+    """A build for each exercise the submission changed from the handout's stub, on top
+    of the integration build's files. One not submitted, or still the stub, is not run:
+    the integration build holds the reference's."""
+    parts = []
+    for e in session.rubric.assignment.exercises:
+        found = sub.files.get(e.file)
+        if integ.files is None:
+            continue
+        part = ExercisePart(e)
+        if found is None or found.data == session.handout_files.get(e.file):
+            part.unwritten = (f"needs the exercise {e.name} (student/{e.file}): "
+                              + ("its TODO stub is still in place" if found else "not in the submission"))
+            parts.append(part)
+            continue
+        violations = scan(found.text, found.path, session.rubric.forbidden)
+        if violations:
+            part.problem = (f"student/{e.file} breaks the rules, not built: "
+                            + "; ".join(f"line {v.line}: {v.message}" for v in violations[:2]))
+        else:
+            part.files = {**integ.files, e.file: found.data}
+            part.origins = {**integ.origins, e.file: f"yours ({found.path})"}
+        parts.append(part)
     return parts
 
 
@@ -199,7 +273,8 @@ CaseFutures = list["Future[list[CaseResult]]"]
 
 
 def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths: dict[str, str],
-                    say: Say, timings: dict[str, float], phase_done: Say = lambda line: None) -> None:
+                    say: Say, timings: dict[str, float], phase_done: Say = lambda line: None,
+                    exercises: list[ExercisePart] | None = None) -> None:
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
@@ -221,6 +296,11 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             if race_setup is not None and session.race_builder is not None and part.task is not None:
                 builds[pool.submit(session.race_builder.build, f"{part.label} (emulator)",
                                    part.files, part.origins, paths)] = (part, True)
+
+        # The exercises build beside the parts; the applications run them later.
+        exercise_builds = {pool.submit(session.builder.build, f"exercise {e.exercise.name}", e.files,
+                                       e.origins, paths): e
+                           for e in exercises or [] if e.files is not None}
 
         def one(binary: Path, key: str, run: RunSetup, case: Case) -> list[CaseResult]:
             return [run_case(run, binary, key, case, session.seed, session.timeouts)]
@@ -256,6 +336,10 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             else:
                 futures = [pool.submit(one, b.binary, b.key, setup, c) for c in cases]
             checks.append((part, futures))
+        for exercise_future in as_completed(exercise_builds):
+            exercise = exercise_builds[exercise_future]
+            exercise.build = exercise_future.result()
+            say(f"build {exercise.build.label}: " + ("ok" if exercise.build.ok else "FAILED"))
         timings["builds"] = time.monotonic() - start
         built = [p for p in parts if p.build is not None]
         failed = sum(1 for p in built if not p.build or not p.build.ok)
@@ -269,6 +353,7 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             part.outcome.status = "graded"
             if isinstance(part.outcome, TaskResult):
                 _say_what_is_not_implemented(part.outcome)
+                _say_when_only_order_matters(part.outcome)
             say(f"{part.label}: {part.outcome.passed}/{part.outcome.total} cases passed")
         if checks:
             passed = sum(p.outcome.passed for p, _ in checks)
@@ -321,6 +406,22 @@ def _say_what_is_not_implemented(tr: TaskResult) -> None:
         tr.message = (f"only {', '.join(stubbed)} {verb} not implemented (the handout's TODO stub "
                       f"is still in place there); {', '.join(sorted(set(by_task) - set(stubbed)))} "
                       "ran")
+
+
+def _say_when_only_order_matters(tr: TaskResult) -> None:
+    """A task that passes every case of the commutative operators and fails only with
+    the others (mssp, the segmented sum) puts operands in the wrong order somewhere:
+    the message says so, in the word the lectures use."""
+    assignment = default_assignment()
+    failing = {c.case.op for c in tr.cases if not c.passed and c.status != "not_implemented"}
+    if not failing or tr.message:
+        return
+    commutative = {o.name for o in assignment.operators if o.commutative}
+    if failing & commutative or not any(c.passed for c in tr.cases if c.case.op in commutative):
+        return
+    tr.message = (f"fails only with {', '.join(sorted(failing))}, whose operator is not commutative: "
+                  "somewhere the operands are combined out of order (keep apply(earlier, later) "
+                  "in the shuffles, across warps, across tiles and blocks)")
 
 
 def _first_error(errors: str) -> str:

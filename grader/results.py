@@ -136,6 +136,21 @@ class TaskResult:
 
 
 @dataclass
+class AppResult:
+    """An application of handout/apps on the integration build, or on it plus the student's
+    exercise file (reported, no points)."""
+    name: str
+    task: int                 # the task whose kernels it uses
+    driver_task: str
+    status: str               # pass | fail | not_implemented | error
+    message: str
+    figures: list[str] = field(default_factory=list)   # from the trusted check
+    reproduce: str = ""
+    exercise: str = ""        # the [[exercise]] it also runs, if any
+    exercise_file: str = ""
+
+
+@dataclass
 class IntegrationResult:
     status: str = "not_graded"                # graded | not_graded | build_failed
     message: str = ""
@@ -221,6 +236,7 @@ class SubmissionResult:
     error: str | None = None
     tasks: list[TaskResult] = field(default_factory=list)
     integration: IntegrationResult = field(default_factory=IntegrationResult)
+    applications: list[AppResult] = field(default_factory=list)
     score: float = 0.0
     max_score: float = 0.0
     correctness_score: float = 0.0

@@ -90,6 +90,11 @@ class IntegrationRubric:
     tasks: tuple[str, ...] = setting((), "driver tasks whose cases the integration build runs "
                                      "(empty: every driver task)")
     groups: tuple[str, ...] = setting((), "case groups it runs (empty: every group)")
+    applications: bool = setting(True, "run the applications of handout/apps (pi, normal CDF, "
+                                 "compaction) on this build: reported, no points")
+    application_n: int = setting(1 << 22, "the applications' size on a GPU", minimum=1)
+    application_emulator_n: int = setting(1 << 14, "the applications' size on the CPU emulator",
+                                          minimum=1)
 
 
 @dataclass(frozen=True)
@@ -284,6 +289,12 @@ class Rubric:
     @property
     def student_files(self) -> tuple[str, ...]:
         return tuple(t.file for t in self.tasks)
+
+    @property
+    def submitted_files(self) -> tuple[str, ...]:
+        """What the grader takes from a submission: the tasks' files, then the exercises'
+        (optional: the handout's stub stands in for a missing one)."""
+        return self.student_files + tuple(e.file for e in self.assignment.exercises)
 
     @property
     def max_correctness(self) -> float:

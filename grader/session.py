@@ -137,9 +137,9 @@ class Session:
         self.race_setup: RunSetup | None = None
         self.sandbox_note = ""
         self.perf_memo = PerfMemo()
-        self.handout_files = {t.file: (layout.handout_student(t.file).read_bytes()
-                                       if layout.handout_student(t.file).is_file() else None)
-                              for t in rubric.tasks}
+        self.handout_files = {file: (layout.handout_student(file).read_bytes()
+                                     if layout.handout_student(file).is_file() else None)
+                              for file in rubric.submitted_files}
         self._setup: RunSetup | None = None
         self._prepare_lock = threading.Lock()
         self._machine_info: MachineInfo | None = None

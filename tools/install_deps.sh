@@ -7,7 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip bubblewrap binutils)
+packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip bubblewrap binutils
+          chromium-headless-shell)  # the browser test of the HTML reports
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -20,12 +21,15 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
 
-# The venv is (re)filled when tests/grader/requirements.txt changes.
-requirements=tests/grader/requirements.txt
-if [ ! -x .venv/bin/pytest ] || ! cmp -s "$requirements" .venv/requirements.installed; then
+# The grader installed into .venv the ecosystem's way (pyproject.toml: the
+# `scanlab-grade` command) with its test extras (pytest, mypy, xmlschema, matplotlib,
+# copydetect); again when pyproject.toml or the grader's sources change.
+stamp=$(cat pyproject.toml grader/*.py grader/report/*.py | sha256sum | cut -d' ' -f1)
+if [ ! -x .venv/bin/scanlab-grade ] || [ "$(cat .venv/grader.installed 2>/dev/null)" != "$stamp" ]; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
-  .venv/bin/pip install -q --disable-pip-version-check -r "$requirements"
-  cp "$requirements" .venv/requirements.installed
+  .venv/bin/pip install -q --disable-pip-version-check ".[test]"
+  rm -rf build/lib build/bdist.* ./*.egg-info   # setuptools' leftovers
+  echo "$stamp" > .venv/grader.installed
 fi
 
 # The common JUnit schema (Jenkins' junit-10.xsd, MIT), which the grader's JUnit files

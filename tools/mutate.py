@@ -39,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solution" / "student"
 EQUIVALENT = ROOT / "data" / "mutants.toml"
+ASSIGNMENT = ROOT / "data" / "assignment.toml"
 MARK_SOLUTION = re.compile(r"^\s*//@@ solution\s*$")
 MARK_PLACEHOLDER = re.compile(r"^\s*//@@ placeholder\s*$")
 
@@ -135,10 +136,17 @@ def solution_lines(text: str) -> list[int]:
     return out
 
 
+def graded_files() -> list[Path]:
+    """The tasks' files: the grading cases judge these (an exercise's file, which earns
+    no points and is checked by its application, is not mutated)."""
+    tasks = tomllib.loads(ASSIGNMENT.read_text(encoding="utf-8"))["task"]
+    return sorted(SOLUTION / t["file"] for t in tasks)
+
+
 def make_mutants() -> list[tuple[Mutant, str]]:
     """Every mutant, with its whole mutated file."""
     mutants = []
-    for path in sorted(SOLUTION.glob("*.cuh")):
+    for path in graded_files():
         text = path.read_text()
         lines = text.splitlines(keepends=True)
         for i in solution_lines(text):

@@ -122,3 +122,18 @@ def problems(result: SubmissionResult) -> list[str]:
         elif tr.placeholder:
             out.append(f"task {tr.number}: the handout's placeholder")
     return out
+
+
+def application_lines(result: SubmissionResult) -> list[str]:
+    """The applications (reported, no points), a line each, with the figures of a pass
+    and the task at fault of a failure."""
+    if not result.applications:
+        return []
+    out = ["Applications on all your files (reported, no points):"]
+    for a in result.applications:
+        word = {"pass": "PASS", "fail": "FAIL", "not_implemented": "TODO"}.get(a.status, "ERROR")
+        detail = "; ".join(a.figures[:2]) if a.status == "pass" else a.message
+        out.append(f"  {a.name:<12} {word}: {detail}" if detail else f"  {a.name:<12} {word}")
+        if a.status in ("fail", "error"):
+            out.append(f"  {'':<12} reproduce: {a.reproduce}")
+    return out

@@ -4,13 +4,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.report import gradescope, jsonfile, junit, markdown, terminal
+from grader.report import gradescope, html, jsonfile, junit, markdown, terminal
 from grader.results import SubmissionResult
 from grader.rubric import Rubric
 
 REPORT_FILES = {"results.json": "the grader's complete results (hidden cases included)",
                 "gradescope-results.json": "Gradescope's results.json",
                 "junit.xml": "JUnit XML", "summary.md": "Markdown summary",
+                "report.html": "the HTML page (tables and the performance picture)",
                 "report.txt": "the terminal report"}
 
 
@@ -29,6 +30,7 @@ def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
                          rubric.gradescope.stdout_visibility)
     junit.write(result, out / "junit.xml")
     markdown.write(result, out / "summary.md")
+    html.write(result, out / "report.html")
     (out / "report.txt").write_text(terminal.render(result, reveal_hidden), encoding="utf-8")
     # Last, and whole or not at all: a resumed batch takes a folder with results.json as done.
     jsonfile.write(result, out / "results.json")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.report import failure_texts, fmt_points, headline, perf_line
+from grader.report import application_lines, failure_texts, fmt_points, headline, perf_line
 from grader.results import SubmissionResult
 
 MAX_FAILURES = 3
@@ -32,6 +32,8 @@ def document(result: SubmissionResult) -> str:
     integ_text = f"{integ.passed}/{integ.total} cases passed" if integ.status == "graded" else \
         (integ.message or integ.status.replace("_", " "))
     out += ["", f"Integration (all files together): {_cell(integ_text)}", ""]
+    if result.applications:
+        out += ["```text", *application_lines(result), "```", ""]
     for tr in result.tasks:
         problems: list[str] = []
         if tr.status in ("missing", "forbidden") or (tr.placeholder and tr.message):

@@ -1,7 +1,7 @@
 """The terminal report: what the grader prints."""
 from __future__ import annotations
 
-from grader.report import failure_texts, fmt_points, headline, perf_line, speedup_line
+from grader.report import application_lines, failure_texts, fmt_points, headline, perf_line, speedup_line
 from grader.results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5      # failing visible cases shown in full per task
@@ -109,6 +109,8 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
         out.append(_indent(integ.build.errors if integ.build else "", "    | "))
     else:
         out.append(f"Integration: {integ.message}")
+    if result.applications:
+        out += ["", *application_lines(result)]
     out += ["", *_summary_table(result), "", f"TOTAL  {headline(result)}"]
     if not result.performance_measured and result.machine.backend != "cuda":
         out.append("Performance is graded on the course's GPU machine (python3 -m grader batch).")

@@ -43,7 +43,7 @@ struct Args {
 inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
-                                            "--perturb"};
+                                            "--perturb", "--min-n", "--label", "--csv"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf"};
 
 inline Args parseArgs(int argc, char** argv) {

@@ -68,6 +68,19 @@ inline const StudentTask kStudentTasks[] = {
     {3, "scan", "scan of any length (inclusive and exclusive)", "scan.cuh", "scanBlocksKernel"},
 };
 
+// [[exercise]]: student files that an application runs (handout/apps)
+struct Exercise {
+    const char* name;
+    const char* title;
+    const char* file;
+    const char* kernels;      // comma-separated
+    const char* application;  // `scanlab app NAME`
+    Task uses;                // the driver task whose kernels it also calls
+};
+inline const Exercise kExercises[] = {
+    {"split", "the split pass of a radix sort (stable partition by one bit)", "split.cuh", "splitFlagsKernel,splitScatterKernel", "radix-sort", Task::ScanExclusive},
+};
+
 // [distributions]
 inline const char* const kDistributionNames[] = {"random", "ones", "ascending", "descending", "negative"};
 inline constexpr const char* kDistributionList = "random, ones, ascending, descending or negative";

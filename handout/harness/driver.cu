@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/apps.h"
 #include "harness/args.h"
 #include "harness/assignment.h"
 #include "harness/check.h"
@@ -36,6 +37,7 @@
 #include "harness/run.h"
 #include "harness/runtime.cuh"
 #include "harness/suite.h"
+#include "harness/sweep.h"
 #include "harness/tasks.h"
 
 namespace scanlab {
@@ -56,9 +58,20 @@ commands:
   info     describe the device and measure its copy bandwidth
   batch    many runs in one process (for the grader): --cases FILE holds the
            options of one `run` per line, --json FILE gets one line per case
+  app A    an application on your kernels (pi, normal-cdf, compaction, or all:
+           the default), checked on the CPU; --n, --block, --seed, --output,
+           --json (apps/apps.h)
+  verify-app A --output FILE --n N
+           check an output file written by `app A --output` (CPU only)
+  sweep    time one task at every power of two from --min-n (2^10) to --max-n
+           (2^28; on the emulator the suite's emulator-max-n, in elements/s,
+           not GPU performance):
+           your kernels (named --label, default "yours"), its baselines and a
+           device copy; --csv FILE, --json FILE (what `make plot` draws)
   list W   what the assignment defines, one per line: tasks, operators
            (--task T: those used with T), distributions, student-files, sizes,
-           large-sizes, blocks, emulator-max-n, exit-codes (scripts use it)
+           large-sizes, blocks, emulator-max-n, exit-codes, applications
+           (with the task each uses and its exercise's file, or -) (scripts use it)
   help     this text
 
 run / verify options:
@@ -392,6 +405,10 @@ int cmdList(const Args& args) {
         for (size_t n : kSuiteLargeSizes) std::printf("%zu\n", n);
     } else if (what == "blocks") {
         for (unsigned b : kSuiteBlocks) std::printf("%u\n", b);
+    } else if (what == "applications") {
+        for (const auto& a : apps::kApps)
+            std::printf("%s %s %s\n", a.name, taskInfo(a.uses).name,
+                        a.exercise ? apps::exercise(a.exercise).file : "-");
     } else if (what == "emulator-max-n") {
         std::printf("%zu\n", kSuiteEmulatorMaxN);
     } else if (what == "exit-codes") {
@@ -417,6 +434,11 @@ int dispatch(int argc, char** argv) {
         if (args.command == "grade") return cmdGrade(args);
         if (args.command == "info") return cmdInfo(args);
         if (args.command == "list") return cmdList(args);
+        if (args.command == "app")
+            return noGpu("app") ? kExitNoGpu
+                                : apps::cmdApp(args, std::string(SCANLAB_BACKEND) == "emulator");
+        if (args.command == "verify-app") return apps::cmdVerifyApp(args);
+        if (args.command == "sweep") return noGpu("sweep") ? kExitNoGpu : cmdSweep(args, queryDevice());
         throw UsageError("unknown command '" + args.command + "'");
     } catch (const UsageError& e) {
         std::fprintf(stderr, "scanlab: %s\n(run 'scanlab help' for the options)\n", e.what());

@@ -70,13 +70,36 @@ struct FromInt<Op, std::void_t<decltype(Op::fromValue(int32_t(0)))>> {
     static typename Op::Element make(int32_t v) { return Op::fromValue(v); }
 };
 
+// Whether element i starts a segment, for operators with segment heads (Segmented<Op>
+// of harness/ops.cuh): the layouts listed under [distributions] in data/assignment.toml.
+inline bool segmentHead(Distribution d, uint64_t seed, size_t i) {
+    switch (d) {
+        case Distribution::Ones: return i == 0;
+        case Distribution::Ascending: return true;
+        case Distribution::Descending: return i % 3001 == 3000;
+        case Distribution::Negative: return false;
+        case Distribution::Random:
+        default: return splitmix64(seed ^ 0x7365676dull ^ splitmix64(i)) % 97 == 0;
+    }
+}
+
+template <class Op, class = void>
+struct HasSegments : std::false_type {};
+template <class Op>
+struct HasSegments<Op, std::void_t<decltype(Op::fromValue(int32_t(0), false))>> : std::true_type {};
+
 // Element i of an input, drawn as the operator's `sample` in data/assignment.toml says.
 template <class Op>
 typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i) {
     using Traits = OperatorTraits<Op>;
     using T = typename Op::Element;
     const uint64_t r = splitmix64(seed ^ splitmix64(i));
-    if constexpr (Traits::kSample == Sample::UnitFloat) {
+    if constexpr (HasSegments<Op>::value) {
+        static_assert(Traits::kSample == Sample::SmallInt, "segmented operators sample small-int");
+        const int32_t v = sampleInt(d, seed, i, Traits::kRange);
+        const bool drawn = d == Distribution::Random || d == Distribution::Negative;
+        return Op::fromValue(drawn ? v : v % (Traits::kRange + 1), segmentHead(d, seed, i));
+    } else if constexpr (Traits::kSample == Sample::UnitFloat) {
         if (d == Distribution::Negative) return T(-0.5f - float(r >> 41) / float(1 << 23));  // [-1.5, -0.5)
         if (d != Distribution::Random) return T(float(sampleInt(d, seed, i, 0)) / 8.0f);
         return T(float(r >> 40) / float(1 << 23) - 1.0f);  // uniform in [-1, 1)

@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "harness/args.h"
 #include "harness/grading.h"
@@ -37,7 +38,7 @@ public:
         for (auto it = counts_.begin(); it != counts_.end();) {
             const std::string task = it->first.first;
             bool commutativeFails = false;
-            std::string otherFails;  // the non-commutative operators that fail
+            std::vector<std::string> otherFails;  // the non-commutative operators that fail
             std::printf("  %-16s", task.c_str());
             for (; it != counts_.end() && it->first.first == task; ++it) {
                 const std::string& op = it->first.second;
@@ -47,16 +48,20 @@ public:
                     if (OperatorTraits<decltype(o)>::kCommutative)
                         commutativeFails = true;
                     else
-                        otherFails += (otherFails.empty() ? "" : ", ") + op;
+                        otherFails.push_back(op);
                 });
             }
             std::printf("\n");
-            if (!otherFails.empty() && !commutativeFails)
-                std::printf("hint: %s fails only with %s, whose operator is not commutative: the "
+            if (!otherFails.empty() && !commutativeFails) {
+                std::string names = otherFails[0];
+                for (size_t i = 1; i < otherFails.size(); ++i)
+                    names += (i + 1 == otherFails.size() ? " and " : ", ") + otherFails[i];
+                std::printf("hint: %s fails only with %s, whose operator%s not commutative: the "
                             "result depends on which side of apply() each value is on. Keep "
                             "apply(earlier, later) everywhere, in the shuffles and across warps "
                             "and blocks too.\n",
-                            task.c_str(), otherFails.c_str());
+                            task.c_str(), names.c_str(), otherFails.size() > 1 ? "s are" : " is");
+            }
         }
     }
 

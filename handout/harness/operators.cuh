@@ -70,15 +70,28 @@ struct OperatorTraits<Mssp> {
 static_assert(sizeof(Mssp::Element) == 16,
               "data/assignment.toml: mssp has element_bytes = 16");
 
+template <>
+struct OperatorTraits<Segmented<Add<int32_t>>> {
+    static constexpr const char* kName = "seg-add-i32";
+    static constexpr std::size_t kElementBytes = 8;
+    static constexpr bool kCommutative = false;
+    static constexpr const char* kIdentity = "{value 0, head 0}";
+    static constexpr Sample kSample = Sample::SmallInt;
+    static constexpr int kRange = 1000;
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+};
+static_assert(sizeof(Segmented<Add<int32_t>>::Element) == 8,
+              "data/assignment.toml: seg-add-i32 has element_bytes = 8");
+
 template <class Op>
 const char* operatorName() { return OperatorTraits<Op>::kName; }
 
-inline const char* const kOperatorNames[] = {"add-i32", "add-f32", "max-i32", "mssp"};
-inline constexpr const char* kOperatorList = "add-i32, add-f32, max-i32 or mssp";
+inline const char* const kOperatorNames[] = {"add-i32", "add-f32", "max-i32", "mssp", "seg-add-i32"};
+inline constexpr const char* kOperatorList = "add-i32, add-f32, max-i32, mssp or seg-add-i32";
 
 // X(type) once per operator: the explicit instantiations of the student unit
 // (harness/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.
-#define SCANLAB_FOR_EACH_OPERATOR(X) X(Add<int32_t>) X(Add<float>) X(Max<int32_t>) X(Mssp)
+#define SCANLAB_FOR_EACH_OPERATOR(X) X(Add<int32_t>) X(Add<float>) X(Max<int32_t>) X(Mssp) X(Segmented<Add<int32_t>>)
 
 // Calls f(Op{}) for the operator named `name`; returns false if there is none.
 template <class F>
@@ -87,6 +100,7 @@ bool withOperator(const std::string& name, F&& f) {
     if (name == "add-f32") return f(Add<float>{}), true;
     if (name == "max-i32") return f(Max<int32_t>{}), true;
     if (name == "mssp") return f(Mssp{}), true;
+    if (name == "seg-add-i32") return f(Segmented<Add<int32_t>>{}), true;
     return false;
 }
 

@@ -109,4 +109,39 @@ struct Mssp {
     }
 };
 
+// Segmented scan as an operator (Blelloch 1990; PMPH): an element is a value with a
+// flag that says whether it starts a segment (its "head"). The operator Op lifted over
+// flagged values,
+//   (va, ha) (+) (vb, hb) = (hb ? vb : va (+) vb,  ha | hb),
+// is associative whenever Op is, and never commutative: a head on the right cuts off
+// everything to its left. Any scan that is correct for every associative operator is
+// therefore a segmented scan once given this one: its inclusive scan restarts at each
+// head. (Its exclusive scan shifts by one: element i gets the fold of elements before
+// i, which at a head is the end of the previous segment.)
+template <class T>
+struct Flagged {
+    T value;
+    int32_t head;  // 1 where a segment starts, else 0
+};
+
+template <class Op>
+struct Segmented {
+    using Base = Op;
+    using Element = Flagged<typename Op::Element>;
+    SCANLAB_HD static Element identity() { return Element{Op::identity(), 0}; }
+    SCANLAB_HD static Element apply(Element a, Element b) {
+        return Element{b.head ? b.value : Op::apply(a.value, b.value), a.head | b.head};
+    }
+    SCANLAB_HD static Element fromValue(int32_t v, bool head) {
+        return Element{typename Op::Element(v), head ? 1 : 0};
+    }
+    static bool equal(Element e, Element g, double tolerance) {
+        return e.head == g.head && Op::equal(e.value, g.value, tolerance);
+    }
+    static double magnitude(Element x) { return Op::magnitude(x.value); }
+    static std::string format(Element x) {
+        return "{value " + Op::format(x.value) + ", head " + std::to_string(x.head) + "}";
+    }
+};
+
 }  // namespace scanlab

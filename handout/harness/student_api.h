@@ -7,6 +7,7 @@
 // generates inputs, times the kernels, checks and writes their output.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 
 #include "harness/assignment.h"
 
@@ -18,6 +19,12 @@ template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
                 typename Op::Element* out, unsigned blockSize,
                 typename Op::Element* blockResults);
+
+// The exercise split (student/split.cuh, application radix-sort): each launches one
+// kernel (asynchronously), with enough threads for n elements.
+void launchSplitFlags(const uint32_t* keys, size_t n, int bit, int32_t* isZero, unsigned blockSize);
+void launchSplitScatter(const uint32_t* keys, const int32_t* isZero, const int32_t* zerosBefore,
+                        size_t n, int bit, uint32_t* out, unsigned blockSize);
 
 // The "not implemented" flag that the handout's stubs set (harness/runtime.cuh).
 void resetNotImplemented();

@@ -8,7 +8,10 @@
 
 #include "harness/operators.cuh"
 #include "harness/plans.cuh"
+#include "harness/launch.cuh"
+#include "harness/policy.cuh"
 #include "harness/runtime.cuh"
+#include "student/split.cuh"
 
 namespace scanlab::student {
 
@@ -29,6 +32,22 @@ void launchTask(Task task, const typename Op::Element* in, size_t n,
                                  Op::Element*);
 SCANLAB_FOR_EACH_OPERATOR(SCANLAB_INSTANTIATE_LAUNCH_TASK)
 #undef SCANLAB_INSTANTIATE_LAUNCH_TASK
+
+static unsigned splitBlocks(size_t n, unsigned blockSize) {
+    const size_t blocks = (n + blockSize - 1) / blockSize;
+    return unsigned(blocks < kMaxBlocks ? blocks : kMaxBlocks);
+}
+
+void launchSplitFlags(const uint32_t* keys, size_t n, int bit, int32_t* isZero, unsigned blockSize) {
+    launchKernel("splitFlagsKernel", splitFlagsKernel, dim3(splitBlocks(n, blockSize)), dim3(blockSize),
+                 0, keys, n, bit, isZero);
+}
+
+void launchSplitScatter(const uint32_t* keys, const int32_t* isZero, const int32_t* zerosBefore,
+                        size_t n, int bit, uint32_t* out, unsigned blockSize) {
+    launchKernel("splitScatterKernel", splitScatterKernel, dim3(splitBlocks(n, blockSize)),
+                 dim3(blockSize), 0, keys, isZero, zerosBefore, n, bit, out);
+}
 
 void resetNotImplemented() {
     const int zero = 0;

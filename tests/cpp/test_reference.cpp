@@ -76,6 +76,13 @@ TEST_CASE("CPU reference reproduces the lectures' worked examples") {
         else if (ex.op == "mssp")
             got = runReference<Mssp>(ex, [&](const std::string& w) { return Mssp::fromValue(parseInt(w)); },
                                      [](MssTuple t) { return std::to_string(t.mss); });
+        else if (ex.op == "seg-add-i32") {
+            using Seg = Segmented<Add<int32_t>>;
+            got = runReference<Seg>(ex, [&](const std::string& w) {
+                const bool head = w[0] == '^';
+                return Seg::fromValue(parseInt(head ? w.substr(1) : w), head);
+            }, [](Seg::Element x) { return std::to_string(x.value); });
+        }
         else FAIL("unknown operator in worked example: " << ex.op);
         CHECK(got == ex.expected);
     }
@@ -89,6 +96,37 @@ TEST_CASE("operators: identity is neutral and MSSP is associative but not commut
     CHECK_FALSE(Mssp::equal(Mssp::apply(a, b), Mssp::apply(b, a), 0));
     CHECK(Max<int32_t>::apply(Max<int32_t>::identity(), -2147483647 - 1) == -2147483647 - 1);
     CHECK(Add<int32_t>::apply(2147483647, 1) == -2147483647 - 1);  // wraps, no UB
+}
+
+TEST_CASE("operators: the segmented sum is the lifted operator, associative, not commutative") {
+    using Seg = Segmented<Add<int32_t>>;
+    const Seg::Element a = Seg::fromValue(5, false), b = Seg::fromValue(-7, true),
+                       c = Seg::fromValue(3, false);
+    CHECK(Seg::equal(Seg::apply(Seg::identity(), b), b, 0));
+    CHECK(Seg::equal(Seg::apply(b, Seg::identity()), b, 0));
+    for (auto x : {a, b, c})
+        for (auto y : {a, b, c})
+            for (auto z : {a, b, c})
+                CHECK(Seg::equal(Seg::apply(Seg::apply(x, y), z), Seg::apply(x, Seg::apply(y, z)), 0));
+    CHECK(Seg::apply(a, b).value == -7);  // a head on the right cuts off the left
+    CHECK(Seg::apply(b, a).value == -2);
+    CHECK(Seg::apply(a, b).head == 1);
+}
+
+TEST_CASE("segment layouts: one segment, every element a head, long segments, none") {
+    using Seg = Segmented<Add<int32_t>>;
+    auto heads = [](Distribution d, size_t n) {
+        size_t count = 0;
+        for (const auto& x : generateInput<Seg>(n, 9, d)) count += x.head;
+        return count;
+    };
+    CHECK(heads(Distribution::Ones, 5000) == 1);
+    CHECK(heads(Distribution::Ascending, 5000) == 5000);
+    CHECK(heads(Distribution::Descending, 9003) == 3);
+    CHECK(heads(Distribution::Negative, 5000) == 0);
+    const size_t random = heads(Distribution::Random, 97000);
+    CHECK((random > 800 && random < 1200));  // about one in 97
+    CHECK(generateInput<Seg>(1, 9, Distribution::Ones)[0].head == 1);
 }
 
 TEST_CASE("generator is deterministic, seed-dependent and independent of n") {

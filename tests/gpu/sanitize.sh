@@ -17,6 +17,8 @@ cases() {
       done
     done
   done
+  # The applications: their map and scatter kernels around the student's.
+  for app in $("$driver" list applications | awk '{ print $1 }'); do echo "app $app --n 70001 --block 128"; done
 }
 if [ -n "${SCANLAB_LIST_CASES:-}" ]; then cases; exit 0; fi
 . "$(dirname "$0")/require_gpu.sh"; require_gpu "$driver"
@@ -24,7 +26,8 @@ command -v compute-sanitizer >/dev/null || { echo "compute-sanitizer not found: 
 failures=0 runs=0
 for tool in ${tools[@]}; do
   while read -r args; do
-    log=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" run $args 2>&1); rc=$?
+    [ "${args%% *}" = app ] || args="run $args"
+    log=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" $args 2>&1); rc=$?
     runs=$((runs + 1))
     if [ $rc -ne 0 ]; then
       echo "FAIL [$tool] $args (exit $rc)"; echo "$log" | tail -n 20

@@ -92,6 +92,25 @@ def test_rubric_tasks_come_from_the_manifest():
 
 # ---- the compiled driver agrees with the manifest -----------------------------------------
 
+def test_exercises_are_checked_when_read():
+    a = default_assignment()
+    assert [(e.name, e.file, e.application, e.uses) for e in a.exercises] == [
+        ("split", "split.cuh", "radix-sort", "scan-exclusive")]
+    assert a.exercise_of_application("radix-sort") is a.exercises[0]
+    assert a.exercise_of_application("pi") is None
+    bad_uses = manifest_data()
+    bad_uses["exercise"][0]["uses"] = "sort"
+    with pytest.raises(AssignmentError, match="`uses`: no driver task 'sort'"):
+        parse_assignment(bad_uses, MANIFEST)
+    a_task_file = manifest_data()
+    a_task_file["exercise"][0]["file"] = "scan.cuh"
+    with pytest.raises(AssignmentError, match="also a task's file"):
+        parse_assignment(a_task_file, MANIFEST)
+    none = manifest_data()
+    del none["exercise"]
+    assert parse_assignment(none, MANIFEST).exercises == ()
+
+
 def driver(*args: str) -> subprocess.CompletedProcess:
     if not EMU_DRIVER.is_file():
         pytest.skip(f"{EMU_DRIVER} is not built (make)")
@@ -117,6 +136,11 @@ def test_driver_lists_what_the_manifest_defines():
         "pass": a.exit_codes.passed, "fail": a.exit_codes.fail, "usage": a.exit_codes.usage,
         "not-implemented": a.exit_codes.not_implemented, "error": a.exit_codes.error,
         "no-gpu": a.exit_codes.no_gpu}
+    # Each exercise is run by the application it names, which lists its file.
+    apps = {row.split()[0]: row.split()[1:] for row in listed("applications")}
+    for e in a.exercises:
+        assert apps[e.application] == [e.uses, e.file]
+    assert sum(1 for _, file in apps.values() if file != "-") == len(a.exercises)
     suite = tomllib.loads((REPO / "data" / "cases.toml").read_text())["suite"]
     assert [int(n) for n in listed("sizes")] == suite["sizes"]
     assert [int(b) for b in listed("blocks")] == suite["blocks"]

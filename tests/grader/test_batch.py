@@ -6,8 +6,9 @@ import csv
 import re
 
 from fixtures import BATCH_OF_TEN as TEN, compose_class
-from grader.batch import find_submissions, run_batch
+from grader.batch import CLASS_PAGE, find_submissions, run_batch
 from grader.report import gradebook
+from grader.report.folder import REPORT_FILES
 
 
 
@@ -52,5 +53,9 @@ def test_batch_of_ten(emulator, tmp_path):
     assert "| handout | - | 0.00 | task 1: the handout's placeholder; task 2: the handout's " \
            "placeholder; task 3: not implemented |" in summary
     for name in TEN:
-        for report in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
+        for report in REPORT_FILES:
             assert (out / "submissions" / name / report).is_file(), (name, report)
+    # The class page links every submission's page, and every link leads to one.
+    links = re.findall(r'<a href="([^"]+)"', (out / CLASS_PAGE).read_text(encoding="utf-8"))
+    assert sorted(links) == sorted(f"submissions/{name}/report.html" for name in TEN)
+    assert all((out / link).is_file() for link in links)

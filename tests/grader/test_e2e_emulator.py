@@ -126,12 +126,16 @@ def test_forbidden_is_not_built(emulator):
     assert all(v.file == "student/reduce.cuh" and v.line > 0 for v in t2.violations)
 
 
-def test_commutative_reduce_fails_only_mssp(emulator):
-    t2 = emulator("commutative_reduce").tasks[1]
-    failed = {c.case.op for c in t2.cases if not c.passed}
-    passed = {c.case.op for c in t2.cases if c.passed}
-    assert failed == {"mssp"}
+@pytest.mark.parametrize("fixture,task", [("commutative_reduce", 2), ("commutative_scan", 3)])
+def test_operands_out_of_order_fail_only_the_non_commutative_operators(emulator, fixture, task):
+    tr = emulator(fixture).tasks[task - 1]
+    failed = {c.case.op for c in tr.cases if not c.passed}
+    passed = {c.case.op for c in tr.cases if c.passed}
+    # mssp and the segmented sum are the operators that are not commutative.
+    assert failed == {"mssp", "seg-add-i32"}
     assert {"add-i32", "add-f32", "max-i32"} <= passed
+    assert "not commutative" in tr.message and "out of order" in tr.message
+    assert "seg-add-i32" in tr.message
 
 
 def test_large_scan_bug_fails_only_partial_last_blocks(emulator):
@@ -170,7 +174,8 @@ def test_a_failing_suite_says_where_and_hints_at_operand_order(emu_session, tmp_
     reduce = next(line for line in table if line.split()[0] == "reduce")
     assert " add-i32 0/" in reduce and " max-i32 0/" in reduce and " mssp 0/" not in reduce
     assert any(line.split()[0] == "warp-scan" and "mssp 0/" in line for line in table)
-    assert "hint: reduce fails only with mssp, whose operator is not commutative" in r.stdout
+    assert ("hint: reduce fails only with mssp and seg-add-i32, whose operators are not commutative"
+            in r.stdout)
     assert "hint: warp-scan" not in r.stdout
 
 
@@ -263,3 +268,38 @@ def test_refused_files_are_named_with_the_reason(emu_session, tmp_path):
     assert messages["warp_scan.cuh"] == ("warp_scan.cuh was refused: student/warp_scan.cuh is a symbolic "
                                          "link, which is not followed: submit the file itself")
     assert result.missing == {}
+
+
+def test_applications_run_on_the_students_kernels(emulator):
+    """handout/apps on the integration build, decided by the reference's verify-app:
+    all pass on the reference; the handout's pi runs on its reduce placeholder and the
+    scans say which task they need; a wrong scan shows as a wrong table naming task 3."""
+    reference = {a.name: a for a in emulator("reference").applications}
+    assert set(reference) == {"pi", "normal-cdf", "compaction", "radix-sort"}
+    assert all(a.status == "pass" for a in reference.values()), reference
+    assert any(f.startswith("pi (your reduce") for f in reference["pi"].figures)
+    handout = {a.name: a for a in emulator("handout").applications}
+    assert handout["pi"].status == "pass"
+    for name in ("normal-cdf", "compaction"):
+        assert handout[name].status == "not_implemented"
+        assert "needs task 3" in handout[name].message
+    assert handout["radix-sort"].status == "not_implemented"
+    assert handout["radix-sort"].message.startswith("needs the exercise split (student/split.cuh)")
+    broken = {a.name: a for a in emulator("large_scan_bug").applications}
+    assert broken["normal-cdf"].status == "fail"
+    assert "Phi(" in broken["normal-cdf"].message and "your scan (task 3)" in broken["normal-cdf"].message
+    assert broken["pi"].status == "pass"
+
+
+def test_an_off_by_one_split_names_the_first_wrong_index(emulator):
+    """The exercise runs on its own build: its tasks keep every point, and radix-sort
+    says where the first split went wrong and that keys were lost."""
+    result = emulator("split_off_by_one")
+    assert result.correctness_score == result.correctness_max
+    apps = {a.name: a for a in result.applications}
+    assert {n: a.status for n, a in apps.items()} == {"pi": "pass", "normal-cdf": "pass",
+                                                      "compaction": "pass", "radix-sort": "fail"}
+    message = apps["radix-sort"].message
+    assert message.startswith("after the split on bit 0, first wrong index "), message
+    assert "written twice and others never" in message
+    assert "your split (the exercise, student/split.cuh) on your scan-exclusive (task 3)" in message

@@ -60,7 +60,7 @@ def test_driver_tables_follow_the_manifest():
         a.operators[0], name="min-i32", cpp="Min<int32_t>"),),
         exit_codes=dataclasses.replace(a.exit_codes, no_gpu=99))
     tables = make_handout.driver_tables(changed)
-    assert "`mssp`, `min-i32` |" in tables
+    assert f"`{a.operators[-1].name}`, `min-i32` |" in tables
     assert "| 99 | no GPU found" in tables and "| 77 |" not in tables
 
 
@@ -80,10 +80,15 @@ def test_generated_headers_follow_the_manifest():
 
 def test_a_kernel_missing_from_its_file_is_reported(tmp_path: Path):
     a = default_assignment()
-    for t in a.tasks:
-        (tmp_path / t.file).write_text("\n".join(f"void {k}(int);" for k in t.kernels))
+    for owner in (*a.tasks, *a.exercises):
+        (tmp_path / owner.file).write_text("\n".join(f"void {k}(int);" for k in owner.kernels))
     assert make_handout.kernel_problems(a, tmp_path) == []
     first = a.tasks[0]
     (tmp_path / first.file).write_text("// nothing here\n")
     problems = make_handout.kernel_problems(a, tmp_path)
     assert len(problems) == len(first.kernels) and first.kernels[0] in problems[0]
+    exercise = a.exercises[0]
+    (tmp_path / exercise.file).write_text(f"void {exercise.kernels[0]}(int);\n")
+    problems = make_handout.kernel_problems(a, tmp_path)[len(first.kernels):]
+    assert problems == [f"{tmp_path / exercise.file} does not define {exercise.kernels[1]} "
+                        f"(exercise {exercise.name} in data/assignment.toml)"]

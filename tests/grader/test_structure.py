@@ -74,11 +74,13 @@ def test_the_emulator_scheduler_does_not_call_the_runtime():
         assert not [f for f in runtime_only if f + "(" in text], p.name
 
 
-def test_the_grader_type_checks():
-    # The stages pass typed records (grader/grade.py Part): mypy holds them to it.
-    api = pytest.importorskip("mypy.api", reason="mypy is not installed (tests/grader/requirements.txt)")
+def test_the_grader_and_the_tools_type_check():
+    # The stages pass typed records (grader/grade.py Part): mypy holds them to it, and the
+    # tools of the repository and of the handout.
+    api = pytest.importorskip("mypy.api", reason="mypy is not installed (pyproject.toml, extra 'test')")
     out, err, status = api.run(["--ignore-missing-imports", "--no-error-summary", "--cache-dir",
-                                str(REPO / "build" / "mypy-cache"), str(REPO / "grader")])
+                                str(REPO / "build" / "mypy-cache"), str(REPO / "grader"),
+                                str(REPO / "tools"), str(REPO / "handout" / "tools")])
     assert status == 0, out + err
 
 

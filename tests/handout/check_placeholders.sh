@@ -28,6 +28,12 @@ expect "$pass" "check   PASS" run --task reduce --op mssp --n 70001 --block 128
 expect "$not_implemented" "task 3: not implemented" run --task scan --n 1000
 expect "$not_implemented" "task 3: not implemented" run --task scan-exclusive --n 1000
 expect "$usage" "must be a multiple of 32" run --task scan --block 48
+# The applications (handout/apps): pi runs on the reduce placeholder; the two that
+# scan say which task they need instead of failing.
+expect "$pass" "check   PASS" app pi --n 100000
+expect "$not_implemented" "needs task 3 (scan)" app normal-cdf --n 1000
+expect "$not_implemented" "needs task 3 (scan-exclusive)" app compaction --n 1000
+expect "$not_implemented" "needs the exercise split (student/split.cuh)" app radix-sort --n 1000
 expect "$usage" "unknown operator" run --task scan --op mul-i32
 expect "$usage" "is not a non-negative whole number" run --task reduce --n -5
 expect "$usage" "--task is required" run --n 10

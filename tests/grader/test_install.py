@@ -1,0 +1,52 @@
+"""The grader installed the ecosystem's way: `pip install .` (pyproject.toml) gives the
+`scanlab-grade` command, whose version is the one written in grader/__init__.py, and
+which finds its checkout from where it runs or from $SCANLAB_ROOT."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+import grader
+
+COMMAND = Path(sys.executable).parent / "scanlab-grade"
+
+
+def installed() -> Path:
+    if not COMMAND.is_file():
+        pytest.skip(f"{COMMAND} is not installed (make test installs it: pip install '.[test]')")
+    return COMMAND
+
+
+def test_the_version_is_written_once():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert "version" not in project and "version" in project["dynamic"]
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["dynamic"]["version"] == {"attr": "grader.__version__"}
+    r = subprocess.run([sys.executable, "-m", "grader", "--version"], cwd=REPO, capture_output=True,
+                       text=True, timeout=60)
+    assert r.stdout.strip() == f"scanlab grader {grader.__version__}"
+
+
+def test_scanlab_grade_runs_in_a_checkout_and_says_where_it_is_not(tmp_path: Path):
+    command = installed()
+    env = {k: v for k, v in os.environ.items() if k != "SCANLAB_ROOT"}
+    r = subprocess.run([str(command), "--version"], cwd=REPO, capture_output=True, text=True, timeout=60,
+                       env=env)
+    assert r.returncode == 0 and r.stdout.strip() == f"scanlab grader {grader.__version__}"
+    # In the handout folder of a checkout: the checkout above it.
+    r = subprocess.run([str(command), "rubric-keys"], cwd=REPO / "handout", capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert r.returncode == 0 and "zero_for_placeholders" in r.stdout
+    # Elsewhere: a message, exit 2; with SCANLAB_ROOT: the checkout it names.
+    r = subprocess.run([str(command), "rubric-keys"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60, env=env)
+    assert r.returncode == 2 and "no scanlab checkout here" in r.stderr and "SCANLAB_ROOT" in r.stderr
+    r = subprocess.run([str(command), "rubric-keys"], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60, env={**env, "SCANLAB_ROOT": str(REPO)})
+    assert r.returncode == 0 and "zero_for_placeholders" in r.stdout
