@@ -67,6 +67,37 @@ void printRow(const Contestant& c, const Contestant* base) {
     std::printf("\n");
 }
 
+// One size's input and output buffers and CUB's scratch space, and CUB's two
+// contestants over them.
+struct CubCase {
+    size_t n;
+    std::vector<int32_t> input;
+    DeviceBuffer<int32_t> in, out, result;
+    size_t reduceTemp = 0, scanTemp = 0;
+    DeviceBuffer<unsigned char> temp;
+
+    explicit CubCase(size_t count)
+        : n(count), input(generateInput<Op>(n, 7, Distribution::Random)), in(n), out(n), result(1) {
+        in.upload(input);
+        cub::DeviceReduce::Sum(nullptr, reduceTemp, in.data(), result.data(), int64_t(n));
+        cub::DeviceScan::InclusiveSum(nullptr, scanTemp, in.data(), out.data(), int64_t(n));
+        temp = DeviceBuffer<unsigned char>(std::max(reduceTemp, scanTemp));
+    }
+    double elementBytes() const { return sizeof(int32_t) * double(n); }
+    Contestant reduce() {
+        return {"cub::DeviceReduce::Sum", elementBytes(), [this] {
+                    size_t bytes = reduceTemp;
+                    cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
+                }};
+    }
+    Contestant scan() {
+        return {"cub::DeviceScan::InclusiveSum", 2 * elementBytes(), [this] {
+                    size_t bytes = scanTemp;
+                    cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
+                }};
+    }
+};
+
 // CUB's reduce and scan over n = 2^10 .. 2^28, in the CSV layout of `scanlab sweep`.
 int sweepCub(const std::string& path, const DeviceInfo& dev) {
     std::ofstream csv(path, std::ios::trunc);
@@ -77,23 +108,8 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
     csv << kSweepCsvHeader << "\n";
     for (int log2n = 10; log2n <= 28; ++log2n) {
         const size_t n = size_t(1) << log2n;
-        const auto input = generateInput<Op>(n, 7, Distribution::Random);
-        DeviceBuffer<int32_t> in(n), out(n), result(1);
-        in.upload(input);
-        size_t reduceTemp = 0, scanTemp = 0;
-        cub::DeviceReduce::Sum(nullptr, reduceTemp, in.data(), result.data(), int64_t(n));
-        cub::DeviceScan::InclusiveSum(nullptr, scanTemp, in.data(), out.data(), int64_t(n));
-        DeviceBuffer<unsigned char> temp(std::max(reduceTemp, scanTemp));
-        const double elem = sizeof(int32_t) * double(n);
-        std::vector<Contestant> cs;
-        cs.push_back({"cub::DeviceReduce::Sum", elem, [&] {
-            size_t bytes = reduceTemp;
-            cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
-        }});
-        cs.push_back({"cub::DeviceScan::InclusiveSum", 2 * elem, [&] {
-            size_t bytes = scanTemp;
-            cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
-        }});
+        CubCase cub(n);
+        std::vector<Contestant> cs{cub.reduce(), cub.scan()};
         measure(cs, 10, std::max(1, int((size_t(1) << 20) / n)));
         const char* tasks[] = {"reduce", "scan"};
         for (int i = 0; i < 2; ++i) {
@@ -131,29 +147,20 @@ int main(int argc, char** argv) {
     for (int log2n : {20, 24, 28}) {
         const size_t n = size_t(1) << log2n;
         const int batch = std::max(1, int((size_t(1) << 24) / n));
-        const auto input = generateInput<Op>(n, 7, Distribution::Random);
-        DeviceBuffer<int32_t> in(n), out(n), copy(n), result(1);
-        in.upload(input);
+        CubCase cub(n);
+        const auto& input = cub.input;
+        DeviceBuffer<int32_t> copy(n);
+        auto &in = cub.in, &out = cub.out, &result = cub.result;
         Workspace<Op> ws;
-        size_t reduceTemp = 0, scanTemp = 0;
-        cub::DeviceReduce::Sum(nullptr, reduceTemp, in.data(), result.data(), int64_t(n));
-        cub::DeviceScan::InclusiveSum(nullptr, scanTemp, in.data(), out.data(), int64_t(n));
-        DeviceBuffer<unsigned char> temp(std::max(reduceTemp, scanTemp));
-        const double elem = sizeof(int32_t) * double(n);
+        const double elem = cub.elementBytes();
 
         std::vector<Contestant> cs;
         cs.push_back({"device-to-device copy", 2 * elem, [&] { copy.copyFrom(in); }});
-        cs.push_back({"cub::DeviceReduce::Sum", elem, [&] {
-            size_t bytes = reduceTemp;
-            cub::DeviceReduce::Sum(temp.data(), bytes, in.data(), result.data(), int64_t(n));
-        }});
+        cs.push_back(cub.reduce());
         cs.push_back({"reference reduce", elem, [&] {
             reduce<Op>(in.data(), n, result.data(), block, ws.blockResults.data());
         }});
-        cs.push_back({"cub::DeviceScan::InclusiveSum", 2 * elem, [&] {
-            size_t bytes = scanTemp;
-            cub::DeviceScan::InclusiveSum(temp.data(), bytes, in.data(), out.data(), int64_t(n));
-        }});
+        cs.push_back(cub.scan());
         cs.push_back({"reference scan (3-phase)", 2 * elem, [&] {
             scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
         }});

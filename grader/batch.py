@@ -183,6 +183,14 @@ def run_batch(session: Session, entries: list[Path], out: Path,
                 progress.done += 1
                 progress.graded_now += 1
                 say(_progress_line(progress.done, progress.total, result, progress.eta()))
+    return finish_batch(results, rubric, entries, out)
+
+
+def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],
+                 out: Path) -> list[SubmissionResult]:
+    """The class's files from every submission's result: the gradebook files, the class
+    summary and the class page (a local batch, and `merge` after a Slurm one)."""
+    names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
     gradebook.write_all(results, rubric, out)
     (out / "class-summary.md").write_text(class_summary(results, rubric), encoding="utf-8")

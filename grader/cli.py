@@ -11,7 +11,9 @@ from grader.build import Layout
 from grader.grade import grade
 from grader.report import terminal
 from grader.report.folder import REPORT_FILES, safe_name, write_reports
+from grader.roster import RosterError
 from grader.session import GraderError, Options, Session, default_cache_dir
+from grader.slurm import SlurmError
 from grader.rubric import Rubric, RubricError, load_rubric, settings_table
 
 EXIT_OK = 0
@@ -29,6 +31,9 @@ DESCRIPTION = """scanlab's autograder.
   prepare            build the reference driver into the cache (e.g. in Gradescope's
                      setup.sh)
   gradescope-zip     build the Gradescope autograder zip
+  slurm FOLDER       grade a class on a Slurm cluster: an array job (one task per
+                     submission) and a merge job that writes the class's files
+  similarity FOLDER  which submissions of a class are alike (copydetect)
 
 See grader/README.md."""
 
@@ -57,6 +62,19 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
 
 
+def _class(p: argparse.ArgumentParser, out_help: str) -> None:
+    """The arguments of the commands that grade a class (batch, slurm)."""
+    p.add_argument("folder", type=Path)
+    _common(p)
+    p.add_argument("--out", type=Path, default=None, help=out_help)
+    p.add_argument("--roster", type=Path, default=None,
+                   help="a roster CSV (submission, name, sid, email, login, section, late "
+                        "columns) naming whose each submission is")
+    p.add_argument("--due", default=None,
+                   help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
+                        "after it are marked late")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scanlab-grade" if Path(sys.argv[0]).name == "scanlab-grade" else "python3 -m grader", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -74,17 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="show the details of hidden cases in the terminal report (instructors)")
 
     b = sub.add_parser("batch", help="grade every submission in a folder")
-    b.add_argument("folder", type=Path)
-    _common(b)
-    b.add_argument("--out", type=Path, default=None,
-                   help="folder for grades.csv, the class summary and the reports "
-                        "(default grader-out/batch)")
-    b.add_argument("--roster", type=Path, default=None,
-                   help="a roster CSV (submission, name, sid, email, login, section, late "
-                        "columns) naming whose each submission is")
-    b.add_argument("--due", default=None,
-                   help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
-                        "after it are marked late")
+    _class(b, "folder for grades.csv, the class summary and the reports (default grader-out/batch)")
     b.add_argument("--resume", action="store_true",
                    help="go on with an interrupted batch in --out: submissions already graded "
                         "with the same rubric, seed and bytes are kept, not regraded")
@@ -92,6 +100,27 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--similarity", action="store_true",
                    help="also compare the class's student files (copydetect): similarity.html "
                         "and similarity.csv in --out, the closest pairs in class-summary.md")
+
+    sl = sub.add_parser("slurm", help="grade a class on a Slurm cluster: an array job and a merge")
+    _class(sl, "folder for the plan, the reports and the class's files, on a file system the "
+               "nodes share (default grader-out/batch)")
+    sl.add_argument("--partition", default=None, help="sbatch --partition (default: the rubric's [slurm])")
+    sl.add_argument("--account", default=None, help="sbatch --account (default: the rubric's [slurm])")
+    sl.add_argument("--gres", default=None,
+                    help="sbatch --gres of each array task (default: the rubric's [slurm], gpu:1; "
+                         "'' for none)")
+    sl.add_argument("--sbatch-arg", action="append", metavar="ARG",
+                    help="one more sbatch option for both jobs (repeatable), e.g. --sbatch-arg=--qos=class")
+    sl.add_argument("--python", default=None,
+                    help="the Python the jobs run the grader with (default: this one)")
+    sl.add_argument("--resubmit", action="store_true",
+                    help="submit only the submissions of the plan in --out without a result, and the merge")
+    sl.add_argument("--dry-run", action="store_true", help="write the plan and print the sbatch commands")
+    st = sub.add_parser("slurm-task", help="(run by Slurm) grade one submission of a plan")
+    st.add_argument("out", type=Path)
+    st.add_argument("--index", type=int, default=None, help="the submission (default $SLURM_ARRAY_TASK_ID)")
+    mg = sub.add_parser("merge", help="the class's files of a Slurm batch from its results")
+    mg.add_argument("out", type=Path)
 
     m = sub.add_parser("similarity", help="which submissions of a class are alike (copydetect)")
     m.add_argument("folder", type=Path)
@@ -184,8 +213,16 @@ def main(argv: list[str] | None = None) -> int:
                   f"{rubric.max_correctness:g}. The {rubric.max_performance:g} performance points "
                   "come from the GPU batch (grader/README.md, the round trip).")
             return EXIT_OK
+        if args.command in ("slurm-task", "merge"):
+            from grader import slurm
+            if args.command == "merge":
+                return slurm.merge(args.out.resolve())
+            return slurm.run_task(args.out.resolve(), args.index, Layout(REPO_ROOT), _logger(False))
         rubric = load_rubric(args.rubric)
         layout = Layout(REPO_ROOT)
+        if args.command == "slurm":
+            from grader import slurm
+            return slurm.submit(args, rubric)
         if args.command == "similarity":
             return similarity_command(args.folder, rubric, layout, args.out)
         log = _logger(args.quiet)
@@ -200,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             from grader.batch import grade_batch
             return grade_batch(args, rubric, layout, options_from(args), log)
 
-    except (RubricError, GraderError) as e:
+    except (RubricError, GraderError, RosterError, SlurmError) as e:
         print(f"grader: {e}", file=sys.stderr)
         return EXIT_GRADER
     except KeyboardInterrupt:

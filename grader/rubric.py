@@ -206,9 +206,26 @@ class GradebookRubric:
                          choices=("total", "performance"))
 
 
+@dataclass(frozen=True)
+class SlurmRubric:
+    """What each job of `grader slurm` asks the cluster for (options of sbatch)."""
+    TABLE = "slurm"
+    minutes: int = setting(30, "time limit of one submission's array task (sbatch --time), in minutes",
+                           minimum=1)
+    memory: str = setting("16G", "memory of one submission's array task (sbatch --mem)")
+    cpus: int = setting(8, "CPU cores of one submission's array task (sbatch --cpus-per-task): its "
+                        "builds run in parallel on them", minimum=1)
+    gres: str = setting("gpu:1", "generic resources of one array task (sbatch --gres); \"\" for none "
+                        "(the emulator backend)")
+    partition: str = setting("", "the partition of both jobs (sbatch --partition); \"\": the cluster's "
+                             "default; --partition overrides it")
+    account: str = setting("", "the account charged (sbatch --account); \"\": none; --account "
+                           "overrides it")
+
+
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
                     EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
-                    GradebookRubric)
+                    GradebookRubric, SlurmRubric)
 
 
 @dataclass(frozen=True)
@@ -262,6 +279,7 @@ class Rubric:
     forbidden: ForbiddenRubric
     gradescope: GradescopeRubric
     gradebook: GradebookRubric = field(default_factory=GradebookRubric)
+    slurm: SlurmRubric = field(default_factory=SlurmRubric)
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
     @property
@@ -488,4 +506,5 @@ def load_rubric(path: Path) -> Rubric:
                   submission=_settings(SubmissionLimits, data), forbidden=forbidden,
                   gradescope=_settings(GradescopeRubric, data),
                   gradebook=_settings(GradebookRubric, data),
+                  slurm=_settings(SlurmRubric, data),
                   sources=tuple(files) + (cases_path,))

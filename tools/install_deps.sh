@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip bubblewrap binutils
-          chromium-headless-shell)  # the browser test of the HTML reports
+          chromium-headless-shell   # the browser test of the HTML reports
+          slurmctld slurmd slurm-client munge)  # the Slurm test (tests/slurm)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,275 @@
+"""`slurm`: a class graded on a Slurm cluster, the way its GPU nodes are shared.
+
+`slurm FOLDER` writes a plan into OUT/slurm/ (the submissions in a fixed order, the
+seed, the grading options) and submits two jobs with sbatch:
+
+- an array job, one task per submission (`--gres`, `--time`, `--mem`, `--cpus-per-task`
+  from the rubric's [slurm] table), each running `slurm-task OUT`: it grades submission
+  number $SLURM_ARRAY_TASK_ID into OUT/submissions/<name>/, as a local batch would;
+- a merge job that starts after it (`--dependency=afterany`), running `merge OUT`: the
+  gradebook files, class-summary.md and class.html from every submission's results.json,
+  the same files as a local batch of the same submissions with the same seed.
+
+Resubmitting (`slurm FOLDER --out OUT --resubmit`) submits only the submissions with no
+result of this plan's seed, rubric and bytes (failed, timed out, or never run), and the
+merge again. OUT must be on a file system the nodes share; so must the reference cache.
+"""
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import random
+import shlex
+import subprocess
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from grader import REPO_ROOT
+from grader.batch import (BatchState, find_submissions, finish_batch, folder_names,
+                          graded_before, read_identities)
+from grader.build import Layout
+from grader.collect import submission_name
+from grader.grade import grade
+from grader.report.folder import write_reports
+from grader.results import Identity, SubmissionResult
+from grader.roster import export_root
+from grader.rubric import Rubric, SlurmRubric, load_rubric
+from grader.session import Options, Session
+
+PLAN = Path("slurm") / "plan.json"
+PLAN_FORMAT = "scanlab-slurm-plan-1"
+EXIT_MISSING = 1
+
+
+class SlurmError(Exception):
+    pass
+
+
+@dataclass
+class Plan:
+    """What every job of one Slurm batch agrees on."""
+    folder: str                 # the class folder (or the export's root)
+    entries: list[str]          # the submissions; array task i grades entries[i]
+    options: list[str]          # the grading options, as `batch` takes them (seed included)
+    roster: str | None = None
+    due: str | None = None
+
+    def write(self, out: Path) -> None:
+        (out / PLAN).parent.mkdir(parents=True, exist_ok=True)
+        (out / PLAN).write_text(json.dumps({"format": PLAN_FORMAT, **asdict(self)}, indent=2) + "\n",
+                                encoding="utf-8")
+
+    @staticmethod
+    def read(out: Path) -> Plan:
+        try:
+            data = json.loads((out / PLAN).read_text(encoding="utf-8"))
+            if data.pop("format", None) != PLAN_FORMAT:
+                raise ValueError("not a plan of this grader")
+            return Plan(**data)
+        except (OSError, ValueError, TypeError) as e:
+            raise SlurmError(f"no Slurm batch in {out} ({out / PLAN}: {e})") from None
+
+    def arguments(self, out: Path) -> argparse.Namespace:
+        """The options as `batch` would have parsed them (one parser: the CLI's)."""
+        from grader.cli import build_parser
+        return build_parser().parse_args(["batch", self.folder, "--out", str(out), *self.options])
+
+    def paths(self) -> list[Path]:
+        return [Path(e) for e in self.entries]
+
+
+def _grading_options(args: argparse.Namespace, seed: int, backend: str) -> list[str]:
+    """The options of `slurm` that grading takes, written out for the jobs."""
+    out = ["--rubric", str(args.rubric.resolve()), "--backend", backend, "--seed", str(seed),
+           "-j", str(args.jobs), "--gpu-runs", str(args.gpu_runs),
+           "--sandbox-user", args.sandbox_user]
+    if args.cache is not None:
+        out += ["--cache", str(args.cache.resolve())]
+    if args.cuda_arch:
+        out += ["--cuda-arch", args.cuda_arch]
+    if args.no_perf:
+        out.append("--no-perf")
+    if args.workdir is not None:
+        out += ["--workdir", str(args.workdir)]
+    return out
+
+
+def array_spec(indices: list[int]) -> str:
+    """sbatch --array's list: runs of consecutive indices as ranges ("0-4,7,9-10")."""
+    runs: list[list[int]] = []
+    for i in sorted(set(indices)):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
+                    extra: list[str]) -> tuple[list[str], list[str]]:
+    """The two sbatch command lines (the merge's without its --dependency)."""
+    logs = out / "slurm" / "logs"
+    where = ([f"--partition={settings.partition}"] if settings.partition else []) + \
+            ([f"--account={settings.account}"] if settings.account else [])
+    grade_job = ["sbatch", "--parsable", "--job-name=scanlab-grade", f"--array={array_spec(indices)}",
+                 f"--output={logs}/grade-%A_%a.out", f"--time={settings.minutes}",
+                 f"--mem={settings.memory}", f"--cpus-per-task={settings.cpus}", *where]
+    if settings.gres:
+        grade_job.append(f"--gres={settings.gres}")
+    grade_job += [*extra, str(out / "slurm" / "grade.sh")]
+    merge_job = ["sbatch", "--parsable", "--job-name=scanlab-merge", f"--output={logs}/merge-%j.out",
+                 "--time=30", "--mem=2G", "--cpus-per-task=1", *where, *extra,
+                 str(out / "slurm" / "merge.sh")]
+    return grade_job, merge_job
+
+
+def _script(out: Path, python: str, command: str) -> str:
+    return ("#!/usr/bin/env bash\n# Written by `grader slurm`: run by Slurm, not by hand.\n"
+            f"cd {shlex.quote(str(REPO_ROOT))} || exit 2\n"
+            f"exec {shlex.quote(python)} -m grader {command} {shlex.quote(str(out))}\n")
+
+
+def _sbatch(argv: list[str]) -> str:
+    try:
+        run = subprocess.run(argv, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise SlurmError(f"sbatch could not run: {e}") from None
+    if run.returncode != 0:
+        raise SlurmError(f"sbatch refused the job (exit {run.returncode}): {run.stderr.strip()}")
+    return run.stdout.strip().split(";")[0]
+
+
+def missing(plan: Plan, rubric: Rubric, out: Path) -> list[int]:
+    """The plan's submissions with no result of its seed, rubric and bytes in `out`."""
+    state = BatchState.read(out)
+    if state is None:
+        return list(range(len(plan.entries)))
+    names = folder_names(plan.paths())
+    limit = rubric.submission.max_total_bytes
+    return [i for i, e in enumerate(plan.paths())
+            if graded_before(out / "submissions" / names[e], e, state, limit) is None]
+
+
+def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] = print) -> int:
+    out: Path = (args.out or Path("grader-out") / "batch").resolve()
+    overrides = {k: v for k, v in (("partition", args.partition), ("account", args.account),
+                                   ("gres", args.gres)) if v is not None}
+    settings = dataclasses.replace(rubric.slurm, **overrides)
+    if args.resubmit:
+        plan = Plan.read(out)
+        rubric = load_rubric(plan.arguments(out).rubric)   # the plan's, whatever --rubric says
+        settings = dataclasses.replace(rubric.slurm, **overrides)
+        indices = missing(plan, rubric, out)
+        if not indices:
+            say(f"every submission of {out} is graded: only the merge is submitted")
+    else:
+        folder = export_root(args.folder.resolve())
+        entries, skipped = find_submissions(folder)
+        for s in skipped:
+            say(f"skipped {s}")
+        if not entries:
+            raise SlurmError(f"{folder}: no submissions found")
+        seed = args.seed if args.seed is not None else random.randrange(1, 2**31)
+        # The jobs run where the GPUs are: "auto" means the GPU there.
+        backend = "cuda" if args.backend == "auto" else args.backend
+        plan = Plan(str(folder), [str(e) for e in sorted(entries)], _grading_options(args, seed, backend),
+                    str(args.roster.resolve()) if args.roster else None, args.due)
+        plan_args = plan.arguments(out)
+        out.mkdir(parents=True, exist_ok=True)
+        BatchState(seed, rubric.digest, backend).write(out)
+        plan.write(out)
+        read_identities(folder, entries, plan_args.roster, plan_args.due)   # a broken roster fails here
+        indices = list(range(len(entries)))
+    python = args.python or sys.executable
+    for name, command in (("grade.sh", "slurm-task"), ("merge.sh", "merge")):
+        script = out / "slurm" / name
+        script.write_text(_script(out, python, command), encoding="utf-8")
+        script.chmod(0o755)
+    (out / "slurm" / "logs").mkdir(parents=True, exist_ok=True)
+    grade_job, merge_job = sbatch_commands(out, settings, indices, args.sbatch_arg or [])
+    if args.dry_run:
+        say("would run:")
+        say("  " + shlex.join(grade_job) if indices else "  (no array job: nothing to grade)")
+        say("  " + shlex.join(merge_job[:-1] + ["--dependency=afterany:<array job>", merge_job[-1]]))
+        return 0
+    dependency: list[str] = []
+    if indices:
+        job = _sbatch(grade_job)
+        dependency = [f"--dependency=afterany:{job}"]
+        say(f"submitted array job {job}: {len(indices)} submission(s) "
+            f"({settings.minutes} min, {settings.memory}, {settings.cpus} CPUs"
+            + (f", {settings.gres}" if settings.gres else "") + " each)")
+    merge = _sbatch(merge_job[:-1] + dependency + [merge_job[-1]])
+    say(f"submitted merge job {merge}" + (f" (after {dependency[0].split(':')[1]})" if dependency else ""))
+    say(f"watch: squeue -j {','.join([d.split(':')[1] for d in dependency] + [merge])}; logs: {out / 'slurm' / 'logs'}/")
+    say(f"then: {out / 'grades.csv'}, {out / 'class-summary.md'}, {out / 'class.html'}; "
+        f"a task that failed: python3 -m grader slurm {args.folder} --out {out} --resubmit")
+    return 0
+
+
+def _task_index(index: int | None) -> int:
+    if index is not None:
+        return index
+    value = os.environ.get("SLURM_ARRAY_TASK_ID")
+    if value is None or not value.isdigit():
+        raise SlurmError("slurm-task runs as a task of the array job (SLURM_ARRAY_TASK_ID), or with --index")
+    return int(value)
+
+
+def run_task(out: Path, index: int | None, layout: Layout, log: Callable[[str], None]) -> int:
+    """One array task: grade one submission of the plan into out/submissions/<name>/."""
+    from grader.cli import options_from
+    plan = Plan.read(out)
+    i = _task_index(index)
+    if not 0 <= i < len(plan.entries):
+        raise SlurmError(f"task {i}: the plan has {len(plan.entries)} submissions")
+    args = plan.arguments(out)
+    rubric = load_rubric(args.rubric)
+    entries = plan.paths()
+    entry = entries[i]
+    who = read_identities(Path(plan.folder), entries, args.roster, args.due)
+    options: Options = options_from(args)
+    with Session(rubric, layout, options, log) as session:
+        print(f"grading {entry} (task {i} of {len(entries)}): seed {session.seed}, backend "
+              f"{session.backend}", flush=True)
+        result = grade(session, entry, on_phase=lambda text: print(f"    {text}", flush=True))
+    result.identity = who.get(submission_name(entry), Identity())
+    write_reports(result, rubric, out / "submissions" / folder_names(entries)[entry])
+    print(f"{result.name}: {result.score:.2f} / {result.max_score:g}", flush=True)
+    return 0
+
+
+def merge(out: Path, say: Callable[[str], None] = print) -> int:
+    """The class's files from every submission's results; exit 1, writing nothing, while
+    some are missing (named, with the command that grades them)."""
+    plan = Plan.read(out)
+    args = plan.arguments(out)
+    rubric = load_rubric(args.rubric)
+    state = BatchState.read(out)
+    todo = missing(plan, rubric, out)
+    if state is None or todo:
+        say(f"merge: {len(todo)} of {len(plan.entries)} submission(s) have no result of this batch: "
+            + ", ".join(submission_name(Path(plan.entries[i])) for i in todo[:20])
+            + (" ..." if len(todo) > 20 else ""))
+        say(f"grade them: python3 -m grader slurm {plan.folder} --out {out} --resubmit")
+        return EXIT_MISSING
+    entries = plan.paths()
+    names = folder_names(entries)
+    who = read_identities(Path(plan.folder), entries, args.roster, args.due)
+    results: list[SubmissionResult] = []
+    for e in entries:
+        r = graded_before(out / "submissions" / names[e], e, state, rubric.submission.max_total_bytes)
+        assert r is not None  # missing() said so
+        r.identity = who.get(r.name, r.identity)
+        results.append(r)
+    finish_batch(results, rubric, entries, out)
+    say(f"merged {len(results)} submission(s): {out / 'grades.csv'}, {out / 'class-summary.md'}, "
+        f"{out / 'class.html'}")
+    return 0
+
+
+__all__ = ["submit", "run_task", "merge", "array_spec", "Plan", "SlurmError"]

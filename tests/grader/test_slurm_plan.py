@@ -1,0 +1,74 @@
+"""`grader slurm` without a cluster: the array list, the sbatch command lines from the
+rubric's [slurm] table and the options, the plan's round trip, and a merge that refuses
+while a result is missing. A real cluster runs it in tests/slurm/check_slurm.py."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from conftest import REPO, TEST_RUBRIC
+from grader import cli, slurm
+from grader.rubric import load_rubric
+
+
+@pytest.mark.parametrize("indices, spec", [([0, 1, 2, 3], "0-3"), ([7], "7"), ([5, 0, 1, 9, 10, 3], "0-1,3,5,9-10"),
+                                           ([2, 2, 3], "2-3")])
+def test_the_array_list_joins_runs_of_indices(indices, spec):
+    assert slurm.array_spec(indices) == spec
+
+
+def test_sbatch_asks_for_what_the_rubric_says(tmp_path):
+    settings = dataclasses.replace(load_rubric(TEST_RUBRIC).slurm, partition="gpu", account="cs149")
+    grade_job, merge_job = slurm.sbatch_commands(tmp_path, settings, [0, 1, 4], ["--qos=class"])
+    assert "--array=0-1,4" in grade_job and "--gres=gpu:1" in grade_job
+    assert {"--time=30", "--mem=16G", "--cpus-per-task=8", "--partition=gpu", "--account=cs149",
+            "--qos=class"} <= set(grade_job)
+    assert grade_job[-1] == str(tmp_path / "slurm" / "grade.sh")
+    assert not any(a.startswith("--gres") for a in merge_job)   # the merge needs no GPU
+    assert "--partition=gpu" in merge_job and merge_job[-1] == str(tmp_path / "slurm" / "merge.sh")
+    no_gpu = slurm.sbatch_commands(tmp_path, dataclasses.replace(settings, gres=""), [0], [])[0]
+    assert not any(a.startswith("--gres") for a in no_gpu)
+
+
+def test_a_dry_run_writes_the_plan_and_the_scripts(tmp_path, capsys):
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference", "handout"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC), "--seed", "5",
+                     "--partition", "gpu", "--gres", "", "--dry-run"]) == 0
+    said = capsys.readouterr().out
+    assert "--array=0-1" in said and "--partition=gpu" in said and "--gres" not in said
+    plan = slurm.Plan.read(out)
+    assert [p.rsplit("/", 1)[-1] for p in plan.entries] == ["handout", "reference"]
+    args = plan.arguments(out)
+    assert (args.seed, args.backend, args.rubric) == (5, "cuda", TEST_RUBRIC)   # auto: the nodes' GPU
+    assert json.loads((out / "batch.json").read_text())["seed"] == 5
+    script = (out / "slurm" / "grade.sh").read_text()
+    assert f"cd {REPO}" in script and "-m grader slurm-task" in script and str(out) in script
+
+
+def test_a_merge_with_a_result_missing_writes_nothing_and_names_it(tmp_path, capsys):
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference", "handout"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC), "--dry-run"]) == 0
+    capsys.readouterr()
+    assert cli.main(["merge", str(out)]) == slurm.EXIT_MISSING
+    said = capsys.readouterr().out
+    assert "2 of 2 submission(s) have no result" in said and "handout" in said and "--resubmit" in said
+    assert not (out / "grades.csv").exists()
+
+
+def test_a_task_outside_the_array_is_refused(tmp_path, capsys):
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC), "--dry-run"]) == 0
+    assert cli.main(["slurm-task", str(out), "--index", "3"]) == cli.EXIT_GRADER
+    assert "task 3: the plan has 1 submissions" in capsys.readouterr().err
+    assert cli.main(["merge", str(tmp_path / "nowhere")]) == cli.EXIT_GRADER
