@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, TEST_RUBRIC
 from grader.collect import SubmissionError, collect, unpack
-from grader.rubric import SubmissionLimits
+from grader.rubric import SubmissionLimits, load_rubric
 
-WANTED = ("warp_scan.cuh", "reduce.cuh", "scan.cuh")
+# What the grader collects: the tasks' files and the exercise's (the manifest's list).
+WANTED = load_rubric(TEST_RUBRIC).submitted_files
 LIMITS = SubmissionLimits(max_total_bytes=2_000_000, max_files=50, max_file_bytes=500_000,
                           max_student_file_bytes=100_000)
 
