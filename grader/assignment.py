@@ -91,6 +91,8 @@ class Task:
     file: str
     kernels: tuple[str, ...]
     driver_tasks: tuple[str, ...]
+    # Optional: its points come on top of the maximum (data/rubric.toml gives them).
+    bonus: bool = False
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     tasks: list[Task] = []
     for i, raw in enumerate(data.get("task", []) or []):
         t = _Table(raw, f"[[task]] #{i + 1}")
-        t.unknown({"number", "name", "title", "file", "kernels"})
+        t.unknown({"number", "name", "title", "file", "kernels", "bonus"})
         number = t.get("number", int)
         file = t.get("file", str)
         if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", file):
@@ -303,7 +305,8 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         name = t.get("name", str)
         if not _NAME.fullmatch(name):
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
-        tasks.append(Task(number, name, t.get("title", str), file, kernels, mine))
+        tasks.append(Task(number, name, t.get("title", str), file, kernels, mine,
+                          t.get("bonus", bool, False)))
     _require(tasks, "[[task]]", "tasks", "number", "name", "file")
 
     exercises: list[Exercise] = []

@@ -160,8 +160,8 @@ def new_result(session: Session, path: Path, sub: Submission | None = None) -> S
         reproduce=session.reproduce_command(path))
     if sub is not None:
         result.files = {n: f.path for n, f in sub.files.items()}
-        # A refused file is said by its reason; an exercise is optional (its stub stands in).
-        optional = {e.file for e in session.rubric.assignment.exercises}
+        # A refused file is said by its reason; an exercise's or a bonus task's is optional.
+        optional = session.rubric.optional_files
         result.missing = {n: c for n, c in sub.missing.items() if n not in sub.refused and n not in optional}
         result.ignored = list(sub.ignored)
         result.notes = list(sub.notes)
@@ -187,6 +187,17 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
         part = Part(f"task {t.number}", tr, task=t)
         parts.append(part)
         found = sub.files.get(t.file)
+        handout = session.handout_files.get(t.file)
+        if t.bonus and t.file not in sub.refused and (
+                found is None or found.data == handout or (handout is not None and same_code(
+                    found.text, handout.decode("utf-8", errors="replace")))):
+            # Most students leave the bonus alone: not built, no time spent on it.
+            tr.status = "not_attempted"
+            tr.placeholder = found is not None
+            tr.path = found.path if found is not None else None
+            tr.message = (f"bonus not attempted: {'no ' + t.file + ' in the submission' if found is None else t.file + ' is still the handout placeholder'}"
+                          " (not built; worth nothing, costs nothing)")
+            continue
         if found is None:
             tr.status = "missing"
             close = sub.missing.get(t.file, [])
@@ -200,7 +211,6 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
                     (f" (found {', '.join(close)}: the file must be named exactly {t.file})" if close else "")
             continue
         tr.path = found.path
-        handout = session.handout_files.get(t.file)
         tr.unchanged = found.data == handout
         tr.placeholder = tr.unchanged or (handout is not None and same_code(
             found.text, handout.decode("utf-8", errors="replace")))
@@ -228,9 +238,14 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
     else:
         # The exercises are the reference's here (the cases never call them): the builds
         # of a submission with one file of its own stay one build.
-        integ.files = {**reference, **{t.file: sub.files[t.file].data for t in rubric.tasks}}
+        # A bonus task not attempted is built from the handout's placeholder.
+        attempted = [t for t, tr in zip(rubric.tasks, result.tasks) if tr.status != "not_attempted"]
+        skipped = {t.file: handout for t, tr in zip(rubric.tasks, result.tasks)
+                   if tr.status == "not_attempted" and (handout := session.handout_files[t.file]) is not None}
+        integ.files = {**reference, **skipped, **{t.file: sub.files[t.file].data for t in attempted}}
         integ.origins = {n: "reference" for n in integ.files}
-        integ.origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in rubric.tasks})
+        integ.origins.update({n: "the handout's placeholder" for n in skipped})
+        integ.origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in attempted})
     parts.append(integ)
     return parts
 
@@ -490,6 +505,7 @@ def score(result: SubmissionResult, rubric: Rubric) -> None:
     integ.points = correctness_points(integ.passed, integ.total, integ.max_points, "proportional") \
         if integ.status == "graded" else 0.0
     result.correctness_score = sum(tr.correctness_points for tr in result.tasks) + integ.points
+    result.bonus_score = sum(tr.points for t, tr in zip(rubric.tasks, result.tasks) if t.bonus)
     result.correctness_max = rubric.max_correctness
     result.performance_max = rubric.max_performance
     if all(tr.performance_points is not None for tr in result.tasks):

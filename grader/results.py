@@ -93,7 +93,7 @@ class TaskResult:
     name: str                                 # the task's name in data/assignment.toml
     title: str
     file: str
-    status: str = "graded"
+    status: str = "graded"    # graded | missing | forbidden | build_failed | not_attempted (a bonus)
     message: str = ""                         # why not graded, in one line
     path: str | None = None                   # where the file is in the submission
     unchanged: bool = False                   # identical to the handout's placeholder
@@ -243,6 +243,7 @@ class SubmissionResult:
     correctness_max: float = 0.0
     performance_score: float | None = None   # None: not measured (no GPU)
     performance_max: float = 0.0
+    bonus_score: float = 0.0                 # the part of `score` earned by bonus tasks (beyond max_score)
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)   # phase -> seconds (wall)
     reproduce: str = ""

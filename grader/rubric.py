@@ -61,10 +61,14 @@ class TaskRubric:
     correctness_points: float
     performance_points: float
     perf: tuple[PerfCase, ...]
+    # A bonus task (data/assignment.toml): its points come on top of the maximum (a score
+    # may pass it); its file is optional, and one still the handout's placeholder is not
+    # built (not attempted).
+    bonus: bool = False
 
     @property
     def label(self) -> str:
-        return f"task {self.number}"
+        return f"task {self.number}" + (" (bonus)" if self.bonus else "")
 
     @property
     def max_points(self) -> float:
@@ -316,11 +320,22 @@ class Rubric:
 
     @property
     def max_correctness(self) -> float:
-        return sum(t.correctness_points for t in self.tasks) + self.integration.points
+        """The maximum's correctness part (bonus tasks come on top of it)."""
+        return sum(t.correctness_points for t in self.tasks if not t.bonus) + self.integration.points
 
     @property
     def max_performance(self) -> float:
-        return sum(t.performance_points for t in self.tasks)
+        return sum(t.performance_points for t in self.tasks if not t.bonus)
+
+    @property
+    def max_bonus(self) -> float:
+        return sum(t.max_points for t in self.tasks if t.bonus)
+
+    @property
+    def optional_files(self) -> frozenset[str]:
+        """Files a submission may leave out: the exercises' and the bonus tasks'."""
+        return frozenset([e.file for e in self.assignment.exercises] +
+                         [t.file for t in self.tasks if t.bonus])
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -404,7 +419,7 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
         task = assignment.task(number)
     except KeyError:
         raise RubricError(f"{t.where}: data/assignment.toml has no task {number}") from None
-    moved = {"title", "file", "driver_tasks"} & set(t.data)
+    moved = {"title", "file", "driver_tasks", "bonus"} & set(t.data)
     if moved:
         raise RubricError(f"{t.where}: {', '.join(sorted(moved))} of a task are defined in "
                           "data/assignment.toml, not in the rubric")
@@ -427,7 +442,7 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
         perf.append(pc)
     return TaskRubric(number, task.name, task.title, task.file, task.driver_tasks,
                       t.number("correctness_points", 0), t.number("performance_points", 0),
-                      tuple(perf))
+                      tuple(perf), task.bonus)
 
 
 def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], Path]:

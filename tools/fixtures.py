@@ -50,6 +50,9 @@ class Fixture:
     expect_cuda: dict
     edits: tuple[Edit, ...] = ()
     copies: tuple[tuple[str, str], ...] = ()  # (repository path, path in the submission)
+    # base "reference": the bonus tasks' files too (else left out, as most students do,
+    # so the fixtures of tasks 1-3 cost no bonus build)
+    bonus: bool = False
 
     def expected(self, backend: str, assignment: Assignment | None = None) -> dict:
         """The expected verdicts on `backend`, by task name (and "integration", "error").
@@ -78,7 +81,8 @@ def load_fixture(name: str) -> Fixture:
     return Fixture(name, data.get("description", ""), data.get("base", "reference"),
                    data.get("archive", ""), expect, expect_cuda,
                    tuple(Edit(e["file"], e["find"], e["replace"]) for e in data.get("edit", [])),
-                   tuple((c["from"], c["to"]) for c in data.get("copy", [])))
+                   tuple((c["from"], c["to"]) for c in data.get("copy", [])),
+                   bool(data.get("bonus", False)))
 
 
 class StaleFixture(Exception):
@@ -108,8 +112,10 @@ def compose(name: str, dest: Path) -> Path:
     target = dest / name
     if fx.base == "reference":
         (target / "student").mkdir(parents=True)
+        bonus_files = {t.file for t in default_assignment().tasks if t.bonus}
         for f in (REPO / "solution" / "student").glob("*.cuh"):
-            shutil.copy(f, target / "student" / f.name)
+            if f.name not in bonus_files or fx.bonus or any(e.file == f.name for e in fx.edits):
+                shutil.copy(f, target / "student" / f.name)
     elif fx.base == "handout":
         shutil.copytree(REPO / "handout", target,
                         ignore=shutil.ignore_patterns("build", "build-*", "__pycache__"))

@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from grader.assignment import Assignment, AssignmentError, load_assignment  # noqa: E402
 from grader.cases import parse_count  # noqa: E402
-from grader.rubric import Rubric, load_rubric, settings_table  # noqa: E402
+from grader.rubric import Rubric, TaskRubric, load_rubric, settings_table  # noqa: E402
 
 SOLUTION = ROOT / "solution" / "student"
 HANDOUT = ROOT / "handout"
@@ -372,14 +372,18 @@ def rubric_table(rubric: Rubric) -> str:
     """Section 5's points table: what each task is worth and what it is timed on."""
     rows = ["| task | file | correctness | performance | timed on |",
             "| --- | --- | --- | --- | --- |"]
-    for t in rubric.tasks:
+    def row(t: TaskRubric) -> str:
         timed = "; ".join(f"`{c.task}`, `{c.op}`, n = {size_text(c.n)}, block {c.block}"
                           for c in t.perf) or "-"
-        rows.append(f"| {t.number}: {t.title} | `student/{t.file}` | {t.correctness_points:g} | "
-                    f"{t.performance_points:g} | {timed} |")
-    correctness = sum(t.correctness_points for t in rubric.tasks)
-    performance = sum(t.performance_points for t in rubric.tasks)
+        return (f"| {t.number}: {t.title} | `student/{t.file}` | {t.correctness_points:g} | "
+                f"{t.performance_points:g} | {timed} |")
+    rows += [row(t) for t in rubric.tasks if not t.bonus]
+    correctness, performance = rubric.max_correctness, rubric.max_performance
     rows.append(f"| total | | {correctness:g} | {performance:g} | {correctness + performance:g} points |")
+    bonus = [t for t in rubric.tasks if t.bonus]
+    if bonus:
+        rows += [row(t) for t in bonus]
+        rows.append(f"| bonus, on top of the total | | | | {rubric.max_bonus:g} points |")
     scoring = ("in proportion to the cases passed, hidden cases included"
                if rubric.correctness_scoring == "proportional" else
                "all or nothing: every case of the task must pass")

@@ -24,7 +24,7 @@ def _clip(text: str) -> str:
 
 def _correctness_output(tr: TaskResult) -> str:
     lines: list[str] = []
-    if tr.status == "missing":
+    if tr.status in ("missing", "not_attempted"):
         lines.append(f"Not graded: {tr.message}.")
     elif tr.status == "forbidden":
         lines.append(f"Not graded: {tr.message}.")
@@ -44,7 +44,7 @@ def _correctness_output(tr: TaskResult) -> str:
         if shown:
             lines.append("")
             lines += shown
-    if tr.placeholder:
+    if tr.placeholder and tr.status != "not_attempted":
         lines.append(f"({tr.message or 'This file is still the handout placeholder'}.)")
     return _clip("\n".join(lines))
 

@@ -32,6 +32,8 @@ def _task_suite(root: ET.Element, tr: TaskResult) -> ET.Element:
     check = _case(suite, classname, "file and forbidden constructs")
     if tr.status == "missing":
         _outcome(check, "failure", tr.message)
+    elif tr.status == "not_attempted":
+        _outcome(check, "skipped", tr.message)
     elif tr.status == "forbidden":
         _outcome(check, "failure", tr.message, "\n".join(str(v) for v in tr.violations))
     if tr.build is not None:

@@ -36,7 +36,9 @@ def document(result: SubmissionResult) -> str:
         out += ["```text", *application_lines(result), "```", ""]
     for tr in result.tasks:
         problems: list[str] = []
-        if tr.status in ("missing", "forbidden") or (tr.placeholder and tr.message):
+        if tr.status == "not_attempted":
+            pass
+        elif tr.status in ("missing", "forbidden") or (tr.placeholder and tr.message):
             problems.append(tr.message)
             problems += [str(v) for v in tr.violations]
         elif tr.status == "build_failed" and tr.build:

@@ -16,12 +16,14 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
     out = [f"Task {tr.number}: {tr.title} [{tr.file}]"]
     if tr.path and tr.path != f"student/{tr.file}":
         out.append(f"  file         {tr.path}")
-    if tr.placeholder:
+    if tr.placeholder and tr.status != "not_attempted":
         out.append(f"  note         {tr.message or ('unchanged from' if tr.unchanged else 'still') + ' the handout (its placeholder)'}")
     elif tr.identical_to_reference:
         out.append("  note         identical to the reference solution")
     if tr.status == "missing":
         out.append(f"  NOT GRADED   {tr.message}")
+    elif tr.status == "not_attempted":
+        out.append(f"  bonus        {tr.message}")
     elif tr.status == "forbidden":
         out.append(f"  NOT GRADED   {tr.message}")
         out += [_indent(str(v), "    ") for v in tr.violations]

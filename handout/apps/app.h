@@ -77,12 +77,12 @@ inline unsigned mapBlocks(size_t n, unsigned block) {
     return unsigned(blocks < kMaxBlocks ? blocks : kMaxBlocks);
 }
 
-// Your kernels for `task` over device arrays (scratch: kMaxBlocks elements).
+// Your kernels for `task` over device arrays.
 template <class Op>
 void runStudentTask(Task task, const DeviceBuffer<typename Op::Element>& in,
                     DeviceBuffer<typename Op::Element>& out, unsigned block) {
-    DeviceBuffer<typename Op::Element> scratch(kMaxBlocks, "blockResults");
-    student::launchTask<Op>(task, in.data(), in.size(), out.data(), block, scratch.data());
+    Workspace<Op> scratch;
+    student::launchTask<Op>(task, in.data(), in.size(), out.data(), block, scratch);
     deviceSynchronize(taskInfo(task).name);
 }
 

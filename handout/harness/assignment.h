@@ -32,7 +32,7 @@ inline const ExitCodeName kExitCodeNames[] = {
 };
 
 // [[driver_task]]: what `scanlab run --task NAME` runs
-enum class Task { WarpScan, Reduce, Scan, ScanExclusive };
+enum class Task { WarpScan, Reduce, Scan, ScanExclusive, LookbackScan, LookbackScanExclusive };
 enum class Output { PerElement, One };
 
 struct TaskInfo {
@@ -51,8 +51,10 @@ inline const TaskInfo kTasks[] = {
     {Task::Reduce, "reduce", 2, "reduce.cuh", 1, Output::One, "cpu-sequential,placeholder,naive-tree"},
     {Task::Scan, "scan", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential,naive-hillis-steele"},
     {Task::ScanExclusive, "scan-exclusive", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential"},
+    {Task::LookbackScan, "lookback-scan", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential,placeholder"},
+    {Task::LookbackScanExclusive, "lookback-scan-exclusive", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential"},
 };
-inline constexpr const char* kTaskList = "warp-scan, reduce, scan or scan-exclusive";
+inline constexpr const char* kTaskList = "warp-scan, reduce, scan, scan-exclusive, lookback-scan or lookback-scan-exclusive";
 
 // [[task]]: what students write, one file each
 struct StudentTask {
@@ -66,6 +68,7 @@ inline const StudentTask kStudentTasks[] = {
     {1, "warp-scan", "warp-level inclusive scan (scanIncWarp)", "warp_scan.cuh", "scanIncWarp"},
     {2, "reduce", "reduce (block reduce, two-stage reduction)", "reduce.cuh", "reduceBlocksKernel"},
     {3, "scan", "scan of any length (inclusive and exclusive)", "scan.cuh", "scanBlocksKernel"},
+    {4, "lookback-scan", "bonus: single-pass scan with decoupled look-back", "lookback_scan.cuh", "lookbackScanKernel"},
 };
 
 // [[exercise]]: student files that an application runs (handout/apps)

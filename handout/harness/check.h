@@ -45,8 +45,10 @@ std::vector<typename Op::Element> referenceOutput(Task task,
     switch (task) {
         case Task::WarpScan: return referenceSegmentedScan<Op>(in, kWarpSize);
         case Task::Reduce: return {referenceReduce<Op>(in)};
-        case Task::Scan: return referenceScan<Op>(in, true);
+        case Task::Scan:
+        case Task::LookbackScan: return referenceScan<Op>(in, true);
         case Task::ScanExclusive:
+        case Task::LookbackScanExclusive:
         default: return referenceScan<Op>(in, false);
     }
 }

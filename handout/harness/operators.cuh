@@ -26,7 +26,7 @@ struct OperatorTraits<Add<int32_t>> {
     static constexpr const char* kIdentity = "0";
     static constexpr Sample kSample = Sample::SmallInt;
     static constexpr int kRange = 1000;
-    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive) | taskBit(Task::LookbackScan) | taskBit(Task::LookbackScanExclusive);
 };
 static_assert(sizeof(Add<int32_t>::Element) == 4,
               "data/assignment.toml: add-i32 has element_bytes = 4");
@@ -39,7 +39,7 @@ struct OperatorTraits<Add<float>> {
     static constexpr const char* kIdentity = "0";
     static constexpr Sample kSample = Sample::UnitFloat;
     static constexpr int kRange = 0;
-    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive) | taskBit(Task::LookbackScan) | taskBit(Task::LookbackScanExclusive);
 };
 static_assert(sizeof(Add<float>::Element) == 4,
               "data/assignment.toml: add-f32 has element_bytes = 4");
@@ -52,7 +52,7 @@ struct OperatorTraits<Max<int32_t>> {
     static constexpr const char* kIdentity = "-2147483648";
     static constexpr Sample kSample = Sample::FullInt;
     static constexpr int kRange = 0;
-    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive) | taskBit(Task::LookbackScan) | taskBit(Task::LookbackScanExclusive);
 };
 static_assert(sizeof(Max<int32_t>::Element) == 4,
               "data/assignment.toml: max-i32 has element_bytes = 4");
@@ -65,7 +65,7 @@ struct OperatorTraits<Mssp> {
     static constexpr const char* kIdentity = "{mss 0, mis 0, mcs 0, ts 0}";
     static constexpr Sample kSample = Sample::SmallInt;
     static constexpr int kRange = 4;
-    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive) | taskBit(Task::LookbackScan) | taskBit(Task::LookbackScanExclusive);
 };
 static_assert(sizeof(Mssp::Element) == 16,
               "data/assignment.toml: mssp has element_bytes = 16");
@@ -78,7 +78,7 @@ struct OperatorTraits<Segmented<Add<int32_t>>> {
     static constexpr const char* kIdentity = "{value 0, head 0}";
     static constexpr Sample kSample = Sample::SmallInt;
     static constexpr int kRange = 1000;
-    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive);
+    static constexpr unsigned kTasks = taskBit(Task::WarpScan) | taskBit(Task::Reduce) | taskBit(Task::Scan) | taskBit(Task::ScanExclusive) | taskBit(Task::LookbackScan) | taskBit(Task::LookbackScanExclusive);
 };
 static_assert(sizeof(Segmented<Add<int32_t>>::Element) == 8,
               "data/assignment.toml: seg-add-i32 has element_bytes = 8");

@@ -4,7 +4,8 @@
 // and which kernels run in which order. Students write the kernels; these plans
 // launch them (through launchKernel, so the CPU emulator runs them too). They are
 // compiled with the student files, in the student unit (harness/student_unit.cu).
-// `blockResults` is scratch of kMaxBlocks elements (a Workspace's).
+// `blockResults` is scratch of kMaxBlocks elements, and task 4's tile state is
+// scratch too (both a Workspace's, harness/tiling.cuh).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -14,6 +15,7 @@
 #include "harness/policy.cuh"
 #include "harness/tiling.cuh"
 #include "harness/warp_tile.cuh"
+#include "student/lookback_scan.cuh"
 #include "student/reduce.cuh"
 #include "student/scan.cuh"
 #include "student/warp_scan.cuh"
@@ -72,6 +74,23 @@ void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
     launchKernel("scanBlocksKernel", scanBlocksKernel<Op, kChunk, kInclusive>,
                  dim3(plan.gridSize), dim3(blockSize), plan.sharedBytes, in, out, n,
                  plan.itemsPerBlock, carries);
+}
+
+// Task 4: ONE launch, one tile of blockSize * kItemsPerThread elements per block.
+// The tile counter and every status word are cleared first; blocks take tile ids
+// from the counter in the order they start (student/lookback_scan.cuh).
+template <class Op, bool kInclusive>
+void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
+                  unsigned blockSize, Workspace<Op>& ws) {
+    using T = typename Op::Element;
+    constexpr int kItems = LookbackPolicy<T>::kItemsPerThread;
+    const size_t tileItems = size_t(blockSize) * kItems;
+    const unsigned tiles = unsigned(std::max<size_t>(1, (n + tileItems - 1) / tileItems));
+    const TileState<T> state = ws.tileState(tiles);
+    checkCuda(cudaMemsetAsync(state.tileCounter, 0, (size_t(tiles) + 1) * sizeof(unsigned)),
+              "cudaMemsetAsync(tile state)");
+    launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, kInclusive>, dim3(tiles),
+                 dim3(blockSize), lookbackSharedBytes<T>(blockSize), in, out, n, state);
 }
 
 }  // namespace scanlab

@@ -36,3 +36,23 @@ inline size_t tileSharedBytes(unsigned blockSize) {
 }
 
 }  // namespace scanlab
+
+namespace scanlab {
+
+// Task 4: elements each thread scans per tile. A single-pass scan pays its look-back
+// once per tile, so a bigger tile spreads that latency over more elements.
+template <class T>
+struct LookbackPolicy {
+    static constexpr int kItemsPerThread = ChunkPolicy<T>::kItemsPerThread;
+};
+
+// Dynamic shared memory of lookbackScanKernel: a tile's staging and warp totals as in
+// task 3 (tileSharedBytes), then two spare slots (for the tile id and the tile's
+// prefix, which one thread finds and every thread needs).
+template <class T>
+inline size_t lookbackSharedBytes(unsigned blockSize) {
+    return (stagedSlots(blockSize * LookbackPolicy<T>::kItemsPerThread) + blockSize / kWarpSize + 2) *
+           sizeof(T);
+}
+
+}  // namespace scanlab

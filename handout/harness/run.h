@@ -100,8 +100,7 @@ struct TaskRunner {
 
     // The student's (or reference) kernels for the task, through the student unit.
     void launch() {
-        student::launchTask<Op>(cfg.task->task, in.data(), cfg.n, out.data(), cfg.block,
-                                ws.blockResults.data());
+        student::launchTask<Op>(cfg.task->task, in.data(), cfg.n, out.data(), cfg.block, ws);
     }
 
     // Poisons the output first, so a kernel that writes nothing cannot pass with
@@ -117,7 +116,8 @@ struct TaskRunner {
     // A write past the end of a buffer fails the case by name, on a GPU too (where
     // it would otherwise go unseen, or corrupt whatever lies behind).
     void checkOverruns() {
-        for (std::string what : {in.overrun(), out.overrun(), ws.blockResults.overrun()})
+        for (std::string what : {in.overrun(), out.overrun(), ws.blockResults.overrun(),
+                                 ws.tileStateBytes.overrun()})
             if (!what.empty())
                 throw CudaError(std::string(cfg.task->name) + ": the task's kernels wrote " + what);
     }
@@ -171,6 +171,14 @@ std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename 
             }
         };
         result.push_back(timeGpu("naive-tree", 1, reps, tree, noReset));
+    }
+    if (c.task->task == Task::LookbackScan) {
+        // The handout's task 4 placeholder: block 0 alone scans everything.
+        result.push_back(timeGpu("placeholder", 1, reps, [&] {
+            launchKernel("scanInOneBlockKernel", baseline::scanInOneBlockKernel<Op, true>, dim3(1),
+                         dim3(c.block), c.block * sizeof(T), static_cast<const T*>(r.in.data()),
+                         r.out.data(), c.n);
+        }, noReset));
     }
     if (c.task->task == Task::Scan) {
         DeviceBuffer<T> tmp(c.n);

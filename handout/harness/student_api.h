@@ -10,15 +10,15 @@
 #include <cstdint>
 
 #include "harness/assignment.h"
+#include "harness/tiling.cuh"
 
 namespace scanlab::student {
 
 // Launches the kernels of `task` (asynchronously, on the default stream) over the
-// n elements of `in` into `out`. `blockResults`: scratch of kMaxBlocks elements.
+// n elements of `in` into `out`, with the caller's scratch (harness/tiling.cuh).
 template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
-                typename Op::Element* out, unsigned blockSize,
-                typename Op::Element* blockResults);
+                typename Op::Element* out, unsigned blockSize, Workspace<Op>& ws);
 
 // The exercise split (student/split.cuh, application radix-sort): each launches one
 // kernel (asynchronously), with enough threads for n elements.

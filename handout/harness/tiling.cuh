@@ -8,6 +8,7 @@
 
 #include "harness/policy.cuh"
 #include "harness/runtime.cuh"
+#include "harness/tile_state.cuh"
 
 namespace scanlab {
 
@@ -30,11 +31,26 @@ TilePlan planTiles(size_t n, unsigned blockSize, unsigned maxBlocks = kMaxBlocks
                     tileSharedBytes<T>(blockSize)};
 }
 
-// Scratch the plans need besides input and output: one element per block
-// (kMaxBlocks of them), owned by the caller.
+// Scratch the plans need besides input and output, owned by the caller: one element
+// per block (kMaxBlocks of them), and task 4's tile state, allocated at its first use
+// (so an untimed warm-up run allocates it) and grown when a launch needs more tiles.
 template <class Op>
 struct Workspace {
-    DeviceBuffer<typename Op::Element> blockResults{kMaxBlocks, "blockResults"};
+    using T = typename Op::Element;
+    DeviceBuffer<T> blockResults{kMaxBlocks, "blockResults"};
+    DeviceBuffer<unsigned char> tileStateBytes;
+
+    // Room for `tiles` tiles; the caller clears the counter and the status words.
+    TileState<T> tileState(unsigned tiles) {
+        const size_t words = (size_t(tiles) + 1) * sizeof(unsigned);  // counter + status
+        const size_t valuesAt = (words + alignof(T) - 1) / alignof(T) * alignof(T);
+        const size_t bytes = valuesAt + 2 * size_t(tiles) * sizeof(T);
+        if (tileStateBytes.size() < bytes) tileStateBytes = DeviceBuffer<unsigned char>(bytes, "tileState");
+        unsigned char* base = tileStateBytes.data();
+        T* values = reinterpret_cast<T*>(base + valuesAt);
+        return TileState<T>{reinterpret_cast<unsigned*>(base), reinterpret_cast<unsigned*>(base) + 1,
+                            values, values + tiles, tiles};
+    }
 };
 
 }  // namespace scanlab

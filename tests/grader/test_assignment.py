@@ -28,8 +28,10 @@ def manifest_data() -> dict:
 
 def test_the_manifest():
     a = default_assignment()
-    assert a.driver_task_names == ("warp-scan", "reduce", "scan", "scan-exclusive")
-    assert [t.file for t in a.tasks] == ["warp_scan.cuh", "reduce.cuh", "scan.cuh"]
+    assert a.driver_task_names == ("warp-scan", "reduce", "scan", "scan-exclusive",
+                                   "lookback-scan", "lookback-scan-exclusive")
+    assert [t.file for t in a.tasks] == ["warp_scan.cuh", "reduce.cuh", "scan.cuh", "lookback_scan.cuh"]
+    assert [t.bonus for t in a.tasks] == [False, False, False, True]
     assert a.task(3).driver_tasks == ("scan", "scan-exclusive")
     assert a.operator("mssp").element_bytes == 16 and not a.operator("mssp").commutative
     assert a.output_bytes("reduce", "mssp", 1000) == 16

@@ -44,9 +44,9 @@ def test_a_task_without_a_verdict_stops_the_tests():
     import dataclasses
     from grader.assignment import default_assignment
     a = default_assignment()
-    extra = dataclasses.replace(a.tasks[-1], number=4, name="lookback-scan", file="lookback.cuh")
+    extra = dataclasses.replace(a.tasks[-1], number=5, name="segmented-sort", file="segmented_sort.cuh")
     with_a_new_task = dataclasses.replace(a, tasks=a.tasks + (extra,))
-    with pytest.raises(StaleFixture, match="reference: \\[expect\\] has no verdict for lookback-scan"):
+    with pytest.raises(StaleFixture, match="reference: \\[expect\\] has no verdict for segmented-sort"):
         load_fixture("reference").expected("emulator", with_a_new_task)
     fx = load_fixture("reference")
     typo = dataclasses.replace(fx, expect={**fx.expect, "redcue": "correct"})

@@ -28,6 +28,10 @@ def test_table_follows_the_rubric(tmp_path: Path):
     table = make_handout.rubric_table(load_rubric(tmp_path / "rubric.toml"))
     assert "| 3: scan of any length (inclusive and exclusive) | `student/scan.cuh` | 33 | 20 |" in table
     assert "| total | | 63 | 40 | 103 points |" in table
+    # The bonus comes after the total, not in it.
+    bonus = table.index("| 4: bonus: single-pass scan with decoupled look-back |")
+    assert bonus > table.index("| total |")
+    assert "| bonus, on top of the total | | | | 15 points |" in table
     assert "full within 1.5x the reference time" in table
     assert "`<cstdint>`" in table and "`#pragma`" in table
 

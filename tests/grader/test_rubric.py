@@ -16,10 +16,14 @@ RUBRIC = REPO / "data" / "rubric.toml"
 
 def test_the_real_rubric():
     r = load_rubric(RUBRIC)
-    assert [t.number for t in r.tasks] == [1, 2, 3]
-    assert r.student_files == ("warp_scan.cuh", "reduce.cuh", "scan.cuh")
+    assert [t.number for t in r.tasks] == [1, 2, 3, 4]
+    assert r.student_files == ("warp_scan.cuh", "reduce.cuh", "scan.cuh", "lookback_scan.cuh")
     assert r.tasks[2].driver_tasks == ("scan", "scan-exclusive")
+    # Task 4 is the bonus: on top of the 100, and its file may be left out.
+    assert [t.bonus for t in r.tasks] == [False, False, False, True]
     assert r.max_correctness + r.max_performance == 100
+    assert r.max_bonus == r.tasks[3].max_points > 0
+    assert "lookback_scan.cuh" in r.optional_files and "scan.cuh" not in r.optional_files
     assert r.performance.full_credit_slowdown == 1.2
     assert all(t.perf for t in r.tasks)
     assert {rule.name for rule in r.forbidden.rules} >= {"cub-thrust", "inline-asm", "kernel-launch",
@@ -92,7 +96,7 @@ def test_bad_task_tables(tmp_path):
     with pytest.raises(RubricError, match="no task 9"):
         load_rubric(p)
     p.write_text(cases + '[[task]]\nnumber = 1\ncorrectness_points = 10\n')
-    with pytest.raises(RubricError, match="task\\(s\\) 2, 3 of data/assignment.toml have no"):
+    with pytest.raises(RubricError, match="task\\(s\\) 2, 3, 4 of data/assignment.toml have no"):
         load_rubric(p)
     p.write_text(cases + "".join(f'[[task]]\nnumber = {i}\n' for i in (1, 2, 3))
                  + '[[task.perf]]\ntask = "reduce"\nn = 1000\n')

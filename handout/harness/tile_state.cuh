@@ -1,0 +1,63 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Task 4's scratch: what the tiles of a single-pass scan tell each other while the
+// kernel runs (student/lookback_scan.cuh), and the loads and stores to do it with.
+//
+// The plan (harness/plans.cuh) clears the tile counter and every status word before
+// each launch; the values are left as the last launch wrote them, so a value read
+// before its status says it is there is stale (or garbage), never right by luck.
+#pragma once
+#include <cstring>
+
+#include "harness/platform.cuh"
+
+namespace scanlab {
+
+// What tile t has published so far (TileState::status[t]).
+enum TileStatus : unsigned {
+    kTileInvalid = 0,    // nothing yet
+    kTileAggregate = 1,  // aggregate[t]: the combination of tile t's own elements
+    kTilePrefix = 2,     // inclusivePrefix[t]: of every element up to tile t's last
+};
+
+template <class T>
+struct TileState {
+    unsigned* tileCounter;  // the next tile id to hand out: 0 before the launch
+    unsigned* status;       // one TileStatus per tile: kTileInvalid before the launch
+    T* aggregate;           // valid once status[t] >= kTileAggregate
+    T* inclusivePrefix;     // valid once status[t] == kTilePrefix
+    unsigned tiles;         // how many tiles the launch covers
+};
+
+// Loads and stores for words another block of the same launch reads or writes while
+// it runs. They are volatile, so they go to the memory system every time: a plain
+// load may be served from the SM's L1 cache, which is not coherent between SMs, and
+// the compiler may keep a plain value in a register across a spin loop.
+// Volatile orders nothing by itself: between writing a value and publishing the status
+// that says it is there, and between reading a status and reading the value it
+// announces, comes a __threadfence().
+template <class T>
+__device__ __forceinline__ T loadVolatile(const T* p) {
+    static_assert(sizeof(T) % sizeof(unsigned) == 0, "element size must be a multiple of 4");
+    constexpr int kWords = sizeof(T) / sizeof(unsigned);
+    unsigned words[kWords];
+    const volatile unsigned* src = reinterpret_cast<const volatile unsigned*>(p);
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) words[w] = src[w];
+    T value;
+    memcpy(&value, words, sizeof(T));
+    return value;
+}
+
+template <class T>
+__device__ __forceinline__ void storeVolatile(T* p, const T& value) {
+    static_assert(sizeof(T) % sizeof(unsigned) == 0, "element size must be a multiple of 4");
+    constexpr int kWords = sizeof(T) / sizeof(unsigned);
+    unsigned words[kWords];
+    memcpy(words, &value, sizeof(T));
+    volatile unsigned* dst = reinterpret_cast<volatile unsigned*>(p);
+#pragma unroll
+    for (int w = 0; w < kWords; ++w) dst[w] = words[w];
+}
+
+}  // namespace scanlab

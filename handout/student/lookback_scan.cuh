@@ -1,0 +1,57 @@
+// Task 4 (bonus): a scan of any length in ONE pass, with decoupled look-back.
+//                                                                  YOUR FILE: edit it.
+//
+// Task 3 reads the input twice (reduce, then scan) and writes it once: 3n element
+// moves. Here every element is read once and written once (2n), in one launch
+// (harness/plans.cuh): one tile of blockDim.x*CHUNK elements per block, and the
+// blocks tell each other their totals through TileState (harness/tile_state.cuh).
+//
+// 1. Tile id. Thread 0 takes it with atomicAdd(tiles.tileCounter, 1), NOT from
+//    blockIdx.x: blocks start in any order and only so many fit on the GPU at once, so
+//    a block keyed on blockIdx.x may wait forever for a tile whose block has not
+//    started. A tile id from the counter is only ever handed to a block that runs, so
+//    every tile it waits for belongs to a block that has started.
+// 2. Scan the tile as in task 3 (loadChunks, a sequential scan of each chunk, the warp
+//    scans, the warp totals) and get the tile's total.
+// 3. Publish. Tile 0: its inclusive prefix (status kTilePrefix). Any other tile: its
+//    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
+//    then, once its look-back is done, its inclusive prefix (kTilePrefix).
+//    Write the value, __threadfence(), then write the status: the fence makes the value
+//    visible to every other block before the status that announces it.
+// 4. Look back over tiles tile-1, tile-2, ... combining their aggregates until one has
+//    its inclusive prefix, which ends the walk. Read a status, __threadfence(), then
+//    the value it announces. A status still kTileInvalid: read it again (spin).
+//    Use loadVolatile/storeVolatile for everything other blocks write or read.
+// 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
+//
+// Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
+// Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared
+// memory (harness/policy.cuh). blockDim.x is a multiple of 32, from 32 to 1024.
+// A loop that waits for another block must contain a __threadfence(), an atomic or a
+// __nanosleep(): the CPU emulator lets other threads run at those points.
+#pragma once
+#include <cstddef>
+
+#include "harness/baselines.cuh"
+#include "harness/ops.cuh"
+#include "harness/platform.cuh"
+#include "harness/runtime.cuh"
+#include "harness/tile_io.cuh"
+#include "harness/tile_state.cuh"
+#include "harness/warp.cuh"
+#include "student/warp_scan.cuh"
+
+namespace scanlab {
+
+// Helpers of your own (a look-back function, say) may go here.
+
+template <class Op, int CHUNK, bool INCLUSIVE>
+__global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::Element* out,
+                                   size_t n, TileState<typename Op::Element> tiles) {
+    // TODO(task 4): replace this placeholder (block 0 scans everything, the other
+    // blocks do nothing) with the single pass described at the top of this file.
+    (void)tiles;
+    baseline::scanInOneBlock<Op, INCLUSIVE>(in, out, n);
+}
+
+}  // namespace scanlab
