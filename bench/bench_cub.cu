@@ -1,11 +1,15 @@
-// make bench: the reference reduce and three-phase scan against CUB's
-// DeviceReduce::Sum and DeviceScan::InclusiveSum and a device-to-device copy, for
-// int32 at 2^20, 2^24 and 2^28 elements, all measured in this run on this GPU.
+// make bench: the reference reduce, three-phase scan and single-pass look-back scan
+// (task 4) against CUB's DeviceReduce::Sum and DeviceScan::InclusiveSum and a
+// device-to-device copy, for int32 at 2^20, 2^24 and 2^28 elements, all measured in
+// this run on this GPU.
+// `scanlab-bench --tune-lookback`: the look-back scan's tile shapes (threads x items
+// per thread) against CUB at 2^24 and 2^28, to choose LookbackPolicy (harness/policy.cuh).
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
 // as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others.
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan
-// moves 3n elements to CUB's 2n, so 0.67x is its bound).
+// moves 3n elements to CUB's 2n, so 0.67x is its bound); look-back scan >= 1.0x CUB
+// at 2^28 and >= 0.95x at 2^24 (it moves 2n, as CUB does).
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -127,6 +131,57 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
     return csv ? 0 : 2;
 }
 
+// The reference look-back kernel with a tile shape of its own (the plan's is
+// LookbackPolicy's): what --tune-lookback compares.
+template <int kItems>
+Contestant lookbackShape(const char* name, CubCase& c, Workspace<Op>& ws, unsigned block) {
+    return {name, 2 * c.elementBytes(), [&c, &ws, block] {
+                const size_t tileItems = size_t(block) * kItems;
+                const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
+                TileState<int32_t> state = ws.forRun(c.n, kWarpSize).tiles;  // the most tiles
+                // Cleared as the plan does: the counter, the status and packed words.
+                checkCuda(cudaMemsetAsync(state.tileCounter, 0,
+                                          size_t(reinterpret_cast<char*>(state.packed + state.tiles) -
+                                                 reinterpret_cast<char*>(state.tileCounter))),
+                          "cudaMemsetAsync");
+                state.tiles = tiles;
+                const size_t shared = (stagedSlots(block * kItems) + block / kWarpSize + 2) * sizeof(int32_t);
+                launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, true>, dim3(tiles),
+                             dim3(block), shared, static_cast<const int32_t*>(c.in.data()),
+                             c.out.data(), c.n, state);
+            }};
+}
+
+int tuneLookback() {
+    bool ok = true;
+    for (int log2n : {24, 28}) {
+        CubCase cub(size_t(1) << log2n);
+        Workspace<Op> ws;
+        std::vector<Contestant> cs{cub.scan(),
+                                   lookbackShape<8>("look-back 256 x 8", cub, ws, 256),
+                                   lookbackShape<8>("look-back 512 x 8", cub, ws, 512),
+                                   lookbackShape<12>("look-back 128 x 12", cub, ws, 128),
+                                   lookbackShape<12>("look-back 256 x 12", cub, ws, 256),
+                                   lookbackShape<12>("look-back 512 x 12", cub, ws, 512),
+                                   lookbackShape<16>("look-back 128 x 16", cub, ws, 128),
+                                   lookbackShape<16>("look-back 256 x 16", cub, ws, 256),
+                                   lookbackShape<16>("look-back 512 x 16", cub, ws, 512),
+                                   lookbackShape<24>("look-back 128 x 24", cub, ws, 128),
+                                   lookbackShape<24>("look-back 256 x 24", cub, ws, 256)};
+        measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
+        std::printf("\nn = 2^%d\n", log2n);
+        printRow(cs[0], nullptr);
+        for (size_t i = 1; i < cs.size(); ++i) {
+            cs[i].launch();
+            const bool right = checkOutput<Op>(Task::LookbackScan, cub.input, cub.out.download()).passed();
+            ok = ok && right;
+            printRow(cs[i], &cs[0]);
+            if (!right) std::printf("    RESULT CHECK FAILED\n");
+        }
+    }
+    return ok ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -135,6 +190,7 @@ int main(int argc, char** argv) {
         return 77;
     }
     if (argc == 3 && std::strcmp(argv[1], "--sweep") == 0) return sweepCub(argv[2], queryDevice());
+    if (argc == 2 && std::strcmp(argv[1], "--tune-lookback") == 0) return tuneLookback();
     const unsigned block = argc > 1 ? unsigned(std::atoi(argv[1])) : 256;
     const int rounds = 30;
     const DeviceInfo dev = queryDevice();
@@ -164,6 +220,9 @@ int main(int argc, char** argv) {
         cs.push_back({"reference scan (3-phase)", 2 * elem, [&] {
             scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
         }});
+        cs.push_back({"reference look-back scan", 2 * elem, [&] {
+            lookbackScan<Op, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
+        }});
         measure(cs, rounds, batch);
 
         // The reference's outputs, from one more untimed launch of each, are checked.
@@ -171,15 +230,19 @@ int main(int argc, char** argv) {
         const bool reduceOk = result.download()[0] == referenceReduce<Op>(input);
         scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
         const bool scanOk = checkOutput<Op>(Task::Scan, input, out.download()).passed();
-        ok = ok && reduceOk && scanOk;
+        lookbackScan<Op, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
+        const bool lookbackOk = checkOutput<Op>(Task::LookbackScan, input, out.download()).passed();
+        ok = ok && reduceOk && scanOk && lookbackOk;
 
         std::printf("\nn = 2^%d (%zu elements), %d launch%s per sample%s\n", log2n, n, batch,
-                    batch == 1 ? "" : "es", reduceOk && scanOk ? "" : "  RESULT CHECK FAILED");
+                    batch == 1 ? "" : "es",
+                    reduceOk && scanOk && lookbackOk ? "" : "  RESULT CHECK FAILED");
         printRow(cs[0], nullptr);
         printRow(cs[1], nullptr);
         printRow(cs[2], &cs[1]);
         printRow(cs[3], nullptr);
         printRow(cs[4], &cs[3]);
+        printRow(cs[5], &cs[3]);
     }
     return ok ? 0 : 1;
 }

@@ -81,8 +81,8 @@ inline unsigned mapBlocks(size_t n, unsigned block) {
 template <class Op>
 void runStudentTask(Task task, const DeviceBuffer<typename Op::Element>& in,
                     DeviceBuffer<typename Op::Element>& out, unsigned block) {
-    Workspace<Op> scratch;
-    student::launchTask<Op>(task, in.data(), in.size(), out.data(), block, scratch);
+    Workspace<Op> ws;
+    student::launchTask<Op>(task, in.data(), in.size(), out.data(), block, ws.forRun(in.size(), block));
     deviceSynchronize(taskInfo(task).name);
 }
 

@@ -340,7 +340,9 @@ inline constexpr int warpSize = 32;
 inline unsigned __activemask() { return ::scanlab::emu::detail::activeMask(); }
 
 #define __trap() ::scanlab::emu::detail::trap(SCANLAB_EMU_SITE, "__trap()")
-inline void __nanosleep(unsigned) { ::scanlab::emu::detail::yieldNow(); }
+// A sleep in a spin loop: the other threads run, and it counts towards "deadlock between
+// blocks" as a forced yield does.
+inline void __nanosleep(unsigned) { ::scanlab::emu::detail::preemptSlow(); }
 
 // ----------------------------------------------------------------------------------
 // Memory fences (also points where a spinning thread lets the others run).

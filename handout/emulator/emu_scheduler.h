@@ -50,7 +50,7 @@ constexpr int kHostBudget = 1 << 30;
 constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yield
 // Forced yields of one block without progress (a barrier passed, a thread exited)
 // after which it counts as stuck: spinning on what another block should write.
-constexpr uint64_t kStuckYields = uint64_t(1) << 18;
+constexpr uint64_t kStuckYields = uint64_t(1) << 14;
 constexpr size_t kMaxDynamicShared = 48 * 1024;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32

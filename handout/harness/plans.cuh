@@ -76,19 +76,23 @@ void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
                  plan.itemsPerBlock, carries);
 }
 
-// Task 4: ONE launch, one tile of blockSize * kItemsPerThread elements per block.
-// The tile counter and every status word are cleared first; blocks take tile ids
-// from the counter in the order they start (student/lookback_scan.cuh).
+// Task 4: the tile counter and every status word cleared (a kernel of the harness),
+// then ONE launch of your kernel, one tile of blockSize * kItemsPerThread elements per
+// block; blocks take tile ids from the counter in the order they start
+// (student/lookback_scan.cuh). `room`: the Workspace's tile state, for >= our tiles.
 template <class Op, bool kInclusive>
 void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                  unsigned blockSize, Workspace<Op>& ws) {
+                  unsigned blockSize, const TileState<typename Op::Element>& room) {
     using T = typename Op::Element;
     constexpr int kItems = LookbackPolicy<T>::kItemsPerThread;
-    const size_t tileItems = size_t(blockSize) * kItems;
-    const unsigned tiles = unsigned(std::max<size_t>(1, (n + tileItems - 1) / tileItems));
-    const TileState<T> state = ws.tileState(tiles);
-    checkCuda(cudaMemsetAsync(state.tileCounter, 0, (size_t(tiles) + 1) * sizeof(unsigned)),
-              "cudaMemsetAsync(tile state)");
+    const unsigned tiles = lookbackTiles<T>(n, blockSize);
+    TileState<T> state = room;
+    state.tiles = tiles;
+    // The counter, the status words and the packed words lie together, in that order.
+    const size_t clearWords = size_t(reinterpret_cast<unsigned*>(state.packed + tiles) - state.tileCounter);
+    launchKernel("clearTileStateKernel", clearTileStateKernel<unsigned>,
+                 dim3(unsigned(std::min<size_t>(clearWords / 1024 + 1, kMaxBlocks))), dim3(256), 0,
+                 state.tileCounter, clearWords);
     launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, kInclusive>, dim3(tiles),
                  dim3(blockSize), lookbackSharedBytes<T>(blockSize), in, out, n, state);
 }

@@ -100,7 +100,8 @@ struct TaskRunner {
 
     // The student's (or reference) kernels for the task, through the student unit.
     void launch() {
-        student::launchTask<Op>(cfg.task->task, in.data(), cfg.n, out.data(), cfg.block, ws);
+        student::launchTask<Op>(cfg.task->task, in.data(), cfg.n, out.data(), cfg.block,
+                                ws.forRun(cfg.n, cfg.block));
     }
 
     // Poisons the output first, so a kernel that writes nothing cannot pass with

@@ -15,10 +15,12 @@
 namespace scanlab::student {
 
 // Launches the kernels of `task` (asynchronously, on the default stream) over the
-// n elements of `in` into `out`, with the caller's scratch (harness/tiling.cuh).
+// n elements of `in` into `out`, with the caller's scratch (Workspace::forRun,
+// harness/tiling.cuh).
 template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
-                typename Op::Element* out, unsigned blockSize, Workspace<Op>& ws);
+                typename Op::Element* out, unsigned blockSize,
+                const Scratch<typename Op::Element>& scratch);
 
 // The exercise split (student/split.cuh, application radix-sort): each launches one
 // kernel (asynchronously), with enough threads for n elements.

@@ -17,21 +17,24 @@ namespace scanlab::student {
 
 template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
-                typename Op::Element* out, unsigned blockSize, Workspace<Op>& ws) {
-    typename Op::Element* blockResults = ws.blockResults.data();
+                typename Op::Element* out, unsigned blockSize,
+                const Scratch<typename Op::Element>& scratch) {
+    typename Op::Element* blockResults = scratch.blockResults;
     switch (task) {
         case Task::WarpScan: warpScan<Op>(in, n, out, blockSize); break;
         case Task::Reduce: reduce<Op>(in, n, out, blockSize, blockResults); break;
         case Task::Scan: scan<Op, true>(in, n, out, blockSize, blockResults); break;
         case Task::ScanExclusive: scan<Op, false>(in, n, out, blockSize, blockResults); break;
-        case Task::LookbackScan: lookbackScan<Op, true>(in, n, out, blockSize, ws); break;
-        case Task::LookbackScanExclusive: lookbackScan<Op, false>(in, n, out, blockSize, ws); break;
+        case Task::LookbackScan: lookbackScan<Op, true>(in, n, out, blockSize, scratch.tiles); break;
+        case Task::LookbackScanExclusive:
+            lookbackScan<Op, false>(in, n, out, blockSize, scratch.tiles);
+            break;
     }
 }
 
 #define SCANLAB_INSTANTIATE_LAUNCH_TASK(Op)                                                 \
     template void launchTask<Op>(Task, const Op::Element*, size_t, Op::Element*, unsigned, \
-                                 Workspace<Op>&);
+                                 const Scratch<Op::Element>&);
 SCANLAB_FOR_EACH_OPERATOR(SCANLAB_INSTANTIATE_LAUNCH_TASK)
 #undef SCANLAB_INSTANTIATE_LAUNCH_TASK
 

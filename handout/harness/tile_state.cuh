@@ -26,16 +26,49 @@ struct TileState {
     unsigned* status;       // one TileStatus per tile: kTileInvalid before the launch
     T* aggregate;           // valid once status[t] >= kTileAggregate
     T* inclusivePrefix;     // valid once status[t] == kTilePrefix
+    // For elements of 4 bytes, another way (use one or the other): a status and a value
+    // in ONE 8-byte word per tile (packTile), written and read in one access, so no
+    // reader can see the one without the other and no fence is needed between them.
+    // 0 (kTileInvalid) before the launch.
+    unsigned long long* packed;
     unsigned tiles;         // how many tiles the launch covers
 };
 
-// Loads and stores for words another block of the same launch reads or writes while
+// The 8-byte word of a status and a 4-byte value: the status in the low half.
+template <class T>
+__host__ __device__ __forceinline__ unsigned long long packTile(TileStatus status, const T& value) {
+    static_assert(sizeof(T) == 4, "packed tile words hold 4-byte elements");
+    unsigned bits;
+    memcpy(&bits, &value, 4);
+    return (static_cast<unsigned long long>(bits) << 32) | status;
+}
+__host__ __device__ __forceinline__ TileStatus statusOf(unsigned long long word) {
+    return static_cast<TileStatus>(static_cast<unsigned>(word));
+}
+template <class T>
+__host__ __device__ __forceinline__ T valueOf(unsigned long long word) {
+    static_assert(sizeof(T) == 4, "packed tile words hold 4-byte elements");
+    const unsigned bits = static_cast<unsigned>(word >> 32);
+    T value;
+    memcpy(&value, &bits, 4);
+    return value;
+}
+
+// Loads and stores for what another block of the same launch reads or writes while
 // it runs. They are volatile, so they go to the memory system every time: a plain
 // load may be served from the SM's L1 cache, which is not coherent between SMs, and
 // the compiler may keep a plain value in a register across a spin loop.
 // Volatile orders nothing by itself: between writing a value and publishing the status
 // that says it is there, and between reading a status and reading the value it
 // announces, comes a __threadfence().
+// An 8-byte word (a packed tile) is one access, so it is read or written whole.
+__device__ __forceinline__ unsigned long long loadVolatile(const unsigned long long* p) {
+    return *reinterpret_cast<const volatile unsigned long long*>(p);
+}
+__device__ __forceinline__ void storeVolatile(unsigned long long* p, unsigned long long word) {
+    *reinterpret_cast<volatile unsigned long long*>(p) = word;
+}
+
 template <class T>
 __device__ __forceinline__ T loadVolatile(const T* p) {
     static_assert(sizeof(T) % sizeof(unsigned) == 0, "element size must be a multiple of 4");
@@ -58,6 +91,15 @@ __device__ __forceinline__ void storeVolatile(T* p, const T& value) {
     volatile unsigned* dst = reinterpret_cast<volatile unsigned*>(p);
 #pragma unroll
     for (int w = 0; w < kWords; ++w) dst[w] = words[w];
+}
+
+// Zeroes words[0 .. count): the tile counter, the status words and the packed words,
+// before each launch.
+template <class Word>
+__global__ void clearTileStateKernel(Word* words, size_t count) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < count;
+         i += size_t(gridDim.x) * blockDim.x)
+        words[i] = 0;
 }
 
 }  // namespace scanlab

@@ -31,25 +31,46 @@ TilePlan planTiles(size_t n, unsigned blockSize, unsigned maxBlocks = kMaxBlocks
                     tileSharedBytes<T>(blockSize)};
 }
 
-// Scratch the plans need besides input and output, owned by the caller: one element
-// per block (kMaxBlocks of them), and task 4's tile state, allocated at its first use
-// (so an untimed warm-up run allocates it) and grown when a launch needs more tiles.
+// Task 4's tiles for n elements: one per blockSize * LookbackPolicy items (at least one).
+template <class T>
+unsigned lookbackTiles(size_t n, unsigned blockSize) {
+    const size_t tileItems = size_t(blockSize) * LookbackPolicy<T>::kItemsPerThread;
+    return unsigned(std::max<size_t>(1, (n + tileItems - 1) / tileItems));
+}
+
+// The scratch a plan gets besides input and output (device pointers, owned by a
+// Workspace): one element per block (kMaxBlocks of them), and task 4's tile state
+// (room for at least as many tiles as the run needs; the plan clears it).
+template <class T>
+struct Scratch {
+    T* blockResults;
+    TileState<T> tiles;
+};
+
+// The owner of a run's scratch, on the harness's side: allocation stays out of the
+// student unit. Task 4's tile state is allocated at the first run that needs it (an
+// untimed warm-up run) and grown when a run needs more tiles.
 template <class Op>
 struct Workspace {
     using T = typename Op::Element;
     DeviceBuffer<T> blockResults{kMaxBlocks, "blockResults"};
     DeviceBuffer<unsigned char> tileStateBytes;
 
-    // Room for `tiles` tiles; the caller clears the counter and the status words.
-    TileState<T> tileState(unsigned tiles) {
-        const size_t words = (size_t(tiles) + 1) * sizeof(unsigned);  // counter + status
-        const size_t valuesAt = (words + alignof(T) - 1) / alignof(T) * alignof(T);
-        const size_t bytes = valuesAt + 2 * size_t(tiles) * sizeof(T);
+    // Layout: counter, status[tiles], packed[tiles], aggregate[tiles],
+    // inclusivePrefix[tiles]; TileState::clearedBytes of it is cleared before a launch.
+    Scratch<T> forRun(size_t n, unsigned blockSize) {
+        const size_t tiles = lookbackTiles<T>(n, blockSize);
+        const size_t packedAt = ((tiles + 1) * sizeof(unsigned) + 7) / 8 * 8;
+        const size_t valuesAt = (packedAt + tiles * 8 + 15) / 16 * 16;
+        const size_t bytes = valuesAt + 2 * tiles * sizeof(T);
         if (tileStateBytes.size() < bytes) tileStateBytes = DeviceBuffer<unsigned char>(bytes, "tileState");
         unsigned char* base = tileStateBytes.data();
         T* values = reinterpret_cast<T*>(base + valuesAt);
-        return TileState<T>{reinterpret_cast<unsigned*>(base), reinterpret_cast<unsigned*>(base) + 1,
-                            values, values + tiles, tiles};
+        unsigned* words = reinterpret_cast<unsigned*>(base);
+        return Scratch<T>{blockResults.data(),
+                          TileState<T>{words, words + 1, values, values + tiles,
+                                       reinterpret_cast<unsigned long long*>(base + packedAt),
+                                       unsigned(tiles)}};
     }
 };
 

@@ -17,10 +17,12 @@
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
 //    Write the value, __threadfence(), then write the status: the fence makes the value
-//    visible to every other block before the status that announces it.
+//    visible to every other block before the status that announces it. (Or, for
+//    4-byte elements, both at once in one 8-byte word: TileState::packed.)
 // 4. Look back over tiles tile-1, tile-2, ... combining their aggregates until one has
 //    its inclusive prefix, which ends the walk. Read a status, __threadfence(), then
-//    the value it announces. A status still kTileInvalid: read it again (spin).
+//    the value it announces (or the packed word, both at once). A status still
+//    kTileInvalid: read it again (spin).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
 //

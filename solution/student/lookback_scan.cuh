@@ -17,10 +17,12 @@
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
 //    Write the value, __threadfence(), then write the status: the fence makes the value
-//    visible to every other block before the status that announces it.
+//    visible to every other block before the status that announces it. (Or, for
+//    4-byte elements, both at once in one 8-byte word: TileState::packed.)
 // 4. Look back over tiles tile-1, tile-2, ... combining their aggregates until one has
 //    its inclusive prefix, which ends the walk. Read a status, __threadfence(), then
-//    the value it announces. A status still kTileInvalid: read it again (spin).
+//    the value it announces (or the packed word, both at once). A status still
+//    kTileInvalid: read it again (spin).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
 //
@@ -44,6 +46,26 @@
 namespace scanlab {
 
 //@@ solution
+// Elements of 4 bytes travel with their status in one 8-byte word (TileState::packed):
+// one store publishes both, one load reads both, and no fence is needed between them.
+// Larger elements use a status word and a value apart, with a fence in between.
+template <class T>
+constexpr bool kPackedTiles = sizeof(T) == 4;
+
+// Tile `tile` tells the others `status` with `value` (one thread calls it).
+template <class T>
+__device__ void publish(const TileState<T>& tiles, unsigned tile, TileStatus status,
+                        const T& value) {
+    if constexpr (kPackedTiles<T>) {
+        storeVolatile(&tiles.packed[tile], packTile(status, value));
+    } else {
+        storeVolatile(status == kTilePrefix ? &tiles.inclusivePrefix[tile] : &tiles.aggregate[tile],
+                      value);
+        __threadfence();  // the value reaches every other block before the status
+        storeVolatile(&tiles.status[tile], unsigned(status));
+    }
+}
+
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
 // aggregate: the combination of every element before the tile. Lane l looks at tile
 // end-1-l of a window of 32 tiles; the window moves back until it holds a tile with
@@ -55,22 +77,32 @@ __device__ typename Op::Element lookBack(const TileState<typename Op::Element>& 
     T exclusive = Op::identity();  // of the tiles after the window, up to `tile`
     for (long long end = tile;; end -= kWarpSize) {
         const long long t = end - 1 - lane;
-        unsigned status;
-        unsigned prefixLanes, stop, upToStop;
+        T value = Op::identity();
+        unsigned status, prefixLanes, stop;
         for (;;) {
-            status = t >= 0 ? loadVolatile(&tiles.status[t]) : unsigned(kTilePrefix);
-            __threadfence();  // the values read below are no older than this status
+            if constexpr (kPackedTiles<T>) {
+                const unsigned long long word = t >= 0 ? loadVolatile(&tiles.packed[t])
+                                                       : packTile(kTilePrefix, Op::identity());
+                status = statusOf(word);
+                value = valueOf<T>(word);
+            } else {
+                status = t >= 0 ? loadVolatile(&tiles.status[t]) : unsigned(kTilePrefix);
+            }
             prefixLanes = __ballot_sync(kFullMask, status == kTilePrefix);
             // The nearest tile with its prefix ends the walk; tiles past it do not matter.
             stop = prefixLanes ? unsigned(__ffs(int(prefixLanes)) - 1) : kWarpSize - 1;
-            upToStop = stop == kWarpSize - 1 ? kFullMask : (2u << stop) - 1;
+            const unsigned upToStop = stop == kWarpSize - 1 ? kFullMask : (2u << stop) - 1;
             if ((__ballot_sync(kFullMask, status == kTileInvalid) & upToStop) == 0) break;
+            __nanosleep(32);  // a predecessor has not published yet: ask again
         }
-        T value = Op::identity();
-        if (lane <= stop && t >= 0) {
-            value = status == kTilePrefix ? loadVolatile(&tiles.inclusivePrefix[t])
-                                          : loadVolatile(&tiles.aggregate[t]);
+        if constexpr (!kPackedTiles<T>) {
+            __threadfence();  // the values read below are no older than the statuses
+            if (lane <= stop && t >= 0) {
+                value = status == kTilePrefix ? loadVolatile(&tiles.inclusivePrefix[t])
+                                              : loadVolatile(&tiles.aggregate[t]);
+            }
         }
+        if (lane > stop) value = Op::identity();
         // Combine the window, earlier tiles (higher lanes) first: after the step with
         // distance d, lane i holds lanes i .. i+2d-1.
 #pragma unroll
@@ -130,23 +162,11 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     if (warp == 0) {
         T tilePrefix = Op::identity();
         if (tile == 0) {
-            if (lane == 0) {
-                storeVolatile(&tiles.inclusivePrefix[0], tileTotal);
-                __threadfence();
-                storeVolatile(&tiles.status[0], unsigned(kTilePrefix));
-            }
+            if (lane == 0) publish(tiles, 0, kTilePrefix, tileTotal);
         } else {
-            if (lane == 0) {
-                storeVolatile(&tiles.aggregate[tile], tileTotal);
-                __threadfence();
-                storeVolatile(&tiles.status[tile], unsigned(kTileAggregate));
-            }
+            if (lane == 0) publish(tiles, tile, kTileAggregate, tileTotal);
             tilePrefix = lookBack<Op>(tiles, tile, lane);
-            if (lane == 0) {
-                storeVolatile(&tiles.inclusivePrefix[tile], Op::apply(tilePrefix, tileTotal));
-                __threadfence();
-                storeVolatile(&tiles.status[tile], unsigned(kTilePrefix));
-            }
+            if (lane == 0) publish(tiles, tile, kTilePrefix, Op::apply(tilePrefix, tileTotal));
         }
         if (lane == 0) *prefixSlot = tilePrefix;
     }
