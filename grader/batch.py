@@ -24,6 +24,7 @@ from grader.build import Layout
 from grader.collect import is_archive, source_digest, submission_name
 from grader.grade import grade
 from grader.report import gradebook, html, jsonfile, problems
+from grader.report import leaderboard
 from grader.report.class_summary import class_summary
 from grader.report.folder import safe_name, write_reports
 from grader.results import Identity, SubmissionResult
@@ -34,6 +35,7 @@ from grader.session import Options, Session
 
 STATE_FILE = "batch.json"
 CLASS_PAGE = "class.html"
+LEADERBOARD_FILE = "leaderboard.csv"
 STATE_FORMAT = "scanlab-batch"
 
 
@@ -110,7 +112,8 @@ def _duration(seconds: float) -> str:
 
 def _progress_line(i: int, total: int, result: SubmissionResult, eta: str) -> str:
     said = [p if len(p) <= 90 else p[:87] + "..." for p in problems(result)]
-    score = f"{result.score:6.2f} / {result.max_score:g}"
+    score = f"{result.score:6.2f} / {result.max_score:g}" + \
+        (f" ({result.bonus_score:.2f} of it bonus)" if result.bonus_score > 0 else "")
     return (f"[{i:>{len(str(total))}}/{total}] {result.name[:28]:<28} {score:<14} "
             f"{'; '.join(said) or 'all cases pass'}  ({_duration(result.seconds)}){eta}")
 
@@ -189,11 +192,13 @@ def run_batch(session: Session, entries: list[Path], out: Path,
 def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],
                  out: Path) -> list[SubmissionResult]:
     """The class's files from every submission's result: the gradebook files, the class
-    summary and the class page (a local batch, and `merge` after a Slurm one)."""
+    summary, the leaderboard and the class page (a local batch, and `merge` after a
+    Slurm one)."""
     names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
     gradebook.write_all(results, rubric, out)
     (out / "class-summary.md").write_text(class_summary(results, rubric), encoding="utf-8")
+    leaderboard.write_csv(results, rubric, out / LEADERBOARD_FILE)
     links = {str(e): f"submissions/{names[e]}/report.html" for e in entries}
     (out / CLASS_PAGE).write_text(html.class_page(results, links, [t.name for t in rubric.tasks]),
                                   encoding="utf-8")

@@ -227,9 +227,19 @@ class SlurmRubric:
                            "overrides it")
 
 
+@dataclass(frozen=True)
+class LeaderboardRubric:
+    """The class's ranking by GB/s (grader/report/leaderboard.py)."""
+    TABLE = "leaderboard"
+    tasks: tuple[str, ...] = setting(("scan", "lookback-scan"), "the tasks ranked (names of "
+                                     "data/assignment.toml), by the GB/s of their first timed case")
+    show: bool = setting(False, "fill Gradescope's leaderboard, so students see the class's GB/s "
+                         "ranking (always written for instructors: leaderboard.csv, class-summary.md)")
+
+
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
                     EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
-                    GradebookRubric, SlurmRubric)
+                    GradebookRubric, SlurmRubric, LeaderboardRubric)
 
 
 @dataclass(frozen=True)
@@ -284,6 +294,7 @@ class Rubric:
     gradescope: GradescopeRubric
     gradebook: GradebookRubric = field(default_factory=GradebookRubric)
     slurm: SlurmRubric = field(default_factory=SlurmRubric)
+    leaderboard: LeaderboardRubric = field(default_factory=LeaderboardRubric)
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
     @property
@@ -503,6 +514,12 @@ def load_rubric(path: Path) -> Rubric:
         raise RubricError(f"{cases_path.name}: [suite] emulator_max_n is missing, and the rubric "
                           "sets no [emulator] max_n")
 
+    leaderboard: LeaderboardRubric = _settings(LeaderboardRubric, data)
+    unknown = set(leaderboard.tasks) - {t.name for t in tasks}
+    if unknown:
+        raise RubricError(f"[leaderboard] tasks: no task named {', '.join(sorted(unknown))} "
+                          "in data/assignment.toml")
+
     fb = _Table(data.get("forbidden", {}), "[forbidden]")
     rules = []
     for i, r in enumerate(fb.get("rule", list, [])):
@@ -521,5 +538,5 @@ def load_rubric(path: Path) -> Rubric:
                   submission=_settings(SubmissionLimits, data), forbidden=forbidden,
                   gradescope=_settings(GradescopeRubric, data),
                   gradebook=_settings(GradebookRubric, data),
-                  slurm=_settings(SlurmRubric, data),
+                  slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
                   sources=tuple(files) + (cases_path,))

@@ -102,10 +102,11 @@ def speedup_line(tr: TaskResult) -> str:
 
 
 def headline(result: SubmissionResult) -> str:
+    bonus = f", {result.bonus_score:.2f} of it bonus" if result.bonus_score > 0 else ""
     if result.performance_measured:
-        return f"{result.score:.2f} / {result.max_score:g}"
+        return f"{result.score:.2f} / {result.max_score:g}" + (f" ({bonus[2:]})" if bonus else "")
     return (f"{result.score:.2f} / {result.max_score:g} (correctness; performance, "
-            f"{result.performance_max:g} points, not measured)")
+            f"{result.performance_max:g} points, not measured{bonus})")
 
 
 def problems(result: SubmissionResult) -> list[str]:

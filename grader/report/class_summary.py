@@ -4,7 +4,7 @@ from __future__ import annotations
 import io
 import statistics
 
-from grader.report import problems
+from grader.report import leaderboard, problems
 from grader.report.gradebook import flags, unmatched
 from grader.results import SubmissionResult
 from grader.rubric import Rubric
@@ -55,4 +55,5 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
         if missing:
             out.write(f"\nNot in the gradebook upload files (no SID or email known): "
                       f"{', '.join(missing)}\n")
+    out.write(leaderboard.markdown_section(results, rubric))
     return out.getvalue()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.report import gradescope, html, jsonfile, junit, markdown, terminal
+from grader.report import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
 from grader.results import SubmissionResult
 from grader.rubric import Rubric
 
@@ -22,12 +22,13 @@ def safe_name(name: str) -> str:
 def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
                   gradescope_path: Path | None = None, reveal_hidden: bool = False) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    board = leaderboard.entries(result, rubric)
     gradescope.write(result, out / "gradescope-results.json", rubric.gradescope.visibility,
-                     rubric.gradescope.stdout_visibility)
+                     rubric.gradescope.stdout_visibility, board)
     if gradescope_path is not None:
         gradescope_path.parent.mkdir(parents=True, exist_ok=True)
         gradescope.write(result, gradescope_path, rubric.gradescope.visibility,
-                         rubric.gradescope.stdout_visibility)
+                         rubric.gradescope.stdout_visibility, board)
     junit.write(result, out / "junit.xml")
     markdown.write(result, out / "summary.md")
     html.write(result, out / "report.html")

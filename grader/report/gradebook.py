@@ -38,7 +38,7 @@ def _num(value: float | None, digits: int = 2) -> str:
 def columns(rubric: Rubric) -> list[str]:
     """The columns of grades.csv."""
     cols = IDENTITY + ["score", "max_score", "correctness", "correctness_max", "performance",
-                       "performance_max", "performance_measured"]
+                       "performance_max", "performance_measured", "bonus"]
     for t in rubric.tasks:
         n = f"task{t.number}"
         cols += [f"{n}_passed", f"{n}_total", f"{n}_correctness", f"{n}_performance",
@@ -77,7 +77,8 @@ def plain_rows(result: SubmissionResult) -> list[dict[str, str]]:
             "score": _num(result.score), "max_score": _num(result.max_score),
             "correctness": _num(result.correctness_score), "correctness_max": _num(result.correctness_max),
             "performance": _num(result.performance_score), "performance_max": _num(result.performance_max),
-            "performance_measured": str(int(result.performance_measured))}
+            "performance_measured": str(int(result.performance_measured)),
+            "bonus": _num(result.bonus_score)}
     for tr in result.tasks:
         n = f"task{tr.number}"
         slow = next((p.slowdown for p in tr.perf if p.slowdown), None)

@@ -50,7 +50,7 @@ def _correctness_output(tr: TaskResult) -> str:
 
 
 def document(result: SubmissionResult, visibility: str = "visible",
-             stdout_visibility: str = "hidden") -> dict:
+             stdout_visibility: str = "hidden", leaderboard: list[dict[str, object]] | None = None) -> dict:
     tests: list[dict] = []
     if result.error or result.missing or result.notes or result.ignored:
         lines = []
@@ -100,7 +100,7 @@ def document(result: SubmissionResult, visibility: str = "visible",
         summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
     if result.machine.sandbox and not result.machine.contained:
         summary.append(f"Warning: student code was {result.machine.sandbox}.")
-    return {
+    doc: dict[str, object] = {
         "score": round(result.score, 4),
         "execution_time": int(round(result.seconds)),
         "output": "\n".join(summary),
@@ -111,11 +111,15 @@ def document(result: SubmissionResult, visibility: str = "visible",
         "tests": tests,
         "extra_data": {"seed": result.seed, "backend": result.machine.backend,
                        "max_score": result.max_score,
-                       "performance_measured": result.performance_measured},
+                       "performance_measured": result.performance_measured,
+                       "bonus_score": round(result.bonus_score, 4)},
     }
+    if leaderboard:
+        doc["leaderboard"] = leaderboard
+    return doc
 
 
 def write(result: SubmissionResult, path: Path, visibility: str = "visible",
-          stdout_visibility: str = "hidden") -> None:
-    path.write_text(json.dumps(document(result, visibility, stdout_visibility), indent=2,
+          stdout_visibility: str = "hidden", leaderboard: list[dict[str, object]] | None = None) -> None:
+    path.write_text(json.dumps(document(result, visibility, stdout_visibility, leaderboard), indent=2,
                                allow_nan=False) + "\n", encoding="utf-8")
