@@ -160,14 +160,13 @@ int tuneLookback() {
         std::vector<Contestant> cs{cub.scan(),
                                    lookbackShape<8>("look-back 256 x 8", cub, ws, 256),
                                    lookbackShape<8>("look-back 512 x 8", cub, ws, 512),
-                                   lookbackShape<12>("look-back 128 x 12", cub, ws, 128),
-                                   lookbackShape<12>("look-back 256 x 12", cub, ws, 256),
-                                   lookbackShape<12>("look-back 512 x 12", cub, ws, 512),
+                                   lookbackShape<11>("look-back 128 x 11", cub, ws, 128),
+                                   lookbackShape<11>("look-back 256 x 11", cub, ws, 256),
+                                   lookbackShape<11>("look-back 512 x 11", cub, ws, 512),
+                                   lookbackShape<11>("look-back 1024 x 11", cub, ws, 1024),
                                    lookbackShape<16>("look-back 128 x 16", cub, ws, 128),
                                    lookbackShape<16>("look-back 256 x 16", cub, ws, 256),
-                                   lookbackShape<16>("look-back 512 x 16", cub, ws, 512),
-                                   lookbackShape<24>("look-back 128 x 24", cub, ws, 128),
-                                   lookbackShape<24>("look-back 256 x 24", cub, ws, 256)};
+                                   lookbackShape<24>("look-back 128 x 24", cub, ws, 128)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);
         printRow(cs[0], nullptr);

@@ -116,6 +116,8 @@ def problems(result: SubmissionResult) -> list[str]:
         return [result.error]
     out = []
     for tr in result.tasks:
+        if tr.verdict == "not_attempted":
+            continue  # a bonus left alone is no problem
         if tr.verdict == "wrong":
             out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail")
         elif tr.verdict != "correct":

@@ -27,7 +27,7 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
     zeroed = rubric.correctness.zero_for_placeholders
     out.write("| task | all cases pass | of them the handout's placeholder"
               + (" (0 points)" if zeroed else "") + " | wrong | not implemented | does not compile | "
-              "forbidden | missing | mean points |\n")
+              "forbidden | missing or not attempted | mean points |\n")
     out.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for i, t in enumerate(rubric.tasks):
         trs = [r.tasks[i] for r in results]
@@ -37,7 +37,8 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
         placeholders = sum(1 for tr in trs if tr.verdict == "correct" and tr.placeholder)
         out.write(f"| {t.number} `{t.file}` | {count('correct')} | {placeholders} | {count('wrong')} | "
                   f"{count('not_implemented')} | {count('build_failed')} | {count('forbidden')} | "
-                  f"{count('missing')} | {mean:.2f} / {most:g} |\n")
+                  f"{count('missing') + count('not_attempted')} | {mean:.2f} / {most:g}"
+                  f"{' (bonus)' if t.bonus else ''} |\n")
     out.write("\nScore distribution:\n\n```text\n")
     bins = [0] * 10
     for s in scores:

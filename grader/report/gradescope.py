@@ -71,8 +71,8 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "score": round(tr.correctness_points, 4), "max_score": tr.correctness_max,
                       "status": "passed" if correct else "failed",
                       "output": _correctness_output(tr), "visibility": visibility})
-        if tr.performance_points is None:
-            continue  # not measured here: said once in the top-level output, never a test
+        if tr.performance_points is None or tr.status == "not_attempted":
+            continue  # not measured here (said once in the top-level output), or a bonus left alone
         output = perf_line(tr)
         if speedup_line(tr):
             output += "\nSpeedup: " + speedup_line(tr)

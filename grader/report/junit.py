@@ -34,6 +34,7 @@ def _task_suite(root: ET.Element, tr: TaskResult) -> ET.Element:
         _outcome(check, "failure", tr.message)
     elif tr.status == "not_attempted":
         _outcome(check, "skipped", tr.message)
+        return suite  # nothing was built or run
     elif tr.status == "forbidden":
         _outcome(check, "failure", tr.message, "\n".join(str(v) for v in tr.violations))
     if tr.build is not None:

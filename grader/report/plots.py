@@ -97,7 +97,8 @@ def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> di
     axes.set_title("Scores")
     pictures["scores"] = _data_uri(plt, figure)
 
-    verdicts = ["correct", "wrong", "not_implemented", "build_failed", "forbidden", "missing"]
+    verdicts = ["correct", "wrong", "not_implemented", "build_failed", "forbidden", "missing",
+                "not_attempted"]
     figure, axes = plt.subplots(figsize=(6, 3))
     bottom = [0] * len(task_names)
     for v in verdicts:

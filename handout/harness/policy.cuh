@@ -39,14 +39,15 @@ inline size_t tileSharedBytes(unsigned blockSize) {
 
 namespace scanlab {
 
-// Task 4: elements each thread scans per tile. A single-pass scan pays its tile id and
-// its look-back once per tile, so a bigger tile spreads that latency over more
-// elements: 44 bytes a thread (11 int32) is the most a tile of 1024 threads can stage
-// in 48 KiB of shared memory. (On an H100, 12 int32 a thread at 256 threads ran 10%
-// faster than 8 at 2^28: scanlab-bench --tune-lookback.)
+// Task 4: elements each thread scans per tile; task 3's CHUNK. A single-pass scan
+// pays its tile id and its look-back once per tile, so a bigger tile spreads that
+// latency over more elements, but it also takes more registers and shared memory. On
+// an H100 (scanlab-bench --tune-lookback) tiles of 8 to 24 int32 a thread at 256
+// threads ran within 10% of each other at 2^28: the tile size is not what limits this
+// kernel (the repository's README, "Performance of the reference").
 template <class T>
 struct LookbackPolicy {
-    static constexpr int kItemsPerThread = sizeof(T) >= 44 ? 1 : int(44 / sizeof(T));
+    static constexpr int kItemsPerThread = ChunkPolicy<T>::kItemsPerThread;
 };
 
 // Dynamic shared memory of lookbackScanKernel: a tile's staging and warp totals as in

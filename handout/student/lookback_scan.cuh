@@ -25,6 +25,8 @@
 //    kTileInvalid: read it again (spin).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
+//    Stage the tile's scan in shared memory before the look-back: then no element waits
+//    in a register while warp 0 looks back (fewer registers, more blocks on each SM).
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared

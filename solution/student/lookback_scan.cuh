@@ -25,6 +25,8 @@
 //    kTileInvalid: read it again (spin).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
+//    Stage the tile's scan in shared memory before the look-back: then no element waits
+//    in a register while warp 0 looks back (fewer registers, more blocks on each SM).
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared
@@ -158,6 +160,19 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
         tileTotal = Op::apply(tileTotal, t);
     }
 
+    // Each element combined with everything before it in the tile (earlier warps,
+    // earlier lanes), staged in shared memory: no element stays in a register across
+    // the look-back, and the store below needs no barrier of its own. (The barrier
+    // above ended the warp scans' use of the staging area.)
+    const T earlierLanes = shuffleUp(threadScan, 1);
+    T inTile = warpPrefix;
+    if (lane > 0) inTile = Op::apply(inTile, earlierLanes);
+#pragma unroll
+    for (int k = 0; k < CHUNK; ++k) {
+        const T before = k == 0 ? inTile : Op::apply(inTile, chunk[k - 1]);
+        staging[paddedIndex(tid * CHUNK + k)] = INCLUSIVE ? Op::apply(inTile, chunk[k]) : before;
+    }
+
     // Warp 0 publishes and looks back while the other warps wait at the barrier.
     if (warp == 0) {
         T tilePrefix = Op::identity();
@@ -172,18 +187,13 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     }
     __syncthreads();
 
-    const T earlierLanes = shuffleUp(threadScan, 1);
-    T prefix = Op::apply(*prefixSlot, warpPrefix);
-    if (lane > 0) prefix = Op::apply(prefix, earlierLanes);
-    if constexpr (INCLUSIVE) {
+    // Coalesced: thread t writes elements t, t + blockDim.x, ... of the tile.
+    const T tilePrefix = *prefixSlot;
 #pragma unroll
-        for (int k = 0; k < CHUNK; ++k) chunk[k] = Op::apply(prefix, chunk[k]);
-    } else {
-#pragma unroll
-        for (int k = CHUNK - 1; k > 0; --k) chunk[k] = Op::apply(prefix, chunk[k - 1]);
-        chunk[0] = prefix;
+    for (int k = 0; k < CHUNK; ++k) {
+        const unsigned i = k * blockDim.x + tid;
+        if (i < valid) out[base + i] = Op::apply(tilePrefix, staging[paddedIndex(i)]);
     }
-    storeChunks<CHUNK>(chunk, staging, tid, blockDim.x, out + base, valid, BlockSync{});
     //@@ placeholder
     //| // TODO(task 4): replace this placeholder (block 0 scans everything, the other
     //| // blocks do nothing) with the single pass described at the top of this file.

@@ -31,7 +31,8 @@ def test_batch_of_ten(emulator, tmp_path):
     rows = {row["submission"]: row for row in csv.DictReader((out / "grades.csv").open())}
     assert set(rows) == set(TEN)
     assert list(next(iter(rows.values()))) == gradebook.columns(emulator.session.rubric)
-    assert float(rows["reference"]["score"]) == 60
+    assert float(rows["reference"]["score"]) == 65     # 60 + the bonus's correctness
+    assert float(rows["reference"]["bonus"]) == 5 and float(rows["handout"]["bonus"]) == 0
     assert float(rows["handout"]["score"]) == 0     # placeholders earn nothing
     assert "task 3: build failed" in rows["compile_error"]["comment"]
     assert "task 2: forbidden" in rows["forbidden"]["comment"]

@@ -67,13 +67,14 @@ def test_grade_reference_from_the_command_line(tmp_path):
     r = grader("grade", str(submission), "--backend", "emulator", "--rubric", str(TEST_RUBRIC),
                "--cache", str(cache_dir()), "--seed", "11", "--out", str(out), "--gradescope", str(gs))
     assert r.returncode == 0, r.stderr
-    assert "TOTAL  60.00 / 60 (correctness; performance, 40 points, not measured)" in r.stdout
+    # The reference earns the bonus too: 5 correctness points on top of the 60.
+    assert "TOTAL  65.00 / 60 (correctness; performance, 40 points, not measured, 5.00 of it bonus)" in r.stdout
     assert "seed 11" in r.stdout
     # The one-line note: "No GPU: ..." here, "Emulator backend chosen: ..." on a GPU machine.
     assert "correctness is graded with the CPU emulator; performance is not measured" in r.stdout
     for name in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
         assert (out / name).is_file(), name
-    assert json.loads(gs.read_text())["score"] == 60
+    assert json.loads(gs.read_text())["score"] == 65
 
 
 def test_batch_from_the_command_line(tmp_path):
@@ -119,7 +120,7 @@ def test_gradescope_autograder_runs(tmp_path):
                        capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr
     data = json.loads((root / "results" / "results.json").read_text())
-    assert data["score"] == 60, p.stdout[-2000:] + p.stderr[-2000:]
+    assert data["score"] == 65, p.stdout[-2000:] + p.stderr[-2000:]   # 60 + the bonus's 5
     # No GPU on Gradescope: said once at the top, and no performance test shown as passed.
     assert "Performance (40 points) is not measured here" in data["output"]
     assert not any("performance" in t["name"] for t in data["tests"])

@@ -93,8 +93,8 @@ def test_the_submission_page_holds_the_verdicts_the_failures_and_the_picture():
     page = Page(page_text)
     assert page_text.startswith("<!doctype html>") and "<script" not in page_text
     tasks, timing = page.tables
-    assert tasks[0][:3] == ["task", "file", "verdict"] and len(tasks) == 1 + 3
-    assert [row[2] for row in tasks[1:]] == ["wrong", "forbidden", "correct"]
+    assert tasks[0][:3] == ["task", "file", "verdict"] and len(tasks) == 1 + 4
+    assert [row[2] for row in tasks[1:]] == ["wrong", "forbidden", "correct", "not attempted"]
     assert tasks[3][0] == '3: scan <all> & "sizes"'            # escaped, read back whole
     assert "alice <&>" not in page_text and "alice &lt;&amp;&gt;" in page_text
     # The visible failing case with its reproduce command; the hidden one by number only.

@@ -61,13 +61,19 @@ def sample(measured: bool = True) -> SubmissionResult:
     else:
         t3.perf_status = "not_measured"
         t3.perf_message = "not measured (no GPU)"
+    # The bonus, left as the handout's placeholder: not attempted, not built.
+    t4 = TaskResult(4, "lookback-scan", "bonus: look-back", "lookback_scan.cuh", status="not_attempted",
+                    path="student/lookback_scan.cuh", placeholder=True,
+                    message="bonus not attempted: lookback_scan.cuh is still the handout placeholder",
+                    correctness_max=5, performance_max=10)
+    t4.performance_points = 0.0
     result = SubmissionResult(name="alice <&>", origin="subs/alice.zip", kind="zip", seed=99,
                               machine=machine, graded_at="2024-01-01T00:00:00+00:00",
                               grader_version="1.0", rubric="data/rubric.toml",
                               files={"warp_scan.cuh": "student/warp_scan.cuh", "reduce.cuh": "reduce.cuh",
                                      "scan.cuh": "student/scan.cuh"},
                               ignored=["README.md", "notes\x01.txt"], notes=["skipped link x"],
-                              tasks=[t1, t2, t3],
+                              tasks=[t1, t2, t3, t4],
                               integration=IntegrationResult("not_graded", "not run: reduce.cuh has forbidden constructs"),
                               reproduce="python3 -m grader grade subs/alice.zip --seed 99")
     result.correctness_score = 35.0
@@ -124,7 +130,9 @@ def test_junit_parses(tmp_path):
     root = ET.parse(path).getroot()
     assert root.tag == "testsuites"
     suites = root.findall("testsuite")
-    assert len(suites) == 4     # 3 tasks + integration
+    assert len(suites) == 5     # 4 tasks + integration
+    bonus = suites[3].findall("testcase")
+    assert [c.find("skipped") is not None for c in bonus] == [True]   # not attempted: skipped
     total = sum(int(s.get("tests")) for s in suites)
     assert int(root.get("tests")) == total == len(root.findall(".//testcase"))
     assert int(root.get("failures")) == len(root.findall(".//testcase/failure"))
