@@ -20,6 +20,7 @@ public:
             startHelpers(size);
         }
         const bool useHelpers = !helpers_.empty() && L.blocks > 1;
+        L.participants = useHelpers ? unsigned(helpers_.size()) + 1 : 1;
         if (useHelpers) {
             std::lock_guard<std::mutex> lock(m_);
             job_ = &L;

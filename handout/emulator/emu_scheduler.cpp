@@ -433,7 +433,7 @@ void checkSpinning(Worker& w, Thread* self) {
         L.stuck.fetch_add(1);
     }
     const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
-    if (L.stuck.load() < L.workers.load() || started >= L.blocks) return;
+    if (L.stuck.load() < L.participants || started >= L.blocks) return;
     std::string waiting;
     for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
         waiting += (waiting.empty() ? "" : ", ") +
@@ -441,9 +441,9 @@ void checkSpinning(Worker& w, Thread* self) {
     }
     if (L.blocks - started > 8) waiting += ", ...";
     SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",
-                     threadName(*self) + " has spun (atomics, fences) without progress while "
+                     threadName(*self) + " has spun (atomics, fences, __nanosleep) without progress while "
                      "block(s) " + waiting + " of the same launch have not started, and every "
-                     "block that has (" + std::to_string(L.workers.load()) + " run at once here) "
+                     "block that has (" + std::to_string(L.participants) + " run at once here) "
                      "spins too. Blocks start in any order, on a GPU as here: a block must never "
                      "wait for another block of its launch that may not have started (take tile "
                      "ids from an atomic counter, so that every block you wait for has)");

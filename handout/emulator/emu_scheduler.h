@@ -128,6 +128,9 @@ struct Launch {
     // every one is stuck and blocks are still to start, none of them can ever finish.
     std::atomic<unsigned> workers{0};
     std::atomic<unsigned> stuck{0};
+    // Workers the pool gives this launch: a worker that has not joined yet may still
+    // start the block the others wait for, so a deadlock needs every one of them stuck.
+    unsigned participants = 1;
     std::atomic<bool> failed{false};
     std::mutex m;
     bool haveError = false;

@@ -368,6 +368,36 @@ TEST_CASE("a block waiting for one of its launch that cannot start is a deadlock
     CHECK(found);
 }
 
+// The same wait, with a volatile read and __nanosleep (as a look-back spins): no atomic,
+// no fence, so only the sleep lets the emulator see the spin.
+__global__ void sleepForLastBlockKernel(int* flag) {
+    if (blockIdx.x == gridDim.x - 1) {
+        if (threadIdx.x == 0) atomicExch(flag, 1);
+        return;
+    }
+    while (*static_cast<volatile int*>(flag) == 0) __nanosleep(100);
+}
+
+TEST_CASE("a spin on __nanosleep alone is seen: a deadlock between blocks, not a hang",
+          "[diagnose][blocks]") {
+    bool found = false;
+    for (uint64_t seed = 1; seed <= 6 && !found; ++seed) {
+        ScheduleScope scope(seed, 1);
+        DeviceArray<int> flag(1);
+        int* f = flag.ptr;
+        emu::launch("sleepForLastBlockKernel", dim3(8), dim3(32), 0, [=] { sleepForLastBlockKernel(f); });
+        const std::string msg = takeError();
+        if (msg.empty()) {
+            CHECK(flag.get()[0] == 1);  // the last block started first: the others saw its flag
+            continue;
+        }
+        CHECK_THAT(msg, Catch::Contains("deadlock between blocks"));
+        CHECK_THAT(msg, Catch::Contains("__nanosleep"));
+        found = true;
+    }
+    CHECK(found);
+}
+
 TEST_CASE("blocks that wait only for blocks that started (tickets) are no deadlock", "[blocks]") {
     for (unsigned workers : {1u, 3u}) {
         ScheduleScope scope(9, workers);
