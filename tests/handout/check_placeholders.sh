@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The untouched handout behaves as its README says: the task 1 and task 2
-# placeholders are slow but correct, task 3 reports "not implemented", and bad
+# The untouched handout behaves as its README says: the task 1, task 2 and task 4
+# (bonus) placeholders are slow but correct, task 3 reports "not implemented", and bad
 # arguments give a clear message (exit statuses: data/assignment.toml).
 # usage: check_placeholders.sh <driver>   (exits with the driver's no-GPU status, which
 #        CTest reports as skipped, when it finds no GPU)
@@ -25,6 +25,8 @@ expect() {  # expect <exit code> <text in output> <driver args...>
 }
 expect "$pass" "check   PASS" run --task warp-scan --op mssp --n 5000 --block 64
 expect "$pass" "check   PASS" run --task reduce --op mssp --n 70001 --block 128
+expect "$pass" "check   PASS" run --task lookback-scan --op mssp --n 70001 --block 96
+expect "$pass" "check   PASS" run --task lookback-scan-exclusive --op seg-add-i32 --n 5000 --block 32
 expect "$not_implemented" "task 3: not implemented" run --task scan --n 1000
 expect "$not_implemented" "task 3: not implemented" run --task scan-exclusive --n 1000
 expect "$usage" "must be a multiple of 32" run --task scan --block 48
