@@ -280,6 +280,10 @@ class Builder:
                 configure.append(f"-DCMAKE_CUDA_COMPILER={self.tools.nvcc}")
             if self.tools.cuda_arch:
                 configure.append(f"-DCMAKE_CUDA_ARCHITECTURES={self.tools.cuda_arch}")
+            if trusted:
+                # The reference driver (built once, cached) times CUB too: the "cub"
+                # baseline of task 4 and the leaderboard's CUB row.
+                configure.append("-DSCANLAB_CUB_BASELINE=ON")
         else:
             configure += ["-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"]
         compile_ = [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],

@@ -1,7 +1,8 @@
 """The class leaderboard: each submission's GB/s at the timed size of the ranked tasks
 (rubric [leaderboard]), as Gradescope's `leaderboard` field, a class leaderboard.csv
-and a section of class-summary.md, with the reference and the copy bandwidth measured
-in the same grading run as marker rows."""
+and a section of class-summary.md, with the reference, the copy bandwidth and (where
+the task times it as a baseline: task 4) CUB, measured in the same grading run, as
+marker rows."""
 from __future__ import annotations
 
 import csv
@@ -59,6 +60,7 @@ def rows(results: list[SubmissionResult], name: str) -> list[Row]:
     ranked: list[Row] = []
     references: list[float] = []
     copies: list[float] = []
+    cubs: list[float] = []
     for r in results:
         tr = _task(r, name)
         p = _timed(tr) if tr else None
@@ -70,6 +72,8 @@ def rows(results: list[SubmissionResult], name: str) -> list[Row]:
             references.append(p.gbps * p.student_ms / p.reference_ms)
         if p.copy_gbps:
             copies.append(p.copy_gbps)
+        if p.baselines.get("cub") and p.student_ms:
+            cubs.append(p.gbps * p.student_ms / p.baselines["cub"])
     # The markers are the medians over the class's measurements (each grade timed the
     # reference beside the submission, and the copy bandwidth of its GPU).
     if references:
@@ -79,6 +83,11 @@ def rows(results: list[SubmissionResult], name: str) -> list[Row]:
     if copies:
         copy = statistics.median(copies)
         ranked.append(Row(name, "device-to-device copy", "", copy, 1.0, None, True))
+    if cubs:
+        # CUB's scan, timed as a baseline of the task by the reference driver (task 4).
+        cub = statistics.median(cubs)
+        copy = statistics.median(copies) if copies else None
+        ranked.append(Row(name, "cub::DeviceScan", "", cub, cub / copy if copy else None, None, True))
     return sorted(ranked, key=lambda row: -row.gbps)
 
 

@@ -10,7 +10,8 @@
 #     Links those student files, as a unit of their own, into <target> (a test).
 #
 # Options: SCANLAB_CUDA (default ON when nvcc is found), SCANLAB_EMULATOR (default
-# ON), CMAKE_CUDA_ARCHITECTURES (set by the including project).
+# ON), SCANLAB_CUB_BASELINE (default OFF: CUB's scan as a baseline of task 4),
+# CMAKE_CUDA_ARCHITECTURES (set by the including project).
 include_guard(GLOBAL)
 # The assignment's lists (tasks, operators, student files, exit codes), generated from
 # data/assignment.toml by tools/make_handout.py.
@@ -21,6 +22,7 @@ get_filename_component(SCANLAB_HANDOUT_DIR "${SCANLAB_HANDOUT_DIR}" ABSOLUTE)
 
 option(SCANLAB_CUDA "Build the CUDA drivers (needs nvcc)" ON)
 option(SCANLAB_EMULATOR "Build the CPU emulator drivers (needs libboost-context-dev)" ON)
+option(SCANLAB_CUB_BASELINE "CUDA drivers also time CUB's scan as the 'cub' baseline of task 4 (slower to build)" OFF)
 
 set(SCANLAB_HAVE_CUDA OFF)
 if(SCANLAB_CUDA)
@@ -83,6 +85,10 @@ function(scanlab_add_driver target)
       return()
     endif()
     add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/harness/driver.cu")
+    if(SCANLAB_CUB_BASELINE)
+      target_sources(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}/harness/cub_baseline.cu")
+      target_compile_definitions(${target}-harness PRIVATE SCANLAB_CUB_BASELINE)
+    endif()
     _scanlab_cuda_options(${target}-harness)
   elseif(ARG_BACKEND MATCHES "^emulator(-profile)?$")
     if(NOT SCANLAB_EMULATOR)

@@ -51,7 +51,7 @@ inline const TaskInfo kTasks[] = {
     {Task::Reduce, "reduce", 2, "reduce.cuh", 1, Output::One, "cpu-sequential,placeholder,naive-tree"},
     {Task::Scan, "scan", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential,naive-hillis-steele"},
     {Task::ScanExclusive, "scan-exclusive", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential"},
-    {Task::LookbackScan, "lookback-scan", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential,placeholder"},
+    {Task::LookbackScan, "lookback-scan", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential,placeholder,cub"},
     {Task::LookbackScanExclusive, "lookback-scan-exclusive", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential"},
 };
 inline constexpr const char* kTaskList = "warp-scan, reduce, scan, scan-exclusive, lookback-scan or lookback-scan-exclusive";

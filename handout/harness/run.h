@@ -14,6 +14,9 @@
 
 #include "harness/baselines.cuh"
 #include "harness/check.h"
+#if defined(SCANLAB_CUB_BASELINE)
+#include "harness/cub_baseline.h"
+#endif
 #include "harness/generate.h"
 #include "harness/launch.cuh"
 #include "harness/operators.cuh"
@@ -180,6 +183,15 @@ std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename 
                          dim3(c.block), c.block * sizeof(T), static_cast<const T*>(r.in.data()),
                          r.out.data(), c.n);
         }, noReset));
+#if defined(SCANLAB_CUB_BASELINE)
+        size_t bytes = 0;
+        baseline::cubInclusiveScan<Op>(nullptr, bytes, r.in.data(), r.out.data(), c.n);
+        DeviceBuffer<unsigned char> temp(bytes ? bytes : 1);
+        result.push_back(timeGpu("cub", 1, reps, [&] {
+            size_t room = bytes;
+            baseline::cubInclusiveScan<Op>(temp.data(), room, r.in.data(), r.out.data(), c.n);
+        }, noReset));
+#endif
     }
     if (c.task->task == Task::Scan) {
         DeviceBuffer<T> tmp(c.n);

@@ -27,7 +27,8 @@ def graded(name: str, scan_ms: float | None, lookback_ms: float | None, bonus: f
         if ms is not None and reference is not None:
             tr.perf = [PerfResult(PerfCase(t.name, "add-i32", 1 << 26, 256), "measured",
                                   reference_ms=reference, student_ms=ms,
-                                  gbps=8 * (1 << 26) / (ms * 1e6), copy_gbps=COPY)]
+                                  gbps=8 * (1 << 26) / (ms * 1e6), copy_gbps=COPY,
+                                  baselines={"cub": 0.22} if t.name == "lookback-scan" else {})]
             tr.perf_status = "measured"
         tasks.append(tr)
     r = SubmissionResult(name=name, origin=name, kind="folder", seed=1,
@@ -53,6 +54,11 @@ def test_rows_rank_by_gbps_with_the_reference_and_copy_as_markers():
     assert "broken" not in [r.label for r in rows]
     bonus_rows = leaderboard.rows(CLASS, "lookback-scan")
     assert [r.label for r in bonus_rows if not r.marker] == ["fast", "mid"]
+    # Task 4 times CUB as a baseline: its row sits between "fast" (0.2 ms) and the
+    # reference (0.25 ms); task 3 has none.
+    assert [r.label for r in bonus_rows] == ["device-to-device copy", "fast", "cub::DeviceScan",
+                                             "reference", "mid"]
+    assert "cub::DeviceScan" not in [r.label for r in rows]
 
 
 def test_the_csv_ranks_every_task_of_the_rubric(tmp_path):
