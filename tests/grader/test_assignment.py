@@ -172,4 +172,7 @@ def test_driver_output_and_baselines_follow_the_manifest(tmp_path: Path):
             assert out.stat().st_size == a.output_bytes(d.name, op, 1000)
             result = json.loads(js.read_text())
             assert result["timing"]["bytes_per_element"] * 1000 == a.bytes_moved(d.name, op, 1000)
-            assert tuple(b["name"] for b in result["baselines"]) == d.baselines
+            # "cub" only in drivers built with SCANLAB_CUB_BASELINE (data/assignment.toml):
+            # never in the emulator's.
+            assert tuple(b["name"] for b in result["baselines"]) == \
+                tuple(b for b in d.baselines if b != "cub")
