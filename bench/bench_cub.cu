@@ -138,7 +138,7 @@ Contestant lookbackShape(const char* name, CubCase& c, Workspace<Op>& ws, unsign
     return {name, 2 * c.elementBytes(), [&c, &ws, block] {
                 const size_t tileItems = size_t(block) * kItems;
                 const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
-                TileState<int32_t> state = ws.forRun(c.n, kWarpSize).tiles;  // the most tiles
+                lookback::TileState<int32_t> state = ws.forRun(c.n, kWarpSize).tiles;  // the most tiles
                 // Cleared as the plan does: the counter, the status and packed words.
                 checkCuda(cudaMemsetAsync(state.tileCounter, 0,
                                           size_t(reinterpret_cast<char*>(state.packed + state.tiles) -

@@ -82,15 +82,15 @@ void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
 // (student/lookback_scan.cuh). `room`: the Workspace's tile state, for >= our tiles.
 template <class Op, bool kInclusive>
 void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                  unsigned blockSize, const TileState<typename Op::Element>& room) {
+                  unsigned blockSize, const lookback::TileState<typename Op::Element>& room) {
     using T = typename Op::Element;
     constexpr int kItems = LookbackPolicy<T>::kItemsPerThread;
     const unsigned tiles = lookbackTiles<T>(n, blockSize);
-    TileState<T> state = room;
+    lookback::TileState<T> state = room;
     state.tiles = tiles;
     // The counter, the status words and the packed words lie together, in that order.
     const size_t clearWords = size_t(reinterpret_cast<unsigned*>(state.packed + tiles) - state.tileCounter);
-    launchKernel("clearTileStateKernel", clearTileStateKernel<unsigned>,
+    launchKernel("clearTileStateKernel", lookback::clearTileStateKernel<unsigned>,
                  dim3(unsigned(std::min<size_t>(clearWords / 1024 + 1, kMaxBlocks))), dim3(256), 0,
                  state.tileCounter, clearWords);
     launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, kInclusive>, dim3(tiles),

@@ -11,7 +11,9 @@
 
 #include "harness/platform.cuh"
 
-namespace scanlab {
+// Everything here is in namespace scanlab::lookback, so that it cannot clash with a
+// helper of the same name in your files (a loadVolatile of your own, say).
+namespace scanlab::lookback {
 
 // What tile t has published so far (TileState::status[t]).
 enum TileStatus : unsigned {
@@ -102,4 +104,4 @@ __global__ void clearTileStateKernel(Word* words, size_t count) {
         words[i] = 0;
 }
 
-}  // namespace scanlab
+}  // namespace scanlab::lookback

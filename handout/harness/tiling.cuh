@@ -44,7 +44,7 @@ unsigned lookbackTiles(size_t n, unsigned blockSize) {
 template <class T>
 struct Scratch {
     T* blockResults;
-    TileState<T> tiles;
+    lookback::TileState<T> tiles;
 };
 
 // The owner of a run's scratch, on the harness's side: allocation stays out of the
@@ -68,7 +68,7 @@ struct Workspace {
         T* values = reinterpret_cast<T*>(base + valuesAt);
         unsigned* words = reinterpret_cast<unsigned*>(base);
         return Scratch<T>{blockResults.data(),
-                          TileState<T>{words, words + 1, values, values + tiles,
+                          lookback::TileState<T>{words, words + 1, values, values + tiles,
                                        reinterpret_cast<unsigned long long*>(base + packedAt),
                                        unsigned(tiles)}};
     }

@@ -4,7 +4,8 @@
 // Task 3 reads the input twice (reduce, then scan) and writes it once: 3n element
 // moves. Here every element is read once and written once (2n), in one launch
 // (harness/plans.cuh): one tile of blockDim.x*CHUNK elements per block, and the
-// blocks tell each other their totals through TileState (harness/tile_state.cuh).
+// blocks tell each other their totals through lookback::TileState
+// (harness/tile_state.cuh: everything there is in namespace scanlab::lookback).
 //
 // 1. Tile id. Thread 0 takes it with atomicAdd(tiles.tileCounter, 1), NOT from
 //    blockIdx.x: blocks start in any order and only so many fit on the GPU at once, so
@@ -47,11 +48,12 @@
 
 namespace scanlab {
 
-// Helpers of your own (a look-back function, say) may go here.
+// Helpers of your own (a look-back function, say) may go here, best in a namespace
+// of your own: each task is graded with the reference's versions of the other files.
 
 template <class Op, int CHUNK, bool INCLUSIVE>
 __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::Element* out,
-                                   size_t n, TileState<typename Op::Element> tiles) {
+                                   size_t n, lookback::TileState<typename Op::Element> tiles) {
     // TODO(task 4): replace this placeholder (block 0 scans everything, the other
     // blocks do nothing) with the single pass described at the top of this file.
     (void)tiles;
