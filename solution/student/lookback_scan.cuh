@@ -52,8 +52,6 @@ namespace scanlab {
 // The reference's helpers, in a namespace of their own: each task is graded with the
 // reference's other files, whose names must not clash with a student's.
 namespace lookback_reference {
-using namespace ::scanlab::lookback;
-
 // Elements of 4 bytes travel with their status in one 8-byte word (TileState::packed):
 // one store publishes both, one load reads both, and no fence is needed between them.
 // Larger elements use a status word and a value apart, with a fence in between.
@@ -62,15 +60,16 @@ constexpr bool kPackedTiles = sizeof(T) == 4;
 
 // Tile `tile` tells the others `status` with `value` (one thread calls it).
 template <class T>
-__device__ void publish(const TileState<T>& tiles, unsigned tile, TileStatus status,
-                        const T& value) {
+__device__ void publish(const lookback::TileState<T>& tiles, unsigned tile,
+                        lookback::TileStatus status, const T& value) {
     if constexpr (kPackedTiles<T>) {
-        storeVolatile(&tiles.packed[tile], packTile(status, value));
+        lookback::storeVolatile(&tiles.packed[tile], lookback::packTile(status, value));
     } else {
-        storeVolatile(status == kTilePrefix ? &tiles.inclusivePrefix[tile] : &tiles.aggregate[tile],
-                      value);
+        T* slot = status == lookback::kTilePrefix ? &tiles.inclusivePrefix[tile]
+                                                  : &tiles.aggregate[tile];
+        lookback::storeVolatile(slot, value);
         __threadfence();  // the value reaches every other block before the status
-        storeVolatile(&tiles.status[tile], unsigned(status));
+        lookback::storeVolatile(&tiles.status[tile], unsigned(status));
     }
 }
 
@@ -79,7 +78,7 @@ __device__ void publish(const TileState<T>& tiles, unsigned tile, TileStatus sta
 // end-1-l of a window of 32 tiles; the window moves back until it holds a tile with
 // its inclusive prefix.
 template <class Op>
-__device__ typename Op::Element lookBack(const TileState<typename Op::Element>& tiles,
+__device__ typename Op::Element lookBack(const lookback::TileState<typename Op::Element>& tiles,
                                          unsigned tile, unsigned lane) {
     using T = typename Op::Element;
     T exclusive = Op::identity();  // of the tiles after the window, up to `tile`
@@ -89,25 +88,25 @@ __device__ typename Op::Element lookBack(const TileState<typename Op::Element>& 
         unsigned status, prefixLanes, stop;
         for (;;) {
             if constexpr (kPackedTiles<T>) {
-                const unsigned long long word = t >= 0 ? loadVolatile(&tiles.packed[t])
-                                                       : packTile(kTilePrefix, Op::identity());
-                status = statusOf(word);
-                value = valueOf<T>(word);
+                const unsigned long long word = t >= 0 ? lookback::loadVolatile(&tiles.packed[t])
+                                                       : lookback::packTile(lookback::kTilePrefix, Op::identity());
+                status = lookback::statusOf(word);
+                value = lookback::valueOf<T>(word);
             } else {
-                status = t >= 0 ? loadVolatile(&tiles.status[t]) : unsigned(kTilePrefix);
+                status = t >= 0 ? lookback::loadVolatile(&tiles.status[t]) : unsigned(lookback::kTilePrefix);
             }
-            prefixLanes = __ballot_sync(kFullMask, status == kTilePrefix);
+            prefixLanes = __ballot_sync(kFullMask, status == lookback::kTilePrefix);
             // The nearest tile with its prefix ends the walk; tiles past it do not matter.
             stop = prefixLanes ? unsigned(__ffs(int(prefixLanes)) - 1) : kWarpSize - 1;
             const unsigned upToStop = stop == kWarpSize - 1 ? kFullMask : (2u << stop) - 1;
-            if ((__ballot_sync(kFullMask, status == kTileInvalid) & upToStop) == 0) break;
+            if ((__ballot_sync(kFullMask, status == lookback::kTileInvalid) & upToStop) == 0) break;
             __nanosleep(32);  // a predecessor has not published yet: ask again
         }
         if constexpr (!kPackedTiles<T>) {
             __threadfence();  // the values read below are no older than the statuses
             if (lane <= stop && t >= 0) {
-                value = status == kTilePrefix ? loadVolatile(&tiles.inclusivePrefix[t])
-                                              : loadVolatile(&tiles.aggregate[t]);
+                value = status == lookback::kTilePrefix ? lookback::loadVolatile(&tiles.inclusivePrefix[t])
+                                              : lookback::loadVolatile(&tiles.aggregate[t]);
             }
         }
         if (lane > stop) value = Op::identity();
