@@ -88,12 +88,14 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
         unsigned status, prefixLanes, stop;
         for (;;) {
             if constexpr (kPackedTiles<T>) {
-                const unsigned long long word = t >= 0 ? lookback::loadVolatile(&tiles.packed[t])
-                                                       : lookback::packTile(lookback::kTilePrefix, Op::identity());
+                const unsigned long long word =
+                    t >= 0 ? lookback::loadVolatile(&tiles.packed[t])
+                           : lookback::packTile(lookback::kTilePrefix, Op::identity());
                 status = lookback::statusOf(word);
                 value = lookback::valueOf<T>(word);
             } else {
-                status = t >= 0 ? lookback::loadVolatile(&tiles.status[t]) : unsigned(lookback::kTilePrefix);
+                status = t >= 0 ? lookback::loadVolatile(&tiles.status[t])
+                                : unsigned(lookback::kTilePrefix);
             }
             prefixLanes = __ballot_sync(kFullMask, status == lookback::kTilePrefix);
             // The nearest tile with its prefix ends the walk; tiles past it do not matter.
@@ -105,8 +107,9 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
         if constexpr (!kPackedTiles<T>) {
             __threadfence();  // the values read below are no older than the statuses
             if (lane <= stop && t >= 0) {
-                value = status == lookback::kTilePrefix ? lookback::loadVolatile(&tiles.inclusivePrefix[t])
-                                              : lookback::loadVolatile(&tiles.aggregate[t]);
+                value = status == lookback::kTilePrefix
+                            ? lookback::loadVolatile(&tiles.inclusivePrefix[t])
+                            : lookback::loadVolatile(&tiles.aggregate[t]);
             }
         }
         if (lane > stop) value = Op::identity();
@@ -187,7 +190,8 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
         if (tile == 0) {
             if (lane == 0) lookback_reference::publish(tiles, 0, lookback::kTilePrefix, tileTotal);
         } else {
-            if (lane == 0) lookback_reference::publish(tiles, tile, lookback::kTileAggregate, tileTotal);
+            if (lane == 0)
+                lookback_reference::publish(tiles, tile, lookback::kTileAggregate, tileTotal);
             tilePrefix = lookback_reference::lookBack<Op>(tiles, tile, lane);
             if (lane == 0) lookback_reference::publish(tiles, tile, lookback::kTilePrefix,
                                                          Op::apply(tilePrefix, tileTotal));
