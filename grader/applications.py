@@ -37,10 +37,13 @@ class Application:
 
 
 def list_applications(reference: Path) -> list[Application]:
-    """The applications as the reference driver lists them."""
-    r = sandbox.run([str(reference), "list", "applications"], reference.parent,
-                    sandbox.Limits(wall_s=60), sandbox.base_env(reference.parent), sandbox.Identity(),
-                    sandboxed=False)
+    """The applications as the reference driver lists them. Run in a folder of its own:
+    the submissions of a batch ask at the same time, and a run's output files live in
+    its folder (grader/run.py)."""
+    with tempfile.TemporaryDirectory(prefix="scanlab-apps-") as tmp:
+        r = sandbox.run([str(reference), "list", "applications"], Path(tmp),
+                        sandbox.Limits(wall_s=60), sandbox.base_env(Path(tmp)), sandbox.Identity(),
+                        sandboxed=False)
     rows = [line.split() for line in r.stdout.splitlines()]
     return [Application(p[0], p[1], "" if p[2] == "-" else p[2]) for p in rows if len(p) == 3]
 
