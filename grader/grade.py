@@ -195,8 +195,10 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
             tr.status = "not_attempted"
             tr.placeholder = found is not None
             tr.path = found.path if found is not None else None
-            tr.message = (f"bonus not attempted: {'no ' + t.file + ' in the submission' if found is None else t.file + ' is still the handout placeholder'}"
-                          " (not built; worth nothing, costs nothing)")
+            why = f"no {t.file} in the submission" if found is None else \
+                f"{t.file} is still the handout placeholder"
+            tr.message = "not graded: see the submission's error above" if sub.error else \
+                f"bonus not attempted: {why} (not built; worth nothing, costs nothing)"
             continue
         if found is None:
             tr.status = "missing"
@@ -238,13 +240,12 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
     else:
         # The exercises are the reference's here (the cases never call them): the builds
         # of a submission with one file of its own stay one build.
-        # A bonus task not attempted is built from the handout's placeholder.
+        # A bonus task not attempted keeps the reference's file, which the integration
+        # cases do not run: so a submission with one file of its own still shares one
+        # build between that task and the integration run.
         attempted = [t for t, tr in zip(rubric.tasks, result.tasks) if tr.status != "not_attempted"]
-        skipped = {t.file: handout for t, tr in zip(rubric.tasks, result.tasks)
-                   if tr.status == "not_attempted" and (handout := session.handout_files[t.file]) is not None}
-        integ.files = {**reference, **skipped, **{t.file: sub.files[t.file].data for t in attempted}}
+        integ.files = {**reference, **{t.file: sub.files[t.file].data for t in attempted}}
         integ.origins = {n: "reference" for n in integ.files}
-        integ.origins.update({n: "the handout's placeholder" for n in skipped})
         integ.origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in attempted})
     parts.append(integ)
     return parts

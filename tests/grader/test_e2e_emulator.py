@@ -22,7 +22,10 @@ def test_fixture_verdicts(emulator, name):
 
 def test_reference_full_marks(emulator):
     result = emulator("reference")
-    assert result.score == pytest.approx(result.max_score)
+    # Full marks, and the bonus on top: task 4's correctness points (no GPU here).
+    bonus = next(tr for tr in result.tasks if tr.name == "lookback-scan")
+    assert result.bonus_score == bonus.correctness_max == 5
+    assert result.score == pytest.approx(result.max_score + result.bonus_score)
     assert result.max_score == 60
     assert all(tr.identical_to_reference for tr in result.tasks)
 
@@ -31,7 +34,8 @@ def test_the_untouched_handout_earns_nothing(emulator):
     """Tasks 1-2's placeholders pass every case, but are the handout's own code: by
     default ([correctness] zero_for_placeholders) they earn 0, and every report says why."""
     result = emulator("handout")
-    t1, t2, t3 = result.tasks
+    t1, t2, t3, t4 = result.tasks
+    assert t4.verdict == "not_attempted" and t4.build is None and "not attempted" in t4.message
     assert t1.unchanged and t2.unchanged and t3.unchanged
     assert t1.placeholder and t2.placeholder and t3.placeholder
     assert t1.verdict == t2.verdict == "correct" and t3.verdict == "not_implemented"
@@ -54,7 +58,8 @@ def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_pa
         rubric.correctness, zero_for_placeholders=False))
     again = dataclasses.replace(result, tasks=[dataclasses.replace(tr) for tr in result.tasks])
     score(again, lenient)
-    t1, t2, t3 = again.tasks
+    t1, t2, t3, t4 = again.tasks
+    assert t4.correctness_points == 0   # a bonus not attempted was not run: nothing to earn
     assert t1.correctness_points == t1.correctness_max and t2.correctness_points == t2.correctness_max
     assert again.score == pytest.approx(t1.correctness_max + t2.correctness_max)
 

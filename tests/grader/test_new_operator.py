@@ -84,7 +84,8 @@ def test_the_grader_grades_the_new_operator(repo_with_toy: Path):
     r = run([sys.executable, "-c", script], repo_with_toy)
     assert r.returncode == 0, r.stderr
     tasks, output_bytes = r.stdout.splitlines()
-    assert tasks == "['reduce', 'scan', 'scan-exclusive', 'warp-scan']"
+    assert tasks == ("['lookback-scan', 'lookback-scan-exclusive', 'reduce', 'scan', "
+                     "'scan-exclusive', 'warp-scan']")
     assert output_bytes == "4"
 
 

@@ -90,11 +90,13 @@ def test_scores_with_performance(pseudo_gpu):
 
     # A task that is not graded earns no performance points; the same builds timed on
     # the same cases are not timed again.
+    # (The fixture leaves the bonus out: not attempted, where the reference earns it.)
     forbidden = grade(session, compose("forbidden", tmp))
     t2 = forbidden.tasks[1]
     assert t2.perf_status == "not_eligible" and t2.performance_points == 0
     assert forbidden.tasks[0].perf[0] is result.tasks[0].perf[0]
-    assert forbidden.score == pytest.approx(result.score - result.tasks[1].points)
+    assert forbidden.tasks[3].verdict == "not_attempted" and result.bonus_score > 0
+    assert forbidden.score == pytest.approx(result.score - result.tasks[1].points - result.bonus_score)
 
 
 def test_race_check_cases_count(pseudo_gpu):
