@@ -48,6 +48,12 @@ TEST_CASE("scan: reference over the suite", "[scan]") { runSuite("scan"); }
 TEST_CASE("scan-exclusive: reference over the suite", "[scan-exclusive]") {
     runSuite("scan-exclusive");
 }
+TEST_CASE("lookback-scan: reference over the suite", "[lookback-scan]") {
+    runSuite("lookback-scan");
+}
+TEST_CASE("lookback-scan-exclusive: reference over the suite", "[lookback-scan-exclusive]") {
+    runSuite("lookback-scan-exclusive");
+}
 
 int main(int argc, char** argv) {
     if (deviceCount() == 0) {
