@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,20 +52,22 @@ def list_applications(reference: Path) -> list[Application]:
 def run_applications(setup: RunSetup, binary: Path, n: int,
                      exercises: dict[str, ExerciseBuild] | None = None) -> list[AppResult]:
     """Each application on `binary` (the integration build), or, for one that runs an
-    exercise, on the build with the student's exercise file (`exercises`, by file)."""
-    results = []
-    for app in list_applications(setup.reference):
+    exercise, on the build with the student's exercise file (`exercises`, by file); all at
+    once (each takes its GPU or CPU slot, then its CPU slot for the check)."""
+    def one(app: Application) -> AppResult | None:
         built = (exercises or {}).get(app.exercise_file)
         if app.exercise_file and built is None:
-            continue  # not planned: nothing to run it on
+            return None  # not planned: nothing to run it on
         if built is not None and built.binary is None:
             result = _new_result(setup, app, n)
             result.message = built.problem
             result.status = "not_implemented" if built.not_implemented else "error"
-            results.append(result)
-            continue
-        results.append(run_application(setup, built.binary if built and built.binary else binary, app, n))
-    return results
+            return result
+        return run_application(setup, built.binary if built and built.binary else binary, app, n)
+
+    apps = list_applications(setup.reference)
+    with ThreadPoolExecutor(max_workers=max(1, len(apps)), thread_name_prefix="app") as pool:
+        return [r for r in pool.map(one, apps) if r is not None]
 
 
 def _new_result(setup: RunSetup, app: Application, n: int) -> AppResult:

@@ -4,9 +4,11 @@ Every build starts from a pristine copy of the handout in a fresh temporary fold
 only the student files of the rubric are put in its student/ folder. The reference
 build (pristine handout + solution/student) is trusted: it verifies every output. It
 is cached under the cache folder by the hash of everything that goes into it (handout
-sources, solution files, backend, GPU architecture, compiler versions). Submission
-builds compile untrusted code and run in the sandbox (grader/run.py); identical
-builds within one grader run are made once.
+sources, solution files, backend, GPU architecture, compiler versions). So is the
+prebuilt harness (grader/prebuilt.py): a trusted CMake build of the handout whose
+harness objects and commands every submission build reuses, compiling only its
+student unit. Submission builds compile untrusted code and run in the sandbox
+(grader/run.py); identical builds within one grader run are made once.
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from typing import Callable, ContextManager
 
 from grader import compiled
 from grader import run as sandbox
+from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from grader.results import Violation
 from grader.rubric import ForbiddenRubric
 
@@ -149,6 +152,7 @@ class Builder:
         self._lock = threading.Lock()
         self._builds: dict[str, Future[BuildResult]] = {}
         self._reference: Future[BuildResult] | None = None
+        self._kit: Future[tuple[Kit, Path] | str] | None = None
         self.reference_files = {p.name: p.read_bytes() for p in sorted(layout.solution.glob("*"))
                                 if p.is_file()}
 
@@ -162,6 +166,12 @@ class Builder:
         for name in sorted(files):
             h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
         return h.hexdigest()
+
+    def cached(self) -> bool:
+        """Whether the reference and the prebuilt harness are both in the cache."""
+        key = self.key(self.reference_files)
+        return (self.cache_dir / f"reference-{self.tools.backend}-{key[:20]}" / BINARY[self.tools.backend]).is_file() \
+            and (self._kit_folder() / KIT_FILE).is_file()
 
     # ---- the reference --------------------------------------------------------------------
 
@@ -196,7 +206,8 @@ class Builder:
                 return BuildResult("reference", True, binary, cached=True, key=key,
                                    origins={n: "reference" for n in self.reference_files})
             origins = {n: "reference" for n in self.reference_files}
-            result = self._compile("reference", self.reference_files, {}, trusted=True)
+            result = self._compile("reference", self.reference_files, {}, trusted=True,
+                                   cub=True)
             result.origins = origins
             if not result.ok or result.binary is None:
                 result.errors = "the REFERENCE does not build (a problem of the grader's " \
@@ -211,6 +222,58 @@ class Builder:
             target.chmod(0o755)
             result.binary = binary
             return result
+
+    # ---- the prebuilt harness -------------------------------------------------------------
+
+    def kit(self) -> tuple[Kit, Path] | str:
+        """The prebuilt harness and its folder, from the cache when it is there; or why
+        it could not be made."""
+        with self._lock:
+            owner = self._kit is None
+            if owner:
+                self._kit = Future()
+        assert self._kit is not None
+        if not owner:
+            return self._kit.result()
+        try:
+            result: tuple[Kit, Path] | str = self._build_kit()
+        except BaseException as e:  # never leave waiters hanging
+            result = f"the prebuilt harness could not be made: {e}"
+        self._kit.set_result(result)
+        return result
+
+    def _kit_folder(self) -> Path:
+        return self.cache_dir / f"kit{FORMAT}-{self.tools.backend}-{self.key({})[:20]}"
+
+    def _build_kit(self) -> tuple[Kit, Path] | str:
+        target = self._kit_folder()
+        kit = Kit.load(target)
+        if kit is not None:
+            return kit, target
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_dir / f".lock-{target.name}", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            kit = Kit.load(target)
+            if kit is not None:
+                return kit, target
+            # The harness never sees the student files: the reference's stand in.
+            result = self._compile("prebuilt harness", self.reference_files, {}, trusted=True,
+                                   cub=False)
+            if not result.ok or result.binary is None:
+                return ("the prebuilt harness does not build (a problem of the grader's "
+                        "installation, not of the submission):\n" + result.errors)
+            staging = Path(tempfile.mkdtemp(prefix=".kit-", dir=self.cache_dir))
+            try:
+                kit = Kit.capture(result.binary.parent.parent, result.binary.parent,
+                                  result.binary.name, staging)
+            except (KitError, OSError, ValueError, KeyError) as e:
+                shutil.rmtree(staging, ignore_errors=True)
+                return f"the prebuilt harness could not be kept: {e}"
+            staging.chmod(0o755)
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+            return kit, target
 
     # ---- submission builds --------------------------------------------------------------------
 
@@ -233,8 +296,13 @@ class Builder:
             if key == self.key(self.reference_files):
                 result = self._reference_copy(label)
             else:
-                with self.slot():
-                    result = self._compile(label, files, student_paths, trusted=False)
+                kit = self.kit()
+                if isinstance(kit, str):
+                    result = BuildResult(label, False, errors=kit)
+                else:
+                    with self.slot():
+                        result = self._compile(label, files, student_paths, trusted=False,
+                                               kit=kit)
         except BaseException as e:
             result = BuildResult(label, False, errors=f"the build could not run: {e}")
         result.key = key
@@ -256,7 +324,9 @@ class Builder:
                            "cached build is used", "")
 
     def _compile(self, label: str, files: dict[str, bytes], student_paths: dict[str, str],
-                 trusted: bool) -> BuildResult:
+                 trusted: bool, kit: tuple[Kit, Path] | None = None, cub: bool = False) -> BuildResult:
+        """One build in a fresh folder: with `kit`, the student unit compiled and linked to
+        the prebuilt harness; else CMake's whole build (`cub`: with CUB's baseline)."""
         start = time.monotonic()
         where = Path(tempfile.mkdtemp(prefix="build-", dir=self.workdir))
         src = where / "src"
@@ -266,28 +336,18 @@ class Builder:
         build_dir = src / "build"
         home = src / ".home"
         home.mkdir()
+        if kit is not None:
+            kit[0].lay_out(kit[1], src, build_dir)
+            # CMake's commands run in its build folder; `cmake -E chdir` takes them there.
+            steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv]
+                     for argv in kit[0].commands(src, build_dir)]
+        else:
+            steps = self._cmake_steps(src, build_dir, cub)
         identity = sandbox.Identity() if trusted else self.identity
         if identity.drops:
             where.chmod(0o755)
             sandbox.give_tree(where, identity)
         backend = self.tools.backend
-        configure = [self.tools.cmake, "-S", str(src), "-B", str(build_dir),
-                     f"-DCMAKE_BUILD_TYPE={self.tools.build_type}",
-                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
-        if backend == "cuda":
-            configure += ["-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"]
-            if self.tools.nvcc:
-                configure.append(f"-DCMAKE_CUDA_COMPILER={self.tools.nvcc}")
-            if self.tools.cuda_arch:
-                configure.append(f"-DCMAKE_CUDA_ARCHITECTURES={self.tools.cuda_arch}")
-            if trusted:
-                # The reference driver (built once, cached) times CUB too: the "cub"
-                # baseline of task 4 and the leaderboard's CUB row.
-                configure.append("-DSCANLAB_CUB_BASELINE=ON")
-        else:
-            configure += ["-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"]
-        compile_ = [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],
-                    "-j", str(max(1, self.tools.jobs))]
         extra_path = [str(Path(self.tools.cmake).parent)]
         if self.tools.nvcc:
             extra_path.append(str(Path(self.tools.nvcc).parent))
@@ -296,7 +356,7 @@ class Builder:
                                 memory_kind="data", file_mb=1024, open_files=1024)
         log_parts: list[str] = []
         ok = True
-        for argv in (configure, compile_):
+        for argv in steps:
             remaining = self.timeout_s - (time.monotonic() - start)
             if remaining <= 1:
                 log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
@@ -332,6 +392,27 @@ class Builder:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
                            log[-200_000:], errors, violations=violations)
+
+    def _cmake_steps(self, src: Path, build_dir: Path, cub: bool) -> list[list[str]]:
+        """Configure and build with CMake, as a student's `make` does."""
+        backend = self.tools.backend
+        configure = [self.tools.cmake, "-S", str(src), "-B", str(build_dir),
+                     f"-DCMAKE_BUILD_TYPE={self.tools.build_type}",
+                     "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
+        if backend == "cuda":
+            configure += ["-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"]
+            if self.tools.nvcc:
+                configure.append(f"-DCMAKE_CUDA_COMPILER={self.tools.nvcc}")
+            if self.tools.cuda_arch:
+                configure.append(f"-DCMAKE_CUDA_ARCHITECTURES={self.tools.cuda_arch}")
+            if cub:
+                # The reference driver (built once, cached) times CUB too: the "cub"
+                # baseline of task 4 and the leaderboard's CUB row.
+                configure.append("-DSCANLAB_CUB_BASELINE=ON")
+        else:
+            configure += ["-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"]
+        return [configure, [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],
+                            "-j", str(max(1, self.tools.jobs))]]
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,

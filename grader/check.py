@@ -14,6 +14,7 @@ import json
 import shutil
 import tempfile
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +42,7 @@ class RunSetup:
     memory_mb: int | None
     max_timeouts: int
     emulator_threads: int = 1
+    verify_threads: int = 1          # a batch's outputs verified at once (CPU slots bound them too)
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -335,8 +337,7 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                     claims[index] = value
     except OSError:
         pass
-    judged: dict[int, CaseResult] = {}
-    for k, claimed in claims.items():
+    def judge(k: int, claimed: dict) -> tuple[int, CaseResult]:
         i = todo[k]
         case, seed = cases[i], seeds[i]
         ended = sandbox.Result(r.argv,
@@ -347,5 +348,9 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                         home / f"out.{k}.bin", vdir)
         with setup.memo_lock:
             setup.memo[(build_key, case.id, seed)] = result
-        judged[i] = result
-    return judged
+        return i, result
+
+    # The trusted verifies of a batch's outputs run side by side (each takes a CPU slot).
+    with ThreadPoolExecutor(max_workers=max(1, min(len(claims), setup.verify_threads)),
+                            thread_name_prefix="verify") as pool:
+        return dict(pool.map(lambda kv: judge(*kv), claims.items()))

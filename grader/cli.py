@@ -229,6 +229,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:
                 session.prepare()
+                if session.backend == "cuda" and session.options.perf:
+                    # Once per machine, so that no grade spends its time on them.
+                    for task in rubric.tasks:
+                        for perf in task.perf:
+                            session.baselines_of(perf)
                 print(f"reference driver ready ({session.backend}) in {session.options.cache_dir}")
             return EXIT_OK
         if args.command == "grade":

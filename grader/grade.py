@@ -29,11 +29,12 @@ from grader.check import RunSetup, run_batch, run_case
 from grader.collect import Submission, collect, source_digest, submission_name
 from grader.forbidden import same_code, scan
 from grader.perf import measure
-from grader.results import (BuildInfo, CaseResult, IntegrationResult, SubmissionResult,
+from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
+                            SubmissionResult,
                             TaskResult, Violation)
 from grader.rubric import Rubric, TaskRubric
 from grader.score import correctness_points, performance_points
-from grader.session import Session
+from grader.session import GraderError, Session
 
 Say = Callable[[str], None]
 
@@ -91,24 +92,32 @@ def grade(session: Session, path: Path, on_event: Say | None = None,
     say = on_event or (lambda line: None)
     phase = on_phase or (lambda line: None)
     start = time.monotonic()
-    setup = session.prepare()
     where = Path(tempfile.mkdtemp(prefix="submission-", dir=session.workdir))
-    try:
-        result = _grade(session, path, setup, where, say, phase)
-    except Exception as e:  # a grader bug must not lose the other submissions of a batch
-        result = new_result(session, path)
-        result.error = f"internal grader error ({type(e).__name__}: {e}); please report it"
-        result.notes.append(traceback.format_exc(limit=8))
-        score(result, session.rubric)
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
+    # The reference and its probes get ready while the submission's builds run (they
+    # need only the prebuilt harness); a setup problem still stops the grader.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="prepare") as preparing:
+        ready = preparing.submit(session.prepare)
+        try:
+            result = _grade(session, path, ready.result, where, say, phase)
+        except GraderError:
+            raise
+        except Exception as e:  # a grader bug must not lose the other submissions of a batch
+            if ready.exception() is not None:
+                raise ready.exception() from e  # type: ignore[misc]
+            result = new_result(session, path)
+            result.error = f"internal grader error ({type(e).__name__}: {e}); please report it"
+            result.notes.append(traceback.format_exc(limit=8))
+            score(result, session.rubric)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
+    result.machine = session.machine_info()
     result.seconds = time.monotonic() - start
     result.rubric_digest = session.rubric.digest
     result.source_digest = source_digest(path, session.rubric.submission.max_total_bytes)
     return result
 
 
-def _grade(session: Session, path: Path, setup: RunSetup, where: Path, say: Say,
+def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: Path, say: Say,
            phase_done: Say) -> SubmissionResult:
     phase = time.monotonic()
     sub = collect(path, session.rubric.submitted_files, session.rubric.submission, where)
@@ -117,24 +126,33 @@ def _grade(session: Session, path: Path, setup: RunSetup, where: Path, say: Say,
     integ = next(p for p in parts if p.task is None)
     exercises = plan_exercises(session, sub, integ) if session.rubric.integration.applications else []
     result.timings["collect"] = time.monotonic() - phase
-    phase = time.monotonic()
-    build_and_check(session, setup, parts, {n: f.path for n, f in sub.files.items()}, say,
-                    result.timings, phase_done, exercises)
-    result.timings["builds+cases"] = time.monotonic() - phase
-    if session.rubric.integration.applications and integ.build is not None and integ.build.ok \
-            and integ.build.binary is not None and not integ.build.violations:
-        phase = time.monotonic()
-        n = (session.rubric.integration.application_emulator_n if setup.backend == "emulator"
+    def applications() -> list[AppResult]:
+        """The applications on the integration build, once it and the exercises are built
+        (they run beside the other builds' cases)."""
+        if not (integ.build is not None and integ.build.ok and integ.build.binary is not None
+                and not integ.build.violations):
+            return []
+        started = time.monotonic()
+        n = (session.rubric.integration.application_emulator_n if session.backend == "emulator"
              else session.rubric.integration.application_n)
         builds = {e.exercise.file: e.outcome() for e in exercises}
-        result.applications = run_applications(
-            setup, integ.build.binary, n, {f: b for f, b in builds.items() if b is not None})
-        result.timings["applications"] = time.monotonic() - phase
+        done = run_applications(ready(), integ.build.binary, n,
+                                {f: b for f, b in builds.items() if b is not None})
+        result.timings["applications"] = time.monotonic() - started
+        return done
+
+    phase = time.monotonic()
+    apps = build_and_check(session, ready, parts, {n: f.path for n, f in sub.files.items()}, say,
+                           result.timings, phase_done, exercises,
+                           applications if session.rubric.integration.applications else None)
+    result.timings["builds+cases"] = time.monotonic() - phase
+    if apps:
+        result.applications = apps
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in result.applications))
     phase = time.monotonic()
     for part in parts:
         if part.task is not None and isinstance(part.outcome, TaskResult):
-            time_task(session, setup, part.task, part.outcome, part.build, say)
+            time_task(session, ready(), part.task, part.outcome, part.build, say)
     result.timings["performance"] = time.monotonic() - phase
     measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
     if measured:
@@ -154,7 +172,9 @@ def new_result(session: Session, path: Path, sub: Submission | None = None) -> S
     result = SubmissionResult(
         name=sub.name if sub else submission_name(path), origin=sub.origin if sub else str(path),
         kind=sub.kind if sub else ("folder" if path.is_dir() else "archive"),
-        seed=session.seed, machine=session.machine_info(),
+        # The machine's description (its copy bandwidth measured on the GPU) is filled in
+        # when the grading ends: nothing waits for it before.
+        seed=session.seed, machine=MachineInfo(session.backend),
         graded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         grader_version=__version__, rubric=str(rubric.path),
         reproduce=session.reproduce_command(path))
@@ -288,16 +308,19 @@ def cases_of(rubric: Rubric, part: Part, emulator: bool) -> list[Case]:
 CaseFutures = list["Future[list[CaseResult]]"]
 
 
-def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths: dict[str, str],
+def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list[Part], paths: dict[str, str],
                     say: Say, timings: dict[str, float], phase_done: Say = lambda line: None,
-                    exercises: list[ExercisePart] | None = None) -> None:
+                    exercises: list[ExercisePart] | None = None,
+                    applications: Callable[[], list[AppResult]] | None = None) -> list[AppResult]:
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
-    (the race check)."""
+    (the race check). `applications` runs once everything is built, beside the cases;
+    what it returns is returned. `ready` gives the run setup (the builds start before
+    it is there)."""
     rubric = session.rubric
     start = time.monotonic()
-    race_setup = session.race_setup if session.race_builder is not None else None
+    race_builder = session.race_builder
     workers = session.jobs + len(session.gpus) + 2
     checks: list[tuple[Part, CaseFutures]] = []
     race_checks: list[tuple[Part, CaseFutures]] = []
@@ -309,8 +332,8 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             say(f"build {part.label}")
             builds[pool.submit(session.builder.build, part.label, part.files, part.origins,
                                paths)] = (part, False)
-            if race_setup is not None and session.race_builder is not None and part.task is not None:
-                builds[pool.submit(session.race_builder.build, f"{part.label} (emulator)",
+            if race_builder is not None and part.task is not None:
+                builds[pool.submit(race_builder.build, f"{part.label} (emulator)",
                                    part.files, part.origins, paths)] = (part, True)
 
         # The exercises build beside the parts; the applications run them later.
@@ -321,15 +344,20 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
         def one(binary: Path, key: str, run: RunSetup, case: Case) -> list[CaseResult]:
             return [run_case(run, binary, key, case, session.seed, session.timeouts)]
 
+        setup: RunSetup | None = None
+        race_setup: RunSetup | None = None
         for future in as_completed(builds):
             part, is_race = builds[future]
             b = future.result()
+            if setup is None:
+                setup = ready()
+                race_setup = session.race_setup if session.race_builder is not None else None
             say(f"build {b.label}: " + ("ok" if b.ok else "FAILED")
                 + (" (cached)" if b.cached else f" ({b.seconds:.0f} s)"))
             if is_race:
-                assert race_setup is not None and part.task is not None
+                assert part.task is not None
                 part.race_build = b
-                if b.ok and b.binary is not None:
+                if b.ok and b.binary is not None and race_setup is not None:
                     race = [dataclasses.replace(c, backend="emulator")
                             for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)]
                     race_checks.append((part, [pool.submit(one, b.binary, b.key, race_setup, c)
@@ -344,8 +372,8 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             if b.violations:
                 _forbid(part, b.violations, "in the compiled code: not run")
                 continue
-            cases = cases_of(rubric, part, setup.backend == "emulator")
-            if setup.backend == "cuda":
+            cases = cases_of(rubric, part, session.backend == "emulator")
+            if session.backend == "cuda":
                 # One process (one CUDA context) for all of this build's cases.
                 futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, session.seed,
                                        session.timeouts)]
@@ -356,6 +384,7 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             exercise = exercise_builds[exercise_future]
             exercise.build = exercise_future.result()
             say(f"build {exercise.build.label}: " + ("ok" if exercise.build.ok else "FAILED"))
+        apps = pool.submit(applications) if applications is not None else None
         timings["builds"] = time.monotonic() - start
         built = [p for p in parts if p.build is not None]
         failed = sum(1 for p in built if not p.build or not p.build.ok)
@@ -383,6 +412,7 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
                 part.outcome.cases.extend(done)
                 part.outcome.race_note = (f"race check: {sum(c.passed for c in done)}/{len(done)} "
                                           "cases passed on the CPU emulator (lanes in random order)")
+        apps_done = apps.result() if apps is not None else []
     for part in parts:
         if not isinstance(part.outcome, TaskResult):
             continue
@@ -396,6 +426,7 @@ def build_and_check(session: Session, setup: RunSetup, parts: list[Part], paths:
             tr.race_note = "race check not run"
         elif race_setup is None and session.race_note:
             tr.race_note = session.race_note
+    return apps_done
 
 
 def _forbid(part: Part, violations: list[Violation], fate: str) -> None:
@@ -475,7 +506,8 @@ def time_task(session: Session, setup: RunSetup, t: TaskRubric, tr: TaskResult,
         if known is None:
             say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
             known = measure(setup, build.binary, session.run_reference, perf_case,
-                            session.rubric.performance, copy_gbps)
+                            session.rubric.performance, copy_gbps, say,
+                            session.baselines_of(perf_case))
             session.perf_memo.put((build.key, perf_case), known)
         tr.perf.append(known)
     failed = [p for p in tr.perf if p.status != "measured"]

@@ -9,15 +9,24 @@ that was. A noisy measurement gets more rounds, and is flagged if it stays noisy
 The submission's JSON is untrusted: it is used for its timing only, checked for sense
 (finite, positive, min <= median <= max, the right case and repetitions), and its
 first timed process also writes its output, which the trusted reference verifies.
-Baseline timings come from the (trusted) reference process.
+Baseline timings (the CPU, the placeholder, CUB...) come from a (trusted) reference
+process too. They describe the machine, not a submission, so they are timed once per
+machine and GPU model and kept in the cache (BaselineStore): by `grader prepare`, or
+else by the first grade that needs them.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 import math
+import os
 import shutil
 import statistics
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import Callable
 
 from grader import run as sandbox
 from grader.assignment import default_assignment
@@ -113,57 +122,134 @@ class _Timer:
         return read_json(report), r, home
 
 
+class _Served:
+    """One side's timed process, served (`run --time --serve`): started once, then
+    timed a round at a time, when asked."""
+
+    def __init__(self, setup: RunSetup, binary: Path, gpu: int, home: Path, case: Case,
+                 seed: int, rubric: PerformanceRubric, extra: list[str]):
+        self.report = home / "time.json"
+        self.round = 0
+        self.wait_s = setup.timeout_s   # for its setting up, and for each round
+        argv = [str(binary), "run", *case.driver_args(seed), "--time", "--warmup",
+                str(rubric.warmup), "--reps", str(rubric.reps), "--no-check", "--json",
+                str(self.report), "--serve", *extra]
+        # Both sides run under the same sandbox and limits, so neither is favoured; the
+        # limits cover every round it may be asked for.
+        one = setup.limits(case)
+        lifetimes = rubric.max_rounds + 1
+        limits = dataclasses.replace(one, wall_s=one.wall_s * lifetimes,
+                                     cpu_s=(one.cpu_s or 0) * lifetimes or None)
+        self.proc = sandbox.start(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
+        self.ended: sandbox.Result | None = None
+        self.stopping = False
+
+    def ready(self) -> bool:
+        return self.proc.wait_for(self.report.with_name(self.report.name + ".ready"), self.wait_s)
+
+    def time(self) -> dict | None:
+        """The next round's report, or None (it ended, or did not answer in time)."""
+        self.round += 1
+        path = self.report.with_name(f"{self.report.name}.{self.round}")
+        if not self.proc.send("time") or not self.proc.wait_for(path, self.wait_s):
+            return None
+        return read_json(path)
+
+    def stop(self) -> None:
+        """Asks it to stop (writing its output), without waiting."""
+        if not self.stopping:
+            self.stopping = True
+            self.proc.send("end")
+
+    def end(self) -> sandbox.Result:
+        """Asks it to stop, and how it ended."""
+        if self.ended is None:
+            self.stop()
+            self.ended = self.proc.finish(self.wait_s)
+        return self.ended
+
+    def why(self) -> str:
+        """Why it gave no usable answer: how it ended, or what its report says."""
+        r = self.end()
+        said = read_json(self.report) or {}
+        message = str(said.get("message") or "")[:200]
+        return r.describe_end() + (f": {message}" if message else "")
+
+
 def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf: PerfCase,
-            rubric: PerformanceRubric, copy_gbps: float | None) -> PerfResult:
-    """Times one perf case; holds one GPU for the whole interleaved sequence."""
+            rubric: PerformanceRubric, copy_gbps: float | None,
+            say: Callable[[str], None] = lambda line: None,
+            baselines: dict[str, float] | None = None) -> PerfResult:
+    """Times one perf case; holds one GPU for the whole interleaved sequence. Both
+    processes set up first (nothing is timed meanwhile), then time a round each in
+    turn, A B A B ..., each round `warmup` untimed and `reps` timed runs. `say` hears
+    how long each step took; `baselines` (the reference's, BaselineStore) go into the
+    result as they are."""
     case = perf.as_case()
     seed = PERF_SEED
-    result = PerfResult(perf, "failed", copy_gbps=copy_gbps)
+    result = PerfResult(perf, "failed", copy_gbps=copy_gbps, baselines=dict(baselines or {}))
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
+    sides: list[_Served] = []
     try:
         with setup.resources.gpu_alone() as gpu:
-            ref = _Timer(setup, reference_binary, True, gpu, where)
-            stu = _Timer(setup, student_binary, False, gpu, where)
+            started = time.monotonic()
+            ref = _Served(setup, reference_binary, gpu, sandbox.make_private_dir(where / "a", setup.identity),
+                          case, seed, rubric, [])
+            sides.append(ref)
+            home = sandbox.make_private_dir(where / "b", setup.identity)
+            stu = _Served(setup, student_binary, gpu, home, case, seed, rubric, ["--output", "out.bin"])
+            sides.append(stu)
+            if not ref.ready():
+                result.message = f"the reference's timed run failed ({ref.why()})"
+                return result
+            if not stu.ready():
+                result.message = f"the timed run {stu.why()}"
+                return result
+            say(f"{case.task}: both timed processes set up in {time.monotonic() - started:.2f} s")
             rounds = 0
             while True:
-                # A: the reference (its first process also times the baselines).
-                extra = ["--baselines"] if rounds == 0 and rubric.baselines else []
-                data, r, _ = ref.run(case, seed, rubric, extra, f"a{rounds}")
-                ms, why = parse_timing(data, case, seed, rubric.reps)
+                started = time.monotonic()
+                # A: the reference.
+                ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
                 if ms is None:
-                    result.message = f"the reference's timed run failed ({why}; {r.describe_end()})"
+                    result.message = f"the reference's timed run failed ({why}; {ref.why()})"
                     return result
                 result.reference_runs.append(ms)
-                if rounds == 0:
-                    result.baselines = parse_baselines(data)
-                # B: the submission (its first process also writes its output).
-                extra = ["--output", "out.bin"] if rounds == 0 else []
-                data, r, home = stu.run(case, seed, rubric, extra, f"b{rounds}")
-                if r.timed_out or r.returncode != 0:
-                    result.message = f"the timed run {r.describe_end()}"
+                # B: the submission.
+                data = stu.time()
+                if data is None:
+                    result.message = f"the timed run {stu.why()}"
                     return result
                 ms, why = parse_timing(data, case, seed, rubric.reps)
                 if ms is None:
                     result.message = f"the timed run's report is unusable: {why}"
                     return result
-                if rounds == 0:
-                    vdir = where / "verify"
-                    vdir.mkdir()
-                    # The output is the last timed repetition's, on that repetition's input.
-                    v = verify(setup, case, seed, home / "out.bin", vdir,
-                               perturb_rep=rubric.warmup + rubric.reps - 1)
-                    (home / "out.bin").unlink(missing_ok=True)
-                    if v.get("status") != "pass":
-                        result.message = "the output of the timed run is wrong (trusted check)"
-                        return result
                 result.student_runs.append(ms)
                 rounds += 1
+                say(f"{case.task}: round {rounds} took {time.monotonic() - started:.2f} s")
                 result.reference_spread = spread(result.reference_runs)
                 result.student_spread = spread(result.student_runs)
                 noisy = max(result.reference_spread, result.student_spread) > rubric.max_spread
                 if rounds >= rubric.rounds and (not noisy or rounds >= rubric.max_rounds):
                     break
+            ref.stop()   # both wind down at once
+            ended = stu.end()
+            ref.end()
+        if not ended.ok:
+            result.message = f"the timed run {ended.describe_end()} after its last round"
+            return result
+        # The output is the last timed repetition's (of the last round), on that
+        # repetition's input: the trusted reference checks it.
+        started = time.monotonic()
+        vdir = where / "verify"
+        vdir.mkdir()
+        v = verify(setup, case, seed, home / "out.bin", vdir,
+                   perturb_rep=rubric.warmup + rubric.reps - 1)
+        say(f"{case.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
+        if v.get("status") != "pass":
+            result.message = "the output of the timed run is wrong (trusted check)"
+            return result
         result.rounds = rounds
         result.noisy = noisy
         result.reference_ms = statistics.median(result.reference_runs)
@@ -185,4 +271,69 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
                               f"{100 * result.student_spread:.0f}% (submission)")
         return result
     finally:
+        for side in sides:
+            side.end()
         shutil.rmtree(where, ignore_errors=True)
+
+
+def measure_baselines(setup: RunSetup, reference_binary: Path, perf: PerfCase,
+                      rubric: PerformanceRubric) -> dict[str, float]:
+    """The baselines of a perf case, timed by one reference process alone on a GPU
+    ({} when that fails: the reports then show none)."""
+    case = perf.as_case()
+    where = Path(tempfile.mkdtemp(prefix="baselines-", dir=setup.workdir))
+    where.chmod(0o711)
+    try:
+        with setup.resources.gpu_alone() as gpu:
+            data, _, _ = _Timer(setup, reference_binary, True, gpu, where).run(
+                case, PERF_SEED, rubric, ["--baselines"], "baselines")
+        return parse_baselines(data)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+class BaselineStore:
+    """The reference's baseline timings, by GPU model and perf case, in a JSON file of
+    the cache (next to the reference build it belongs to). Shared by the processes of a
+    class (a batch's workers, Slurm's tasks): written whole and renamed into place, so a
+    reader never sees half a file; a lost race only times a baseline twice."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(gpu: str, perf: PerfCase, rubric: PerformanceRubric) -> str:
+        return f"{gpu} | {perf.task} {perf.op} n={perf.n} block={perf.block} reps={rubric.reps}"
+
+    def get(self, setup: RunSetup, reference_binary: Path, gpu: str, perf: PerfCase,
+            rubric: PerformanceRubric) -> tuple[dict[str, float], bool]:
+        """The baselines, and whether they were timed just now."""
+        key = self.key(gpu, perf, rubric)
+        with self._lock:
+            known = self._read().get(key)
+            if isinstance(known, dict):
+                return {k: float(v) for k, v in known.items() if isinstance(v, (int, float))}, False
+            values = measure_baselines(setup, reference_binary, perf, rubric)
+            if values:
+                data = self._read()
+                data[key] = values
+                self._write(data)
+            return values, True
+
+    def _read(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def _write(self, data: dict) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".baselines-", dir=self.path.parent)
+            with os.fdopen(fd, "w") as f:
+                json.dump(data, f, indent=1, sort_keys=True)
+            os.replace(tmp, self.path)
+        except OSError:
+            pass  # a cache that cannot be written: timed again next time

@@ -259,6 +259,94 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
         identity: Identity = Identity(), sandboxed: bool = True) -> Result:
     """Runs argv to completion or to the wall-clock limit. Never raises for what the
     program does; raises OSError only when it cannot be started at all."""
+    return start(argv, cwd, limits, env, identity, sandboxed, interactive=False).finish()
+
+
+class Running:
+    """A program started by start(): lines can go to its standard input while it runs
+    (interactive), and finish() ends it as run() would have."""
+
+    def __init__(self, proc: subprocess.Popen, shown: list[str], cwd: Path, limits: Limits,
+                 started: float):
+        self.proc = proc
+        self.shown = shown
+        self.cwd = cwd
+        self.limits = limits
+        self.started = started
+        self.timed_out = False
+
+    @property
+    def deadline(self) -> float:
+        return self.started + self.limits.wall_s
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def send(self, line: str) -> bool:
+        """Writes one line to its standard input; False when it no longer reads."""
+        if self.proc.stdin is None or not self.alive():
+            return False
+        try:
+            self.proc.stdin.write((line + "\n").encode())
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError):
+            return False
+
+    def wait_for(self, path: Path, timeout: float, poll_s: float = 0.002) -> bool:
+        """Whether `path` appears while the program runs (within `timeout` and its own
+        wall-clock limit)."""
+        until = min(time.monotonic() + timeout, self.deadline)
+        while True:
+            if path.exists():
+                return True
+            if not self.alive():
+                return path.exists()
+            if time.monotonic() >= until:
+                self.timed_out = time.monotonic() >= self.deadline
+                return False
+            time.sleep(poll_s)
+
+    def finish(self, timeout: float | None = None) -> Result:
+        """Closes its standard input, waits for it up to its wall-clock limit (or
+        `timeout`, if sooner; past either it counts as timed out), then ends whatever is
+        left of its process group; what it did, as run() says it."""
+        if self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+        until = self.deadline if timeout is None else min(self.deadline, time.monotonic() + timeout)
+        try:
+            self.proc.wait(timeout=max(0.0, until - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self.timed_out = True
+        finally:
+            # Whatever it left running in its group goes too.
+            _kill_group(self.proc)
+            self.proc.wait()
+        seconds = time.monotonic() - self.started
+        code = self.proc.returncode
+        timed_out = self.timed_out
+        out_path, err_path = self.cwd / ".stdout", self.cwd / ".stderr"
+        written = [p.stat().st_size for p in (out_path, err_path) if p.exists()]
+        result = Result(argv=self.shown, returncode=None if timed_out else (code if code >= 0 else None),
+                        signal=-code if code < 0 and not timed_out else None, timed_out=timed_out,
+                        seconds=seconds, stdout=_read_capped(out_path), stderr=_read_capped(err_path),
+                        output_bytes=sum(written), flooded=any(n > OUTPUT_KEEP for n in written))
+        for p in (out_path, err_path):
+            try:
+                p.unlink()
+            except OSError:
+                pass
+        return result
+
+
+def start(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
+          identity: Identity = Identity(), sandboxed: bool = True,
+          interactive: bool = True) -> Running:
+    """Starts argv as run() does (jail, limits, user, its own process group, output to
+    files); `interactive`: with a pipe to its standard input (else /dev/null)."""
     out_path = cwd / ".stdout"
     err_path = cwd / ".stderr"
     cpu = int(limits.cpu_s) + 1 if limits.cpu_s else None
@@ -287,33 +375,13 @@ def run(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
         kwargs["preexec_fn"] = set_limits
         if identity.drops:
             kwargs.update(user=identity.uid, group=identity.gid, extra_groups=[])
-    start = time.monotonic()
+    started = time.monotonic()
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         if sandboxed:
             identity.give(out_path)
             identity.give(err_path)
-        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=err, start_new_session=True, close_fds=True, **kwargs)
-        timed_out = False
-        try:
-            proc.wait(timeout=limits.wall_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc)
-            proc.wait()
-        finally:
-            # Whatever it left running in its group goes too.
-            _kill_group(proc)
-    seconds = time.monotonic() - start
-    code = proc.returncode
-    written = [p.stat().st_size for p in (out_path, err_path) if p.exists()]
-    result = Result(argv=shown, returncode=None if timed_out else (code if code >= 0 else None),
-                    signal=-code if code < 0 and not timed_out else None, timed_out=timed_out,
-                    seconds=seconds, stdout=_read_capped(out_path), stderr=_read_capped(err_path),
-                    output_bytes=sum(written), flooded=any(n > OUTPUT_KEEP for n in written))
-    for p in (out_path, err_path):
-        try:
-            p.unlink()
-        except OSError:
-            pass
-    return result
+        proc = subprocess.Popen(argv, cwd=cwd, env=env,
+                                stdin=subprocess.PIPE if interactive else subprocess.DEVNULL,
+                                stdout=out, stderr=err, start_new_session=True, close_fds=True,
+                                **kwargs)
+    return Running(proc, shown, cwd, limits, started)

@@ -15,6 +15,7 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -24,7 +25,7 @@ from grader import run as sandbox
 from grader.build import Builder, Layout, Toolchain
 from grader.cases import Case
 from grader.check import RunSetup, TimeoutTracker
-from grader.perf import measure_copy_bandwidth
+from grader.perf import BaselineStore, measure_copy_bandwidth
 from grader.results import NOT_CONTAINED, MachineInfo, PerfResult
 from grader.rubric import PerfCase, Rubric
 from grader.slots import Resources
@@ -123,10 +124,13 @@ class Session:
         self.race_note = ""
         self.race_builder: Builder | None = None
         if backend == "cuda" and options.race_check and rubric.race_check_groups:
-            if m.boost_context.path is None or m.boost_context.path == "unchecked":
+            race = self._builder("emulator", "") if m.cmake.ok and m.gxx.ok else None
+            # Built here before: Boost.Context is there, no need to compile a probe for it.
+            if race is not None and not race.cached() and \
+                    (m.boost_context.path is None or m.boost_context.path == "unchecked"):
                 m.boost_context = machines.check_boost_context(m.gxx.path)
-            if m.can_build_emulator:
-                self.race_builder = self._builder("emulator", "")
+            if race is not None and (race.cached() or m.can_build_emulator):
+                self.race_builder = race
             else:
                 problems = [t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok]
                 self.race_note = ("race check on the CPU emulator not run: the emulator cannot be "
@@ -137,6 +141,7 @@ class Session:
         self.race_setup: RunSetup | None = None
         self.sandbox_note = ""
         self.perf_memo = PerfMemo()
+        self.baselines: BaselineStore | None = None   # on a GPU, once the reference is there
         self.handout_files = {file: (layout.handout_student(file).read_bytes()
                                      if layout.handout_student(file).is_file() else None)
                               for file in rubric.submitted_files}
@@ -148,21 +153,52 @@ class Session:
     # ---- shared preparation ------------------------------------------------------------------
 
     def prepare(self) -> RunSetup:
-        """Builds (or finds in the cache) the trusted reference; idempotent."""
+        """Builds (or finds in the cache) the trusted reference and the prebuilt harness
+        of each backend, all at once; idempotent."""
         with self._prepare_lock:
             if self._setup is not None:
                 return self._setup
-            setup, self.run_reference = self._prepare_backend(self.builder, self.backend)
-            if self.race_builder is not None:
-                try:
-                    self.race_setup, _ = self._prepare_backend(self.race_builder, "emulator")
-                except GraderError as e:
-                    self.race_builder = None
-                    self.race_note = f"race check on the CPU emulator not run: {str(e)[:300]}"
+            builders = [b for b in (self.builder, self.race_builder) if b is not None]
+            with ThreadPoolExecutor(max_workers=2 * len(builders)) as pool:
+                kits = [pool.submit(b.kit) for b in builders]
+                references = [pool.submit(b.reference) for b in builders]
+                setup, self.run_reference = self._prepare_backend(self.builder, self.backend)
+                if self.race_builder is not None:
+                    try:
+                        self.race_setup, _ = self._prepare_backend(self.race_builder, "emulator")
+                    except GraderError as e:
+                        self.race_builder = None
+                        self.race_note = f"race check on the CPU emulator not run: {str(e)[:300]}"
+                for b, kit in zip(builders, kits):
+                    made = kit.result()
+                    if not isinstance(made, str):
+                        self.log(f"prebuilt harness ({b.tools.backend}): ready [{made[1]}]")
+                    if isinstance(made, str) and b is self.builder:
+                        raise GraderError(made)
+                    if isinstance(made, str):
+                        self.race_builder = None
+                        self.race_note = f"race check on the CPU emulator not run: {made[:300]}"
+                for future in references:
+                    future.result()
             if self.race_note:
                 self.log(f"note: {self.race_note}")
             self._setup = setup
             return self._setup
+
+    def baselines_of(self, perf: PerfCase) -> dict[str, float]:
+        """The reference's baselines of a perf case on this machine's GPU: from the
+        cache, else timed now ({} where the rubric times none)."""
+        setup = self.prepare()
+        if self.baselines is None or not self.rubric.performance.baselines or not self.gpus:
+            return {}
+        assert self.run_reference is not None
+        values, fresh = self.baselines.get(setup, self.run_reference, self.gpus[0].name, perf,
+                                           self.rubric.performance)
+        if fresh:
+            self.log(f"baselines of {perf.task} timed on the {self.gpus[0].name}: "
+                     + (", ".join(f"{k} {v:.3g} ms" for k, v in sorted(values.items())) or "none")
+                     + f" (kept in {self.baselines.path})")
+        return values
 
     def _builder(self, backend: str, arch: str) -> Builder:
         m = self.machine
@@ -170,8 +206,9 @@ class Session:
                           nvcc=m.nvcc.path if backend == "cuda" else None,
                           cuda_arch=arch if backend == "cuda" else "",
                           compiler_id=f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}",
-                          # nvcc builds one file; an emulator build compiles three.
-                          jobs=1 if backend == "cuda" else 2,
+                          # The CMake builds (the reference and the prebuilt harness, once
+                          # per machine) have the machine; a submission's compiles one file.
+                          jobs=self.jobs,
                           build_type="Release" if backend == "cuda"
                           else self.rubric.limits.emulator_build_type)
         return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
@@ -196,8 +233,11 @@ class Session:
             backend=backend, reference=ref.binary, workdir=self.workdir,
             identity=self.identity, resources=self.resources,
             timeout_s=limits.run_timeout_s if backend == "cuda" else limits.emulator_run_timeout_s,
-            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task,
+            verify_threads=self.jobs)
         self._probe_sandbox(setup, run_copy.binary)
+        if backend == "cuda" and builder is self.builder:
+            self.baselines = BaselineStore(self.options.cache_dir / f"baselines-{ref.key[:20]}.json")
         return setup, run_copy.binary
 
     def _probe_sandbox(self, setup: RunSetup, run_reference: Path) -> None:

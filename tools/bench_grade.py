@@ -8,7 +8,9 @@ done once per machine). Then `python3 -m grader grade` runs on a submission whos
 files all differ from the reference (the solution with a comment added to each file,
 unless --submission is given), so every build really compiles: one per task and the
 integration build. Reported: the wall time of each grade, its phases (from the
-grader's results JSON), the number of cases, and whether it met the target.
+grader's results JSON), the number of cases, and whether it met the target. With
+--trace, also every step the grader says, with the second it was said at (where the
+time goes).
 Options it does not know go to the grader (e.g. --backend emulator, --no-perf).
 """
 from __future__ import annotations
@@ -26,12 +28,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def grader(args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def grader(args: list[str], trace: list[str] | None = None) -> tuple[float, subprocess.CompletedProcess]:
+    """Runs the grader; with `trace`, its progress lines (stderr) go there as they come,
+    each with the seconds since the start."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     start = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True)
-    return time.monotonic() - start, p
+    proc = subprocess.Popen([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    err: list[str] = []
+    assert proc.stderr is not None and proc.stdout is not None
+    for line in proc.stderr:
+        err.append(line)
+        if trace is not None:
+            trace.append(f"{time.monotonic() - start:7.2f}  {line.rstrip()}")
+    out = proc.stdout.read()
+    proc.wait()
+    return time.monotonic() - start, subprocess.CompletedProcess(proc.args, proc.returncode, out, "".join(err))
 
 
 def make_submission(folder: Path) -> Path:
@@ -49,6 +61,8 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=1, help="grades to time (a fresh submission each)")
     parser.add_argument("--target", type=float, default=60.0, help="seconds a grade should take at most")
     parser.add_argument("--json", type=Path, help="write the measurements here")
+    parser.add_argument("--trace", action="store_true",
+                        help="print each grade's steps with the second each was said at")
     args, passthrough = parser.parse_known_args()
 
     prep_s, p = grader(["prepare", *[a for a in passthrough if a != "--no-perf"]])
@@ -63,7 +77,11 @@ def main() -> int:
         for rep in range(args.reps):
             sub = args.submission or make_submission(Path(tmp) / f"rep{rep}")
             out = Path(tmp) / f"out{rep}"
-            seconds, p = grader(["grade", str(sub), "--out", str(out), "-q", *passthrough])
+            trace: list[str] | None = [] if args.trace else None
+            seconds, p = grader(["grade", str(sub), "--out", str(out),
+                                 *([] if args.trace else ["-q"]), *passthrough], trace)
+            if trace:
+                print("\n".join(trace))
             if p.returncode != 0:
                 print(p.stdout[-3000:], p.stderr[-3000:], file=sys.stderr)
                 return p.returncode

@@ -44,7 +44,8 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
                                             "--perturb", "--min-n", "--label", "--csv"};
-inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf"};
+inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
+                                           "--serve"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -90,6 +91,9 @@ run only:
   --warmup W    untimed runs first (default 3)      --reps R  timed runs (default 20)
   --baselines   with --time: also time the task's baselines and print speedups
   --no-check    skip the CPU check (timing only)
+  --serve       with --time and --json FILE (for the grader): time a round each
+                time a line "time" comes on standard input, until "end"; FILE.ready
+                says it is set up, FILE.1, FILE.2, ... hold the rounds
   --output FILE write the output elements (raw bytes) to FILE
 verify only:
   --output FILE the file to check (required)
@@ -137,9 +141,44 @@ std::string usageText() {
 
 // ---- commands ----------------------------------------------------------------
 
+// The rounds of `run --time --serve`: asked for on standard input, a line each ("time";
+// "end" or the end of input stops). FILE.ready (set up) and each round's JSON
+// (FILE.1, FILE.2, ...) are written whole and renamed into place, so the grader never
+// reads half of one.
+class StdinRounds final : public Rounds {
+  public:
+    explicit StdinRounds(std::string jsonPath) : jsonPath_(std::move(jsonPath)) {}
+    std::function<std::string(const RunResult&)> describe;  // a round's JSON (runOne sets it)
+
+    bool next() override {
+        if (round_ == 0 && !ready_) {
+            publish(jsonPath_ + ".ready", JsonObject().add("status", "ready").str());
+            ready_ = true;
+        }
+        for (std::string line; std::getline(std::cin, line);) {
+            if (line == "time") return true;
+            if (line == "end") return false;
+        }
+        return false;
+    }
+    void done(const RunResult& r) override {
+        publish(jsonPath_ + "." + std::to_string(++round_), describe ? describe(r) : "{}");
+    }
+
+  private:
+    static void publish(const std::string& path, const std::string& text) {
+        writeJson(path + ".part", text);
+        if (std::rename((path + ".part").c_str(), path.c_str()) != 0)
+            throw std::runtime_error("cannot write " + path);
+    }
+    std::string jsonPath_;
+    int round_ = 0;
+    bool ready_ = false;
+};
+
 // Runs one case: prints the result, appends its JSON line to `jsonPath` (if any).
 int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPath,
-           bool appendJson, long caseNumber = -1) {
+           bool appendJson, long caseNumber = -1, StdinRounds* serving = nullptr) {
     std::printf("scanlab run: task %s (task %d), op %s, n %zu, block %u, seed %llu, dist %s "
                 "[%s: %s]\n",
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
@@ -153,6 +192,10 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
 #endif
     withOperator(c.op, [&](auto op) {
         using Op = decltype(op);
+        if (serving)
+            serving->describe = [&](const RunResult& round) {
+                return resultJson<Op>(c, round).add("device", dev.name).str();
+            };
         const RunResult r = runTask<Op>(c);
         printResult<Op>(c, r);
         JsonObject j = resultJson<Op>(c, r);
@@ -183,9 +226,16 @@ bool noGpu(const char* command) {
 }
 
 int cmdRun(const Args& args) {
-    const RunConfig c = parseRunConfig(args);
+    RunConfig c = parseRunConfig(args);
+    const std::string jsonPath = args.get("--json", "");
+    std::optional<StdinRounds> serving;
+    if (args.flag("--serve")) {
+        if (!c.time || jsonPath.empty() || jsonPath == "-")
+            throw UsageError("--serve needs --time and --json FILE");
+        c.rounds = &serving.emplace(jsonPath);
+    }
     if (noGpu("run")) return kExitNoGpu;
-    return runOne(c, queryDevice(), args.get("--json", ""), false);
+    return runOne(c, queryDevice(), jsonPath, false, -1, serving ? &*serving : nullptr);
 }
 
 // `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for

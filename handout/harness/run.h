@@ -29,6 +29,19 @@
 namespace scanlab {
 
 // One run's parameters, validated.
+struct RunResult;
+
+// Where the rounds of a served timed run come from (run --time --serve, driver.cu):
+// next() waits for the word to time another round (false: stop); done() hands over
+// each round's result. The grader interleaves two such processes, the reference's
+// and the submission's, round by round (grader/perf.py), without starting a process
+// for each round.
+struct Rounds {
+    virtual ~Rounds() = default;
+    virtual bool next() = 0;
+    virtual void done(const RunResult& r) = 0;
+};
+
 struct RunConfig {
     const TaskInfo* task = nullptr;
     std::string op = kOperatorNames[0];
@@ -43,6 +56,7 @@ struct RunConfig {
     int reps = 20;
     std::string outputFile;
     std::optional<uint64_t> perturbRep;  // verify: the timed repetition whose input to check
+    Rounds* rounds = nullptr;            // run --time --serve: time once per round it asks for
 };
 
 // The CPU emulator runs threads in an order drawn from a schedule seed. Every case
@@ -284,15 +298,28 @@ RunResult runTask(const RunConfig& c) {
         if (!c.outputFile.empty() && !timed) writeRaw(c.outputFile, got);
         if (timed) {
             // Each repetition gets its own input (one element changed, untimed) and a
-            // poisoned output, so nothing remembered from an earlier one is right.
+            // poisoned output, so nothing remembered from an earlier one is right. Every
+            // round counts its repetitions from 0: `verify --perturb R` names one of the
+            // last round.
             std::optional<Perturbation<Op>> changed;
-            uint64_t rep = 0;
-            r.timing = timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); }, [&] {
-                runner.out.fillBytes(0xA5);
-                if (changed) runner.in.set(changed->index, input[changed->index]);
-                changed = perturbation<Op>(input, c.seed, rep++);
-                runner.in.set(changed->index, changed->value);
-            });
+            auto timeRound = [&] {
+                uint64_t rep = 0;
+                return timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); }, [&] {
+                    runner.out.fillBytes(0xA5);
+                    if (changed) runner.in.set(changed->index, input[changed->index]);
+                    changed = perturbation<Op>(input, c.seed, rep++);
+                    runner.in.set(changed->index, changed->value);
+                });
+            };
+            if (c.rounds) {
+                while (c.rounds->next()) {
+                    r.timing = timeRound();
+                    c.rounds->done(r);
+                }
+                if (!changed) return r;  // asked for no round: nothing timed, nothing written
+            } else {
+                r.timing = timeRound();
+            }
             runner.checkOverruns();
             const auto last = runner.out.download();
             if (!c.outputFile.empty()) writeRaw(c.outputFile, last);

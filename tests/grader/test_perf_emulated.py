@@ -16,7 +16,7 @@ from grader.build import Layout
 from grader.slots import GpuSlots
 from grader.grade import grade
 from grader.session import Options, Session
-from grader.perf import measure
+from grader.perf import BaselineStore, measure
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +39,7 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
     session.backend = "cuda"
     session.gpus = [machines.Gpu(0, "CPU emulator posing as a GPU", "9.0", 0)]
     session.resources.gpus = GpuSlots([0])
+    session.baselines = BaselineStore(tmp_path_factory.mktemp("cache") / "baselines.json")
     yield session, tmp_path_factory.mktemp("pseudo")
     session.close()
 
@@ -48,10 +49,16 @@ def test_measure_interleaves_and_verifies(pseudo_gpu):
     setup = session.prepare()
     perf_case = session.rubric.tasks[2].perf[0]
     ref = session.run_reference
-    p = measure(setup, ref, ref, perf_case, session.rubric.performance, 100.0)
+    steps: list[str] = []
+    p = measure(setup, ref, ref, perf_case, session.rubric.performance, 100.0, steps.append,
+                session.baselines_of(perf_case))
     assert p.status == "measured", p.message
     assert 2 <= p.rounds <= 3
     assert len(p.reference_runs) == len(p.student_runs) == p.rounds
+    # Two processes, set up once, then timed round by round; the output checked after.
+    assert sum("set up" in s for s in steps) == 1
+    assert sum("round" in s for s in steps) == p.rounds
+    assert "verifying" in steps[-1]
     assert p.reference_ms > 0 and p.student_ms > 0 and p.gbps > 0
     assert p.copy_fraction == pytest.approx(p.gbps / 100.0)
     assert {"cpu-sequential", "naive-hillis-steele"} <= set(p.baselines)
@@ -59,17 +66,55 @@ def test_measure_interleaves_and_verifies(pseudo_gpu):
     assert p.noisy == (max(p.reference_spread, p.student_spread) > session.rubric.performance.max_spread)
 
 
+def test_baselines_are_timed_once_per_gpu_and_kept(pseudo_gpu):
+    session, _ = pseudo_gpu
+    setup = session.prepare()
+    store = session.baselines
+    perf_case = session.rubric.tasks[1].perf[0]
+    ref = session.run_reference
+    first, fresh = store.get(setup, ref, "GPU A", perf_case, session.rubric.performance)
+    assert fresh and {"cpu-sequential", "placeholder"} <= set(first)
+    again, fresh = store.get(setup, ref, "GPU A", perf_case, session.rubric.performance)
+    assert not fresh and again == first
+    # Another process reads them from the cache file; another GPU model times its own.
+    assert BaselineStore(store.path).get(setup, ref, "GPU A", perf_case,
+                                         session.rubric.performance) == (first, False)
+    _, fresh = store.get(setup, ref, "GPU B", perf_case, session.rubric.performance)
+    assert fresh
+
+
+def test_a_timed_process_that_stops_answering_is_killed(pseudo_gpu):
+    session, _ = pseudo_gpu
+    setup = dataclasses.replace(session.prepare(), timeout_s=3)
+    mute = session.workdir / "mute-timed"
+    # Sets up, then never times the round it is asked for.
+    mute.write_text("#!/bin/sh\n"
+                    'JSON=""; prev=""\n'
+                    'for a in "$@"; do case "$prev" in --json) JSON=$a;; esac; prev=$a; done\n'
+                    'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
+                    'exec sleep 600\n')
+    mute.chmod(0o755)
+    p = measure(setup, mute, session.run_reference, session.rubric.tasks[2].perf[0],
+                session.rubric.performance, None)
+    assert p.status == "failed" and "time limit" in p.message, p.message
+
+
 def test_measure_rejects_a_wrong_timed_output(pseudo_gpu, tmp_path):
     session, _ = pseudo_gpu
     setup = session.prepare()
     liar = session.workdir / "liar-timed"
+    # It speaks the served protocol (run --time --serve), claims a fast time every
+    # round, and writes zeros.
     liar.write_text("#!/bin/sh\n"
                     'OUT=""; JSON=""; prev=""\n'
                     'for a in "$@"; do case "$prev" in --output) OUT=$a;; --json) JSON=$a;; esac; prev=$a; done\n'
-                    '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n'
-                    'echo \'{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
+                    'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
+                    'while read line && [ "$line" = time ]; do k=$((k+1))\n'
+                    '  echo \'{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
                     '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
-                    '"reps": 3}}\' > "$JSON"\n')
+                    '"reps": 3}}\' > "$JSON.$k"\n'
+                    'done\n'
+                    '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
     liar.chmod(0o755)
     p = measure(setup, liar, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
