@@ -28,11 +28,11 @@ from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
 from grader.collect import Submission, collect, source_digest, submission_name
 from grader.forbidden import same_code, scan
-from grader.perf import measure
+from grader.perf import PerfJob, measure_all
 from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult,
                             TaskResult, Violation)
-from grader.rubric import Rubric, TaskRubric
+from grader.rubric import PerfCase, Rubric, TaskRubric
 from grader.score import correctness_points, performance_points
 from grader.session import GraderError, Session
 
@@ -150,9 +150,8 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         result.applications = apps
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in result.applications))
     phase = time.monotonic()
-    for part in parts:
-        if part.task is not None and isinstance(part.outcome, TaskResult):
-            time_task(session, ready(), part.task, part.outcome, part.build, say)
+    time_tasks(session, ready(), [(part.task, part.outcome, part.build) for part in parts
+                                  if part.task is not None and isinstance(part.outcome, TaskResult)], say)
     result.timings["performance"] = time.monotonic() - phase
     measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
     if measured:
@@ -477,46 +476,58 @@ def _first_error(errors: str) -> str:
 
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------
 
-def time_task(session: Session, setup: RunSetup, t: TaskRubric, tr: TaskResult,
-              build: BuildResult | None, say: Say) -> None:
+def time_tasks(session: Session, setup: RunSetup,
+               tasks: list[tuple[TaskRubric, TaskResult, BuildResult | None]], say: Say) -> None:
+    """Times the eligible tasks' builds against the reference, all in one go on one GPU
+    (perf.measure_all); the same build on the same perf case is timed once a session."""
+    eligible = [(t, tr, build) for t, tr, build in tasks if _eligible_for_timing(session, t, tr, build)]
+    jobs: dict[tuple[str, PerfCase], PerfJob] = {}
+    for t, tr, build in eligible:
+        assert build is not None and build.binary is not None and session.run_reference is not None
+        for perf_case in t.perf:
+            key = (build.key, perf_case)
+            if session.perf_memo.get(key) is None and key not in jobs:
+                say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
+                jobs[key] = PerfJob(build.binary, session.run_reference, perf_case,
+                                    session.baselines_of(perf_case))
+    if jobs:
+        measured = measure_all(setup, list(jobs.values()), session.rubric.performance,
+                               session.machine_info().copy_gbps, say)
+        for key, known in zip(jobs, measured):
+            session.perf_memo.put(key, known)
+    for t, tr, build in eligible:
+        assert build is not None
+        tr.perf = [p for p in (session.perf_memo.get((build.key, pc)) for pc in t.perf) if p is not None]
+        failed = [p for p in tr.perf if p.status != "measured"]
+        if failed:
+            tr.perf_status = "failed"
+            tr.perf_message = "0: " + failed[0].message
+        else:
+            tr.perf_status = "measured"
+            tr.perf_message = "; ".join(p.message for p in tr.perf if p.noisy)
+
+
+def _eligible_for_timing(session: Session, t: TaskRubric, tr: TaskResult,
+                         build: BuildResult | None) -> bool:
+    """Whether the task is timed; if not, its perf status says why."""
     if t.performance_points <= 0 or not t.perf:
         tr.perf_status = "not_eligible"
         tr.perf_message = "no performance points in the rubric"
-        return
-    if session.backend != "cuda":
+    elif session.backend != "cuda":
         tr.perf_status = "not_measured"
         tr.perf_message = "not measured (no GPU)"
-        return
-    if not session.options.perf:
+    elif not session.options.perf:
         tr.perf_status = "not_measured"
         tr.perf_message = "not measured (--no-perf)"
-        return
-    if tr.placeholder and session.rubric.correctness.zero_for_placeholders:
+    elif tr.placeholder and session.rubric.correctness.zero_for_placeholders:
         tr.perf_status = "not_eligible"
         tr.perf_message = "0: the handout's placeholder earns no points"
-        return
-    if not tr.all_passed or build is None or not build.ok or build.binary is None:
+    elif not tr.all_passed or build is None or not build.ok or build.binary is None:
         tr.perf_status = "not_eligible"
         tr.perf_message = "0: performance counts only when every case of the task passes"
-        return
-    copy_gbps = session.machine_info().copy_gbps
-    assert session.run_reference is not None
-    for perf_case in t.perf:
-        known = session.perf_memo.get((build.key, perf_case))
-        if known is None:
-            say(f"task {t.number}: timing {perf_case.task} {perf_case.op} n={perf_case.n}")
-            known = measure(setup, build.binary, session.run_reference, perf_case,
-                            session.rubric.performance, copy_gbps, say,
-                            session.baselines_of(perf_case))
-            session.perf_memo.put((build.key, perf_case), known)
-        tr.perf.append(known)
-    failed = [p for p in tr.perf if p.status != "measured"]
-    if failed:
-        tr.perf_status = "failed"
-        tr.perf_message = "0: " + failed[0].message
     else:
-        tr.perf_status = "measured"
-        tr.perf_message = "; ".join(p.message for p in tr.perf if p.noisy)
+        return True
+    return False
 
 
 # ---- score ---------------------------------------------------------------------------------

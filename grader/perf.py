@@ -25,6 +25,8 @@ import statistics
 import tempfile
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
@@ -176,104 +178,170 @@ class _Served:
         return r.describe_end() + (f": {message}" if message else "")
 
 
+@dataclass(frozen=True)
+class PerfJob:
+    """One perf case to time: a submission's build against the reference."""
+
+    student_binary: Path
+    reference_binary: Path
+    perf: PerfCase
+    baselines: dict[str, float] = field(default_factory=dict)   # the reference's (BaselineStore)
+
+
 def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf: PerfCase,
             rubric: PerformanceRubric, copy_gbps: float | None,
             say: Callable[[str], None] = lambda line: None,
             baselines: dict[str, float] | None = None) -> PerfResult:
-    """Times one perf case; holds one GPU for the whole interleaved sequence. Both
-    processes set up first (nothing is timed meanwhile), then time a round each in
-    turn, A B A B ..., each round `warmup` untimed and `reps` timed runs. `say` hears
-    how long each step took; `baselines` (the reference's, BaselineStore) go into the
-    result as they are."""
-    case = perf.as_case()
-    seed = PERF_SEED
-    result = PerfResult(perf, "failed", copy_gbps=copy_gbps, baselines=dict(baselines or {}))
+    """Times one perf case (see measure_all)."""
+    job = PerfJob(student_binary, reference_binary, perf, dict(baselines or {}))
+    return measure_all(setup, [job], rubric, copy_gbps, say)[0]
+
+
+def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
+                copy_gbps: float | None,
+                say: Callable[[str], None] = lambda line: None) -> list[PerfResult]:
+    """Times each job, holding one GPU for all of them. For each, both processes set up
+    first, then time a round each in turn, A B A B ..., each round `warmup` untimed and
+    `reps` timed runs. What needs no quiet GPU overlaps: while one job's processes wind
+    down and its output is verified (on the CPU), the next job's set up; its rounds
+    start only once all that is over. `say` hears how long each step took."""
+    results = [PerfResult(job.perf, "failed", copy_gbps=copy_gbps, baselines=dict(job.baselines))
+               for job in jobs]
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
-    sides: list[_Served] = []
+    verified: list[Future[bool]] = []   # each job's wind-down and verify
     try:
-        with setup.resources.gpu_alone() as gpu:
-            started = time.monotonic()
-            ref = _Served(setup, reference_binary, gpu, sandbox.make_private_dir(where / "a", setup.identity),
-                          case, seed, rubric, [])
-            sides.append(ref)
-            home = sandbox.make_private_dir(where / "b", setup.identity)
-            stu = _Served(setup, student_binary, gpu, home, case, seed, rubric, ["--output", "out.bin"])
-            sides.append(stu)
-            if not ref.ready():
-                result.message = f"the reference's timed run failed ({ref.why()})"
-                return result
-            if not stu.ready():
-                result.message = f"the timed run {stu.why()}"
-                return result
-            say(f"{case.task}: both timed processes set up in {time.monotonic() - started:.2f} s")
-            rounds = 0
-            while True:
-                started = time.monotonic()
-                # A: the reference.
-                ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
-                if ms is None:
-                    result.message = f"the reference's timed run failed ({why}; {ref.why()})"
-                    return result
-                result.reference_runs.append(ms)
-                # B: the submission.
-                data = stu.time()
-                if data is None:
-                    result.message = f"the timed run {stu.why()}"
-                    return result
-                ms, why = parse_timing(data, case, seed, rubric.reps)
-                if ms is None:
-                    result.message = f"the timed run's report is unusable: {why}"
-                    return result
-                result.student_runs.append(ms)
-                rounds += 1
-                say(f"{case.task}: round {rounds} took {time.monotonic() - started:.2f} s")
-                result.reference_spread = spread(result.reference_runs)
-                result.student_spread = spread(result.student_runs)
-                noisy = max(result.reference_spread, result.student_spread) > rubric.max_spread
-                if rounds >= rubric.rounds and (not noisy or rounds >= rubric.max_rounds):
-                    break
-            ref.stop()   # both wind down at once
-            ended = stu.end()
-            ref.end()
-        if not ended.ok:
-            result.message = f"the timed run {ended.describe_end()} after its last round"
-            return result
-        # The output is the last timed repetition's (of the last round), on that
-        # repetition's input: the trusted reference checks it.
-        started = time.monotonic()
-        vdir = where / "verify"
-        vdir.mkdir()
-        v = verify(setup, case, seed, home / "out.bin", vdir,
-                   perturb_rep=rubric.warmup + rubric.reps - 1)
-        say(f"{case.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
-        if v.get("status") != "pass":
-            result.message = "the output of the timed run is wrong (trusted check)"
-            return result
-        result.rounds = rounds
-        result.noisy = noisy
-        result.reference_ms = statistics.median(result.reference_runs)
-        result.student_ms = statistics.median(result.student_runs)
-        moved = default_assignment().bytes_moved(case.task, case.op, case.n)
-        result.gbps = moved / (result.student_ms * 1e6)
-        if copy_gbps and moved >= rubric.plausible_min_mb * (1 << 20) and \
-                result.gbps > rubric.max_copy_multiple * copy_gbps:
-            result.implausible = True
-            result.message = (f"implausible timing: {result.gbps:.0f} GB/s is "
-                              f"{result.gbps / copy_gbps:.1f}x the copy bandwidth this GPU measured "
-                              f"({copy_gbps:.0f} GB/s), more than its memory can deliver; not scored "
-                              "(does a timed run skip, remember or mistime its work?)")
-            return result
-        result.status = "measured"
-        if noisy:
-            result.message = (f"noisy: the medians of {rounds} rounds spread by "
-                              f"{100 * result.reference_spread:.0f}% (reference) and "
-                              f"{100 * result.student_spread:.0f}% (submission)")
-        return result
+        with setup.resources.gpu_alone() as gpu, \
+                ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf") as pool:
+            for k, (job, result) in enumerate(zip(jobs, results)):
+                folder = where / f"job{k}"
+                folder.mkdir()
+                sides = _start(setup, job, gpu, folder, rubric)
+                try:
+                    timed = _rounds(sides, result, job, rubric, verified[-1:], say)
+                except BaseException:
+                    for side in sides:
+                        side.end()
+                    raise
+                verified.append(pool.submit(_wind_down, setup, sides, timed, result, job, rubric,
+                                            folder, say))
+            done = [f.result() for f in verified]
     finally:
-        for side in sides:
-            side.end()
         shutil.rmtree(where, ignore_errors=True)
+    for result, ok in zip(results, done):
+        _conclude(result, ok, rubric, copy_gbps)
+    return results
+
+
+def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
+           rubric: PerformanceRubric) -> tuple[_Served, _Served]:
+    case = job.perf.as_case()
+    ref = _Served(setup, job.reference_binary, gpu, sandbox.make_private_dir(folder / "a", setup.identity),
+                  case, PERF_SEED, rubric, [])
+    try:
+        stu = _Served(setup, job.student_binary, gpu, sandbox.make_private_dir(folder / "b", setup.identity),
+                      case, PERF_SEED, rubric, ["--output", "out.bin"])
+    except BaseException:
+        ref.end()
+        raise
+    return ref, stu
+
+
+def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
+            rubric: PerformanceRubric, before: list["Future[bool]"],
+            say: Callable[[str], None]) -> bool:
+    """Sets up, waits for quiet (`before` done), times the rounds into `result`;
+    whether they all went well (else result.message says why)."""
+    ref, stu = sides
+    case = job.perf.as_case()
+    started = time.monotonic()
+    ref_ready, stu_ready = ref.ready(), stu.ready()
+    for f in before:
+        f.result()
+    if not ref_ready:
+        result.message = f"the reference's timed run failed ({ref.why()})"
+        return False
+    if not stu_ready:
+        result.message = f"the timed run {stu.why()}"
+        return False
+    say(f"{case.task}: both timed processes set up in {time.monotonic() - started:.2f} s")
+    while True:
+        started = time.monotonic()
+        # A: the reference.
+        ms, why = parse_timing(ref.time(), case, PERF_SEED, rubric.reps)
+        if ms is None:
+            result.message = f"the reference's timed run failed ({why}; {ref.why()})"
+            return False
+        result.reference_runs.append(ms)
+        # B: the submission.
+        data = stu.time()
+        if data is None:
+            result.message = f"the timed run {stu.why()}"
+            return False
+        ms, why = parse_timing(data, case, PERF_SEED, rubric.reps)
+        if ms is None:
+            result.message = f"the timed run's report is unusable: {why}"
+            return False
+        result.student_runs.append(ms)
+        result.rounds += 1
+        say(f"{case.task}: round {result.rounds} took {time.monotonic() - started:.2f} s")
+        result.reference_spread = spread(result.reference_runs)
+        result.student_spread = spread(result.student_runs)
+        result.noisy = max(result.reference_spread, result.student_spread) > rubric.max_spread
+        if result.rounds >= rubric.rounds and (not result.noisy or result.rounds >= rubric.max_rounds):
+            return True
+
+
+def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, result: PerfResult,
+               job: PerfJob, rubric: PerformanceRubric, folder: Path,
+               say: Callable[[str], None]) -> bool:
+    """Ends both processes; after good rounds, has the trusted reference check the
+    submission's output: the last timed repetition's (of the last round), on that
+    repetition's input. Whether the rounds stand (else result.message says why)."""
+    ref, stu = sides
+    ref.stop()   # both wind down at once
+    ended = stu.end()
+    ref.end()
+    if not timed:
+        return False
+    if not ended.ok:
+        result.message = f"the timed run {ended.describe_end()} after its last round"
+        return False
+    started = time.monotonic()
+    vdir = folder / "verify"
+    vdir.mkdir()
+    v = verify(setup, job.perf.as_case(), PERF_SEED, stu.report.parent / "out.bin", vdir,
+               perturb_rep=rubric.warmup + rubric.reps - 1)
+    say(f"{job.perf.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
+    if v.get("status") != "pass":
+        result.message = "the output of the timed run is wrong (trusted check)"
+        return False
+    return True
+
+
+def _conclude(result: PerfResult, verified: bool, rubric: PerformanceRubric,
+              copy_gbps: float | None) -> None:
+    """A verified result's figures, unless they are beyond what the GPU can do."""
+    if not verified:
+        return
+    result.reference_ms = statistics.median(result.reference_runs)
+    result.student_ms = statistics.median(result.student_runs)
+    case = result.case.as_case()
+    moved = default_assignment().bytes_moved(case.task, case.op, case.n)
+    result.gbps = moved / (result.student_ms * 1e6)
+    if copy_gbps and moved >= rubric.plausible_min_mb * (1 << 20) and \
+            result.gbps > rubric.max_copy_multiple * copy_gbps:
+        result.implausible = True
+        result.message = (f"implausible timing: {result.gbps:.0f} GB/s is "
+                          f"{result.gbps / copy_gbps:.1f}x the copy bandwidth this GPU measured "
+                          f"({copy_gbps:.0f} GB/s), more than its memory can deliver; not scored "
+                          "(does a timed run skip, remember or mistime its work?)")
+        return
+    result.status = "measured"
+    if result.noisy:
+        result.message = (f"noisy: the medians of {result.rounds} rounds spread by "
+                          f"{100 * result.reference_spread:.0f}% (reference) and "
+                          f"{100 * result.student_spread:.0f}% (submission)")
 
 
 def measure_baselines(setup: RunSetup, reference_binary: Path, perf: PerfCase,

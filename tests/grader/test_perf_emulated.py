@@ -16,7 +16,7 @@ from grader.build import Layout
 from grader.slots import GpuSlots
 from grader.grade import grade
 from grader.session import Options, Session
-from grader.perf import BaselineStore, measure
+from grader.perf import BaselineStore, PerfJob, measure, measure_all
 
 
 @pytest.fixture(scope="module")
@@ -244,3 +244,21 @@ def test_no_student_destructor_runs_after_the_harness(pseudo_gpu):
     assert r.returncode == 0, r.stdout + r.stderr
     assert "check   PASS" in r.stdout
     assert "CHEAT" not in r.stdout + r.stderr
+
+
+def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
+    # Job 2 sets up while job 1 winds down and is verified, but its rounds wait for
+    # that; job 1's wrong output fails job 1 alone.
+    session, _ = pseudo_gpu
+    setup = session.prepare()
+    ref = session.run_reference
+    cheat = fixture_driver(session, "memo_reduce", tmp_path)
+    steps: list[str] = []
+    jobs = [PerfJob(cheat, ref, _reduce_perf_case(session)),
+            PerfJob(ref, ref, session.rubric.tasks[2].perf[0])]
+    first, second = measure_all(setup, jobs, session.rubric.performance, None, steps.append)
+    assert first.status == "failed" and "output of the timed run is wrong" in first.message
+    assert second.status == "measured", second.message
+    verified = next(i for i, s in enumerate(steps) if s.startswith("reduce: verifying"))
+    timed = next(i for i, s in enumerate(steps) if s.startswith("scan: round 1"))
+    assert verified < timed, steps
