@@ -186,7 +186,22 @@ def run_batch(session: Session, entries: list[Path], out: Path,
                 progress.done += 1
                 progress.graded_now += 1
                 say(_progress_line(progress.done, progress.total, result, progress.eta()))
+    if progress.graded_now:
+        say(throughput_line(progress.graded_now, time.monotonic() - progress.start, session))
     return finish_batch(results, rubric, entries, out)
+
+
+def throughput_line(graded: int, seconds: float, session: Session) -> str:
+    """How fast the batch went, and on which GPUs: submissions per hour, and how many
+    timed turns each GPU took (each submission is timed alone on one GPU)."""
+    line = (f"graded {graded} submission(s) in {_duration(seconds)}: "
+            f"{3600 * graded / max(seconds, 1e-9):.0f} per hour")
+    slots = session.resources.gpus
+    if slots is None:
+        return line + f" ({session.backend}, {session.jobs} parallel jobs)"
+    turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs"
+                      for i, t in slots.turns.items())
+    return line + f" on {len(slots.indices)} GPU(s) ({turns})"
 
 
 def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],

@@ -54,6 +54,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--gpu-runs", type=int, default=0,
                    help="correctness runs on one GPU at once (default: the rubric's "
                         "[limits] gpu_runs_at_once); timing always has the GPU alone")
+    p.add_argument("--gpus", default="all",
+                   help="the GPUs to grade on: all (default: every visible one, a worker each, "
+                        "each timing alone on its own), or indices as nvidia-smi numbers them (0,2)")
     p.add_argument("--cuda-arch", default="", help="CMAKE_CUDA_ARCHITECTURES (default: the GPU's)")
     p.add_argument("--sandbox-user", default="nobody",
                    help="the user student programs run as when the grader is root (default nobody)")
@@ -144,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 def options_from(args: argparse.Namespace) -> Options:
     opts = Options(backend=args.backend, jobs=args.jobs, seed=args.seed, perf=not args.no_perf,
                    sandbox_user=args.sandbox_user, cuda_arch=args.cuda_arch, workdir=args.workdir,
-                   keep_workdir=args.keep_workdir, gpu_runs=args.gpu_runs)
+                   keep_workdir=args.keep_workdir, gpu_runs=args.gpu_runs, gpus=args.gpus)
     if args.cache is not None:
         opts.cache_dir = args.cache
     return opts

@@ -150,3 +150,21 @@ def detect(check_boost: bool = True) -> Machine:
                  "" if gxx else "not found")
     m.boost_context = check_boost_context(gxx) if check_boost else Tool("Boost.Context", "unchecked", "")
     return m
+
+
+def select_gpus(gpus: list[Gpu], spec: str) -> list[Gpu]:
+    """The GPUs `spec` names among `gpus` (those visible): "all", or indices as
+    nvidia-smi numbers them ("0,2"). ValueError if it names one that is not there."""
+    spec = spec.strip().lower()
+    if spec in ("", "all"):
+        return list(gpus)
+    by_index = {g.index: g for g in gpus}
+    try:
+        wanted = [int(x) for x in spec.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"--gpus {spec!r}: expected all, or GPU indices like 0,2") from None
+    missing = [i for i in wanted if i not in by_index]
+    if missing or not wanted:
+        raise ValueError(f"--gpus {spec!r}: no GPU {', '.join(map(str, missing))} here (visible: "
+                         f"{', '.join(str(g.index) for g in gpus) or 'none'})")
+    return [by_index[i] for i in dict.fromkeys(wanted)]

@@ -54,6 +54,7 @@ class Options:
     workdir: Path | None = None           # parent of the temporary workspace
     keep_workdir: bool = False
     gpu_runs: int = 0                     # correctness runs per GPU at once; 0: the rubric's
+    gpus: str = "all"                     # the GPUs to grade on: all, or indices "0,2"
     race_check: bool = True               # GPU grades: also run the rubric's race-check cases
                                           # on the CPU emulator
 
@@ -89,7 +90,10 @@ class Session:
         else:
             raise GraderError(f"unknown backend {backend!r}")
         self.backend = backend
-        self.gpus = m.gpus if backend == "cuda" else []
+        try:
+            self.gpus = machines.select_gpus(m.gpus, options.gpus) if backend == "cuda" else []
+        except ValueError as e:
+            raise GraderError(str(e)) from None
         self.jobs = options.jobs or m.cores
         arch = options.cuda_arch
         if backend == "cuda" and not arch:

@@ -15,6 +15,9 @@ class GpuSlots:
 
     def __init__(self, indices: list[int], per_gpu: int = 1):
         self.per_gpu = max(1, per_gpu)
+        self.indices = list(indices)
+        self.turns = {i: {"shared": 0, "alone": 0} for i in indices}   # runs each GPU took
+        self._count = threading.Lock()
         self._tokens: queue.Queue[int] = queue.Queue()
         self._running = {i: threading.Semaphore(self.per_gpu) for i in indices}
         self._exclusive = {i: threading.Lock() for i in indices}
@@ -31,9 +34,14 @@ class GpuSlots:
         finally:
             self._tokens.put(index)
 
+    def _counted(self, index: int, kind: str) -> None:
+        with self._count:
+            self.turns[index][kind] += 1
+
     @contextmanager
     def shared(self) -> Iterator[int]:
         with self._token() as index, self._running[index]:
+            self._counted(index, "shared")
             yield index
 
     @contextmanager
@@ -41,6 +49,7 @@ class GpuSlots:
         with self._token() as index, self._exclusive[index]:
             for _ in range(self.per_gpu):       # waits for the runs in flight
                 self._running[index].acquire()
+            self._counted(index, "alone")
             try:
                 yield index
             finally:

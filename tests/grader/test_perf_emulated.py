@@ -14,6 +14,7 @@ from conftest import REPO, cache_dir, compose, fixture_driver, load_fixture
 from grader import machine as machines
 from grader.build import Layout
 from grader.slots import GpuSlots
+from grader.batch import run_batch
 from grader.grade import grade
 from grader.session import Options, Session
 from grader.perf import BaselineStore, PerfJob, measure, measure_all
@@ -262,3 +263,42 @@ def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
     verified = next(i for i, s in enumerate(steps) if s.startswith("reduce: verifying"))
     timed = next(i for i, s in enumerate(steps) if s.startswith("scan: round 1"))
     assert verified < timed, steps
+
+
+def test_a_batch_grades_on_every_gpu_and_says_how_fast(pseudo_gpu, tmp_path):
+    # Two "GPUs": each submission's correctness runs take either, its timing one alone.
+    session, _ = pseudo_gpu
+    class_folder = tmp_path / "class"
+    for k in range(3):
+        student = class_folder / f"student{k}" / "student"
+        student.mkdir(parents=True)
+        for f in (REPO / "solution" / "student").glob("*.cuh"):
+            # A comment of its own: its own builds and timings, not another's.
+            (student / f.name).write_text(f.read_text() + f"\n// student {k}\n")
+    saved = session.gpus, session.resources.gpus
+    session.gpus = [machines.Gpu(0, "CPU emulator posing as a GPU", "9.0", 0),
+                    machines.Gpu(1, "CPU emulator posing as a GPU", "9.0", 0)]
+    session.resources.gpus = two = GpuSlots([0, 1])
+    said: list[str] = []
+    try:
+        results = run_batch(session, sorted(class_folder.iterdir()), tmp_path / "out", said.append)
+    finally:
+        session.gpus, session.resources.gpus = saved
+    assert len(results) == 3
+    for r in results:
+        assert [tr.perf_status for tr in r.tasks] == ["measured"] * 4, r.name
+        assert r.correctness_score == results[0].correctness_score
+    assert sum(t["alone"] for t in two.turns.values()) >= 3     # a timing turn each at least
+    assert all(t["shared"] + t["alone"] > 0 for t in two.turns.values()), two.turns
+    last = said[-1]
+    assert last.startswith("graded 3 submission(s) in ") and " per hour on 2 GPU(s) (GPU 0: " in last
+
+
+def test_gpus_are_chosen_by_index():
+    gpus = [machines.Gpu(i, "G", "9.0", 0) for i in (0, 1, 2)]
+    assert machines.select_gpus(gpus, "all") == gpus
+    assert [g.index for g in machines.select_gpus(gpus, "2,0")] == [2, 0]
+    with pytest.raises(ValueError, match="no GPU 5 here"):
+        machines.select_gpus(gpus, "0,5")
+    with pytest.raises(ValueError, match="expected all"):
+        machines.select_gpus(gpus, "two")
