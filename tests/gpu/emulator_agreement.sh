@@ -4,7 +4,11 @@
 # usage: emulator_agreement.sh <gpu driver> <emulator driver> [max n, default the suite's emulator_max_n]
 #        SCANLAB_LIST_CASES=1 emulator_agreement.sh ...   print the runs, run nothing
 # Every task x operator x suite size (up to max n) x suite block size, as the driver
-# lists them (`scanlab list`: data/assignment.toml and data/cases.toml [suite]).
+# lists them (`scanlab list`: data/assignment.toml and data/cases.toml [suite]), but
+# the float operators of the single-pass look-back scan: a tile adds its predecessors'
+# aggregates or takes one's inclusive prefix, whichever is published when it looks, so
+# its float sums depend on timing (as CUB's do) and agree within the check's tolerance,
+# not byte for byte (the suites check them against the CPU).
 # Exits with the driver's no-GPU status (CTest: skipped) without a GPU.
 set -u
 gpu=$1 emu=$2
@@ -13,6 +17,7 @@ cases() {
   local i=0
   for task in $("$emu" list tasks); do
     for op in $("$emu" list operators --task "$task"); do
+      case "$task:$op" in lookback-*:*-f32 | lookback-*:*-f64) continue ;; esac
       for block in $("$emu" list blocks); do
         for n in $("$emu" list sizes); do
           [ "$n" -le "$maxn" ] || continue

@@ -27,11 +27,13 @@ def test_reference_full_marks_on_gpu(gpu):
         assert tr.perf_status == "measured", tr.perf_message
         p = tr.perf[0]
         assert p.student_ms > 0 and p.reference_ms > 0 and p.gbps > 0
-        assert p.baselines, "the reference process times the baselines"
+        assert p.baselines, "the reference's baselines (timed once per machine, kept in the cache)"
         # The reference against itself: within the full-credit band unless flagged noisy.
         if not p.noisy:
             assert tr.performance_points == pytest.approx(tr.performance_max), p
-    assert result.score == pytest.approx(result.max_score, abs=0.5)
+    # Full marks, and the bonus task's points on top of them.
+    assert result.bonus_score > 0
+    assert result.score == pytest.approx(result.max_score + result.bonus_score, abs=0.5)
 
 
 def test_slow_scan_loses_performance_points(gpu):
@@ -47,11 +49,13 @@ def test_the_untouched_handout_earns_nothing_on_the_gpu(gpu):
     timed ([correctness] zero_for_placeholders; their slowness is the C++ test
     handout.placeholders.gpu's)."""
     result = gpu("handout")
-    t1, t2, t3 = result.tasks
+    t1, t2, t3, t4 = result.tasks
     assert t1.all_passed and t2.all_passed and t1.placeholder and t2.placeholder
     assert result.score == 0 and result.performance_measured
     assert t1.perf_status == t2.perf_status == "not_eligible" and "placeholder" in t2.perf_message
     assert t3.performance_points == 0
+    # The bonus task, still its placeholder, is not attempted: not built, not timed.
+    assert t4.status == "not_attempted" and t4.points == 0
 
 
 def test_crash_reports_the_cuda_error(gpu):
