@@ -28,8 +28,9 @@ DESCRIPTION = """scanlab's autograder.
   doctor             what this machine has (GPU, driver, nvcc, CMake, g++, Boost.Context)
                      and what is missing
   rubric-keys        every rubric setting: its table, default and meaning
-  prepare            build the reference driver into the cache (e.g. in Gradescope's
-                     setup.sh)
+  prepare            build the reference driver and the prebuilt harness into the
+                     cache, and on a GPU time the reference's baselines (once per
+                     machine; e.g. in Gradescope's setup.sh)
   gradescope-zip     build the Gradescope autograder zip
   slurm FOLDER       grade a class on a Slurm cluster: an array job (one task per
                      submission) and a merge job that writes the class's files
@@ -135,7 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("doctor", help="check this machine")
     sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning")
 
-    p = sub.add_parser("prepare", help="build the reference driver into the cache")
+    p = sub.add_parser("prepare", help="build the reference and the prebuilt harness into the cache; "
+                                       "on a GPU, time the reference's baselines")
     _common(p)
 
     z = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip")
