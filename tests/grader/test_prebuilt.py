@@ -1,0 +1,85 @@
+"""The prebuilt harness (grader/prebuilt.py): a submission's build compiles only its
+student unit and links it to the harness built once per machine, with CMake's own
+commands replayed. On the emulator backend, so it runs here (the CUDA side builds in
+test_build_cuda.py and runs in test_e2e_gpu.py)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, cache_dir
+from grader import machine as machines
+from grader import run as sandbox
+from grader.build import Builder, Layout, Toolchain
+from grader.prebuilt import BUILD, KIT_FILE, SRC, Kit
+from grader.rubric import ForbiddenRubric
+
+
+@pytest.fixture(scope="module")
+def builder():
+    m = machines.detect(check_boost=True)
+    if not m.can_build_emulator:
+        pytest.skip("the CPU emulator cannot be built here")
+    work = Path(tempfile.mkdtemp(prefix="scanlab-prebuilt-test-"))
+    work.chmod(0o711)
+    tools = Toolchain("emulator", m.cmake.path, None, "", f"g++ {m.gxx.version}", 2, "Release")
+    yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,
+                  ForbiddenRubric())
+    shutil.rmtree(work, ignore_errors=True)
+
+
+def test_the_kit_keeps_the_harness_and_cmakes_commands_without_its_folders(builder):
+    made = builder.kit()
+    assert not isinstance(made, str), made
+    kit, folder = made
+    # The harness's object and the emulator's library, prebuilt; not the student's.
+    assert any(p.endswith("driver_emu.cpp.o") for p in kit.prebuilt)
+    assert any(p.endswith("libscanlab_emulator.a") for p in kit.prebuilt)
+    assert not any("student_unit" in p for p in kit.prebuilt)
+    assert all((folder / "files" / p).is_file() for p in kit.prebuilt)
+    # The commands name the build's folders only through placeholders.
+    words = " ".join(kit.compile + [w for argv in kit.link for w in argv])
+    assert SRC in words and "student_unit_emu.cpp" in words
+    saved = json.loads((folder / KIT_FILE).read_text())
+    assert "/tmp/" not in json.dumps(saved["compile"]) and builder.workdir.as_posix() not in json.dumps(saved)
+    assert kit.student_object.startswith((BUILD, "CMakeFiles"))
+
+
+def test_a_submission_build_compiles_only_its_student_unit(builder):
+    files = dict(builder.reference_files)
+    files["reduce.cuh"] = files["reduce.cuh"] + b"\n// a student's own bytes\n"
+    result = builder.build("task 2", files, {}, {"reduce.cuh": "alice/reduce.cuh"})
+    assert result.ok, result.errors
+    build = result.binary.parent
+    # No CMake configure ran there; the replayed unit is where the compiled checks look.
+    assert not (build / "CMakeCache.txt").exists()
+    assert (build / "compile_commands.json").is_file() and (build / "scanlab-emu.objects").is_file()
+    r = subprocess.run([str(result.binary), "run", "--task", "reduce", "--n", "5000"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "check   PASS" in r.stdout, r.stdout + r.stderr
+
+
+def test_a_compile_error_in_a_replayed_build_names_the_students_file(builder):
+    files = dict(builder.reference_files)
+    files["scan.cuh"] = files["scan.cuh"] + b"\nint notAValue = ;\n"
+    result = builder.build("task 3", files, {}, {"scan.cuh": "bob/scan.cuh"})
+    assert not result.ok
+    assert "bob/scan.cuh" in result.errors and "error" in result.errors
+    assert str(builder.workdir) not in result.errors
+
+
+def test_an_unreadable_kit_is_made_again(builder, tmp_path):
+    made = builder.kit()
+    assert not isinstance(made, str), made
+    copy = tmp_path / "kit"
+    shutil.copytree(made[1], copy)
+    assert Kit.load(copy) == made[0]
+    (copy / KIT_FILE).write_text('{"binary": "scanlab-emu"}')   # an older format
+    assert Kit.load(copy) is None
+    (copy / KIT_FILE).unlink()
+    assert Kit.load(copy) is None
