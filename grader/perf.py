@@ -145,6 +145,7 @@ class _Served:
         self.proc = sandbox.start(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
         self.ended: sandbox.Result | None = None
         self.stopping = False
+        self.early = False               # a round's report was there before it was asked for
 
     def ready(self) -> bool:
         return self.proc.wait_for(self.report.with_name(self.report.name + ".ready"), self.wait_s)
@@ -153,6 +154,11 @@ class _Served:
         """The next round's report, or None (it ended, or did not answer in time)."""
         self.round += 1
         path = self.report.with_name(f"{self.report.name}.{self.round}")
+        if path.exists():
+            # Only the harness writes a round's report, and only once asked: one there
+            # before is not a measurement.
+            self.early = True
+            return None
         if not self.proc.send("time") or not self.proc.wait_for(path, self.wait_s):
             return None
         return read_json(path)
@@ -173,6 +179,8 @@ class _Served:
     def why(self) -> str:
         """Why it gave no usable answer: how it ended, or what its report says."""
         r = self.end()
+        if self.early:
+            return f"wrote the report of round {self.round} before it was asked for (not a measurement)"
         said = read_json(self.report) or {}
         message = str(said.get("message") or "")[:200]
         return r.describe_end() + (f": {message}" if message else "")

@@ -302,3 +302,22 @@ def test_gpus_are_chosen_by_index():
         machines.select_gpus(gpus, "0,5")
     with pytest.raises(ValueError, match="expected all"):
         machines.select_gpus(gpus, "two")
+
+
+def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu):
+    session, _ = pseudo_gpu
+    setup = session.prepare()
+    eager = session.workdir / "eager-timed"
+    # Writes every round's report at once, then answers nothing.
+    eager.write_text("#!/bin/sh\n"
+                     'JSON=""; prev=""\n'
+                     'for a in "$@"; do case "$prev" in --json) JSON=$a;; esac; prev=$a; done\n'
+                     'for k in 1 2 3; do echo \'{"status": "pass", "task": "scan", "op": "add-i32", '
+                     '"n": 32768, "block": 256, "seed": 20240601, "timing": {"median_ms": 0.001, '
+                     '"min_ms": 0.001, "max_ms": 0.001, "reps": 3}}\' > "$JSON.$k"; done\n'
+                     'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
+                     'while read line; do :; done\n')
+    eager.chmod(0o755)
+    p = measure(setup, eager, session.run_reference, session.rubric.tasks[2].perf[0],
+                session.rubric.performance, None)
+    assert p.status == "failed" and "before it was asked for" in p.message, p.message
