@@ -102,8 +102,9 @@ def grade(session: Session, path: Path, on_event: Say | None = None,
         except GraderError:
             raise
         except Exception as e:  # a grader bug must not lose the other submissions of a batch
-            if ready.exception() is not None:
-                raise ready.exception() from e  # type: ignore[misc]
+            failed = ready.exception()
+            if failed is not None:
+                raise failed from e
             result = new_result(session, path)
             result.error = f"internal grader error ({type(e).__name__}: {e}); please report it"
             result.notes.append(traceback.format_exc(limit=8))
