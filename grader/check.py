@@ -14,6 +14,7 @@ import json
 import shutil
 import tempfile
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -298,6 +299,21 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     return [results[i] for i in range(len(cases))]
 
 
+def _watch(proc: sandbox.Running, report: Path, per_case_s: float, poll_s: float = 0.05) -> sandbox.Result:
+    """Waits for a batch process, ending it as soon as no case has ended for a case's
+    time limit (a hang holds the GPU a time limit, not the batch's whole allowance);
+    its cases without a line are then run one by one, which pins the hang on its case."""
+    size, progress = -1, time.monotonic()
+    while proc.alive() and time.monotonic() < proc.deadline:
+        now = report.stat().st_size if report.exists() else 0
+        if now != size:
+            size, progress = now, time.monotonic()
+        elif time.monotonic() - progress > per_case_s:
+            return proc.finish(timeout=0)
+        time.sleep(poll_s)
+    return proc.finish()
+
+
 def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                seeds: list[int], todo: list[int], where: Path) -> dict[int, CaseResult]:
     where.chmod(0o711)
@@ -318,8 +334,9 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
         cpu_s=sum(x.cpu_s or 0 for x in one) or None,
         file_mb=sum(x.file_mb for x in one))
     with setup.resources.gpu() as gpu:
-        r = sandbox.run([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
-                        home, limits, setup.env(home, seeds[0], gpu), setup.identity)
+        r = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
+                                 home, limits, setup.env(home, seeds[0], gpu), setup.identity,
+                                 interactive=False), report, setup.timeout_s)
     claims: dict[int, dict] = {}
     try:
         if report.is_file() and not report.is_symlink() and \

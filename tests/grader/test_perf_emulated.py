@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+import time
 
 import pytest
 
@@ -15,6 +16,8 @@ from grader import machine as machines
 from grader.build import Layout
 from grader.slots import GpuSlots
 from grader.batch import run_batch
+from grader.check import TimeoutTracker
+from grader.check import run_batch as run_batch_of_cases
 from grader.grade import grade
 from grader.session import Options, Session
 from grader.perf import BaselineStore, PerfJob, measure, measure_all
@@ -321,3 +324,21 @@ def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu
     p = measure(setup, eager, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "before it was asked for" in p.message, p.message
+
+
+def test_a_hanging_batch_holds_the_gpu_one_time_limit_not_its_whole_allowance(pseudo_gpu, tmp_path):
+    # A batch process that ends no case is stopped after one case's time limit; its
+    # cases then run one by one, and after max_timeouts timeouts the rest are not run.
+    session, _ = pseudo_gpu
+    setup = dataclasses.replace(session.prepare(), timeout_s=2, max_timeouts=2)
+    stuck = session.workdir / "stuck-driver"
+    stuck.write_text("#!/bin/sh\nexec sleep 600\n")
+    stuck.chmod(0o755)
+    cases = session.rubric.cases_for(("reduce",), True)[:10]
+    start = time.monotonic()
+    results = run_batch_of_cases(setup, stuck, "stuck-build", cases, 7, TimeoutTracker())
+    seconds = time.monotonic() - start
+    assert [r.status for r in results].count("timeout") == 2
+    assert {r.status for r in results} == {"timeout", "not_run"}
+    # The batch's allowance alone would be 2 + 2 s a case = 22 s before any case runs alone.
+    assert seconds < 15, seconds
