@@ -201,7 +201,7 @@ def throughput_line(graded: int, seconds: float, session: Session) -> str:
         return line + f" ({session.backend}, {session.jobs} parallel jobs)"
     turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs"
                       for i, t in slots.turns.items())
-    return line + f" on {len(slots.indices)} GPU(s) ({turns})"
+    return line + f" on {len(slots.turns)} GPU(s) ({turns})"
 
 
 def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],

@@ -26,7 +26,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager
+from typing import Callable, ContextManager, TypeVar
 
 from grader import compiled
 from grader import run as sandbox
@@ -34,6 +34,7 @@ from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from grader.results import Violation
 from grader.rubric import ForbiddenRubric
 
+T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
 BINARY = {"cuda": "scanlab", "emulator": "scanlab-emu"}
 ERROR_LINES = 30
@@ -151,8 +152,7 @@ class Builder:
         self.handout_digest = _hash_tree(layout.handout)
         self._lock = threading.Lock()
         self._builds: dict[str, Future[BuildResult]] = {}
-        self._reference: Future[BuildResult] | None = None
-        self._kit: Future[tuple[Kit, Path] | str] | None = None
+        self._made: dict[str, Future] = {}    # the reference and the kit, made once
         self.reference_files = {p.name: p.read_bytes() for p in sorted(layout.solution.glob("*"))
                                 if p.is_file()}
 
@@ -169,111 +169,117 @@ class Builder:
 
     def cached(self) -> bool:
         """Whether the reference and the prebuilt harness are both in the cache."""
-        key = self.key(self.reference_files)
-        return (self.cache_dir / f"reference-{self.tools.backend}-{key[:20]}" / BINARY[self.tools.backend]).is_file() \
+        return (self._reference_folder() / BINARY[self.tools.backend]).is_file() \
             and (self._kit_folder() / KIT_FILE).is_file()
+
+    def _once(self, name: str, make: Callable[[], T], failed: Callable[[BaseException], T]) -> T:
+        """make() run once per Builder, by whoever asks first; the others wait for what
+        it gives (`failed(e)` if it raised: never leave them hanging)."""
+        with self._lock:
+            future = self._made.get(name)
+            owner = future is None
+            if future is None:
+                future = self._made[name] = Future()
+        if not owner:
+            return future.result()
+        try:
+            result = make()
+        except BaseException as e:
+            result = failed(e)
+        future.set_result(result)
+        return result
+
+    def _kept(self, target: Path, found: Callable[[], T | None],
+              make: Callable[[Path], tuple[T, bool]]) -> T:
+        """What `target` in the cache holds (`found`); else, under a file lock (another
+        grader may be making it right now), make(staging) fills a staging folder that is
+        renamed into place when it says so."""
+        value = found()
+        if value is not None:
+            return value
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with open(self.cache_dir / f".lock-{target.name}", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            value = found()
+            if value is not None:
+                return value
+            staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=self.cache_dir))
+            value, keep = make(staging)
+            if not keep:
+                shutil.rmtree(staging, ignore_errors=True)
+                return value
+            staging.chmod(0o755)
+            if target.exists():
+                shutil.rmtree(target)
+            staging.rename(target)
+            return value
 
     # ---- the reference --------------------------------------------------------------------
 
     def reference(self) -> BuildResult:
         """The trusted reference build, from the cache when it is there."""
-        with self._lock:
-            if self._reference is None:
-                self._reference = Future()
-                owner = True
-            else:
-                owner = False
-        if not owner:
-            return self._reference.result()
-        try:
-            result = self._build_reference()
-        except BaseException as e:  # never leave waiters hanging
-            result = BuildResult("reference", False, errors=f"the reference build failed: {e}")
-        self._reference.set_result(result)
-        return result
+        return self._once("reference", self._build_reference, lambda e: BuildResult(
+            "reference", False, errors=f"the reference build failed: {e}"))
+
+    def _reference_folder(self) -> Path:
+        return self.cache_dir / f"reference-{self.tools.backend}-{self.key(self.reference_files)[:20]}"
 
     def _build_reference(self) -> BuildResult:
         key = self.key(self.reference_files)
-        target = self.cache_dir / f"reference-{self.tools.backend}-{key[:20]}"
+        target = self._reference_folder()
         binary = target / BINARY[self.tools.backend]
-        if binary.is_file():
-            return BuildResult("reference", True, binary, cached=True, key=key,
-                               origins={n: "reference" for n in self.reference_files})
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.cache_dir / f".lock-{key[:20]}", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)   # another grader may be building it right now
-            if binary.is_file():
-                return BuildResult("reference", True, binary, cached=True, key=key,
-                                   origins={n: "reference" for n in self.reference_files})
-            origins = {n: "reference" for n in self.reference_files}
-            result = self._compile("reference", self.reference_files, {}, trusted=True,
-                                   cub=True)
+        origins = {n: "reference" for n in self.reference_files}
+
+        def found() -> BuildResult | None:
+            return BuildResult("reference", True, binary, cached=True, key=key, origins=origins) \
+                if binary.is_file() else None
+
+        def make(staging: Path) -> tuple[BuildResult, bool]:
+            result = self._compile("reference", self.reference_files, {}, trusted=True, cub=True)
             result.origins = origins
             if not result.ok or result.binary is None:
                 result.errors = "the REFERENCE does not build (a problem of the grader's " \
                                 "installation, not of the submission):\n" + result.errors
-                return result
-            staging = Path(tempfile.mkdtemp(prefix=".ref-", dir=self.cache_dir))
+                return result, False
             shutil.copy2(result.binary, staging / binary.name)
             (staging / "build.log").write_text(result.log)
-            if target.exists():
-                shutil.rmtree(target)
-            staging.rename(target)
-            target.chmod(0o755)
             result.binary = binary
-            return result
+            return result, True
+
+        return self._kept(target, found, make)
 
     # ---- the prebuilt harness -------------------------------------------------------------
 
     def kit(self) -> tuple[Kit, Path] | str:
         """The prebuilt harness and its folder, from the cache when it is there; or why
         it could not be made."""
-        with self._lock:
-            owner = self._kit is None
-            if owner:
-                self._kit = Future()
-        assert self._kit is not None
-        if not owner:
-            return self._kit.result()
-        try:
-            result: tuple[Kit, Path] | str = self._build_kit()
-        except BaseException as e:  # never leave waiters hanging
-            result = f"the prebuilt harness could not be made: {e}"
-        self._kit.set_result(result)
-        return result
+        return self._once("kit", self._build_kit,
+                          lambda e: f"the prebuilt harness could not be made: {e}")
 
     def _kit_folder(self) -> Path:
         return self.cache_dir / f"kit{FORMAT}-{self.tools.backend}-{self.key({})[:20]}"
 
     def _build_kit(self) -> tuple[Kit, Path] | str:
         target = self._kit_folder()
-        kit = Kit.load(target)
-        if kit is not None:
-            return kit, target
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.cache_dir / f".lock-{target.name}", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+
+        def found() -> tuple[Kit, Path] | None:
             kit = Kit.load(target)
-            if kit is not None:
-                return kit, target
+            return (kit, target) if kit is not None else None
+
+        def make(staging: Path) -> tuple[tuple[Kit, Path] | str, bool]:
             # The harness never sees the student files: the reference's stand in.
-            result = self._compile("prebuilt harness", self.reference_files, {}, trusted=True,
-                                   cub=False)
+            result = self._compile("prebuilt harness", self.reference_files, {}, trusted=True)
             if not result.ok or result.binary is None:
                 return ("the prebuilt harness does not build (a problem of the grader's "
-                        "installation, not of the submission):\n" + result.errors)
-            staging = Path(tempfile.mkdtemp(prefix=".kit-", dir=self.cache_dir))
+                        "installation, not of the submission):\n" + result.errors), False
             try:
                 kit = Kit.capture(result.binary.parent.parent, result.binary.parent,
                                   result.binary.name, staging)
             except (KitError, OSError, ValueError, KeyError) as e:
-                shutil.rmtree(staging, ignore_errors=True)
-                return f"the prebuilt harness could not be kept: {e}"
-            staging.chmod(0o755)
-            if target.exists():
-                shutil.rmtree(target)
-            staging.rename(target)
-            return kit, target
+                return f"the prebuilt harness could not be kept: {e}", False
+            return (kit, target), True
+
+        return self._kept(target, found, make)
 
     # ---- submission builds --------------------------------------------------------------------
 

@@ -43,7 +43,6 @@ class RunSetup:
     memory_mb: int | None
     max_timeouts: int
     emulator_threads: int = 1
-    verify_threads: int = 1          # a batch's outputs verified at once (CPU slots bound them too)
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -367,7 +366,7 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
             setup.memo[(build_key, case.id, seed)] = result
         return i, result
 
-    # The trusted verifies of a batch's outputs run side by side (each takes a CPU slot).
-    with ThreadPoolExecutor(max_workers=max(1, min(len(claims), setup.verify_threads)),
+    # The trusted verifies of a batch's outputs run side by side, one a CPU slot.
+    with ThreadPoolExecutor(max_workers=max(1, min(len(claims), setup.resources.cores)),
                             thread_name_prefix="verify") as pool:
         return dict(pool.map(lambda kv: judge(*kv), claims.items()))

@@ -30,8 +30,7 @@ from grader.collect import Submission, collect, source_digest, submission_name
 from grader.forbidden import same_code, scan
 from grader.perf import PerfJob, measure_all
 from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
-                            SubmissionResult,
-                            TaskResult, Violation)
+                            SubmissionResult, TaskResult, Violation)
 from grader.rubric import PerfCase, Rubric, TaskRubric
 from grader.score import correctness_points, performance_points
 from grader.session import GraderError, Session
@@ -127,6 +126,7 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     integ = next(p for p in parts if p.task is None)
     exercises = plan_exercises(session, sub, integ) if session.rubric.integration.applications else []
     result.timings["collect"] = time.monotonic() - phase
+
     def applications() -> list[AppResult]:
         """The applications on the integration build, once it and the exercises are built
         (they run beside the other builds' cases)."""

@@ -1,14 +1,15 @@
 """Performance: the submission timed against the reference on the same GPU.
 
 For each [[task.perf]] case, while holding one GPU, the reference (A) and the
-submission (B) run `run --time --warmup W --reps R` alternately, A B A B ..., each
-process reporting the median of its R timed runs. The result of each side is the
-median of its processes' medians; the spread ((max - min) / median) says how noisy
-that was. A noisy measurement gets more rounds, and is flagged if it stays noisy.
+submission (B) each start one process, `run --time --warmup W --reps R --serve`, that
+sets up once and then times a round (W untimed and R timed runs, their median) each
+time it is asked: A B A B ... The result of each side is the median of its rounds'
+medians; the spread ((max - min) / median) says how noisy that was. A noisy
+measurement gets more rounds, and is flagged if it stays noisy.
 
 The submission's JSON is untrusted: it is used for its timing only, checked for sense
 (finite, positive, min <= median <= max, the right case and repetitions), and its
-first timed process also writes its output, which the trusted reference verifies.
+process also writes its output at the end, which the trusted reference verifies.
 Baseline timings (the CPU, the placeholder, CUB...) come from a (trusted) reference
 process too. They describe the machine, not a submission, so they are timed once per
 machine and GPU model and kept in the cache (BaselineStore): by `grader prepare`, or
@@ -99,29 +100,6 @@ def measure_copy_bandwidth(setup: RunSetup) -> float | None:
         return None
     finally:
         shutil.rmtree(where, ignore_errors=True)
-
-
-class _Timer:
-    """Runs timed processes of one side (reference or submission) on a fixed GPU."""
-
-    def __init__(self, setup: RunSetup, binary: Path, trusted: bool, gpu: int, where: Path):
-        self.setup = setup
-        self.binary = binary
-        self.trusted = trusted
-        self.gpu = gpu
-        self.where = where
-
-    def run(self, case: Case, seed: int, rubric: PerformanceRubric, extra: list[str],
-            tag: str) -> tuple[dict | None, sandbox.Result, Path]:
-        home = sandbox.make_private_dir(self.where / tag, self.setup.identity)
-        report = home / "time.json"
-        argv = [str(self.binary), "run", *case.driver_args(seed), "--time", "--warmup",
-                str(rubric.warmup), "--reps", str(rubric.reps), "--no-check", "--json",
-                str(report), *extra]
-        # Both sides run under the same sandbox, so neither is favoured.
-        limits = self.setup.limits(case)
-        r = sandbox.run(argv, home, limits, self.setup.env(home, seed, self.gpu), self.setup.identity)
-        return read_json(report), r, home
 
 
 class _Served:
@@ -355,15 +333,17 @@ def _conclude(result: PerfResult, verified: bool, rubric: PerformanceRubric,
 def measure_baselines(setup: RunSetup, reference_binary: Path, perf: PerfCase,
                       rubric: PerformanceRubric) -> dict[str, float]:
     """The baselines of a perf case, timed by one reference process alone on a GPU
-    ({} when that fails: the reports then show none)."""
-    case = perf.as_case()
+    after one round of its own ({} when that fails: the reports then show none)."""
     where = Path(tempfile.mkdtemp(prefix="baselines-", dir=setup.workdir))
     where.chmod(0o711)
     try:
         with setup.resources.gpu_alone() as gpu:
-            data, _, _ = _Timer(setup, reference_binary, True, gpu, where).run(
-                case, PERF_SEED, rubric, ["--baselines"], "baselines")
-        return parse_baselines(data)
+            ref = _Served(setup, reference_binary, gpu, sandbox.make_private_dir(where / "a", setup.identity),
+                          perf.as_case(), PERF_SEED, rubric, ["--baselines"])
+            if ref.ready():
+                ref.time()
+            ref.end()   # the baselines are timed after the last round, into its report
+        return parse_baselines(read_json(ref.report))
     finally:
         shutil.rmtree(where, ignore_errors=True)
 

@@ -23,7 +23,7 @@ from pathlib import Path
 SRC = "<<scanlab-src>>"        # the handout copy a build compiles
 BUILD = "<<scanlab-build>>"    # its build folder
 KIT_FILE = "kit.json"
-FORMAT = 2                     # of kit.json: part of the cache's key, so an older one is not read
+FORMAT = 3                     # of kit.json: part of the cache's key, so an older one is not read
 FILES = "files"                # the prebuilt files, by their path in the build folder
 
 
@@ -40,7 +40,6 @@ class Kit:
     prebuilt: list[str]               # files of the build folder the link takes as they are
     objects: str                      # <binary>.objects (grader/compiled.py's checks read it)
     unit: str                         # the student unit's source
-    student_object: str               # what the compile command writes
     folders: list[str]                # folders of the build folder the commands write into
 
     # ---- made once, from a trusted CMake build ---------------------------------------
@@ -53,7 +52,7 @@ class Kit:
         fields = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
         if not {"harness", "student", "unit"} <= set(fields):
             raise KitError(f"{binary}.objects lacks the harness, student or unit line")
-        unit, student_object = fields["unit"], fields["student"]
+        unit = fields["unit"]
         entries = json.loads(_read(build / "compile_commands.json"))
         entry = next((e for e in entries if e.get("file") == unit), None)
         if entry is None:
@@ -86,10 +85,10 @@ class Kit:
         for argv in link:
             prebuilt.update(r for r in map(local, argv) if r is not None)
         prebuilt.update(r for r in map(local, fields["harness"].split(";")) if r is not None)
-        student_rel = local(student_object)
-        prebuilt -= {student_rel, binary, *written}
-        # Folders that a command names a file in (the object's; a linker's dependency
-        # file, -Wl,--dependency-file=CMakeFiles/<binary>.dir/link.d, in newer CMakes).
+        prebuilt -= {local(fields["student"]), binary, *written}
+        # Folders that a command names a file in: the student object's, and a linker's
+        # dependency file's (-Wl,--dependency-file=CMakeFiles/<binary>.dir/link.d, in
+        # newer CMakes).
         folders = sorted({str(Path(piece).parent) for argv in [compile_argv, *link] for a in argv
                           for piece in re.split(r"[=,]", a)
                           if piece and not piece.startswith("-") and not Path(piece).is_absolute()
@@ -98,8 +97,7 @@ class Kit:
                   link=[_placeholders(argv, src, build) for argv in link],
                   written={k: _placeholder(v, src, build) for k, v in written.items()},
                   prebuilt=sorted(prebuilt), objects=_placeholder(listing, src, build),
-                  unit=_placeholder(unit, src, build),
-                  student_object=_placeholder(student_object, src, build), folders=folders)
+                  unit=_placeholder(unit, src, build), folders=folders)
         for rel in kit.prebuilt:
             (dest / FILES / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(build / rel, dest / FILES / rel)
@@ -118,8 +116,8 @@ class Kit:
 
     def lay_out(self, folder: Path, src: Path, build: Path) -> None:
         """Makes `build` (inside `src`, a copy of the handout with the student's files)
-        ready for the commands: the prebuilt files, the response files, the folder of the
-        student object, and what grader/compiled.py reads (compile_commands.json and
+        ready for the commands: the folders they write into, the prebuilt files, the
+        response files, and what grader/compiled.py reads (compile_commands.json and
         <binary>.objects)."""
         build.mkdir(parents=True, exist_ok=True)
         for rel in self.folders:
@@ -130,9 +128,6 @@ class Kit:
         for rel, text in self.written.items():
             (build / rel).parent.mkdir(parents=True, exist_ok=True)
             (build / rel).write_text(_filled(text, src, build))
-        student_object = Path(_filled(self.student_object, src, build))
-        (student_object if student_object.is_absolute() else build / student_object).parent.mkdir(
-            parents=True, exist_ok=True)
         (build / "compile_commands.json").write_text(json.dumps([{
             "directory": str(build), "file": _filled(self.unit, src, build),
             "command": shlex.join(self.commands(src, build)[0])}], indent=1) + "\n")

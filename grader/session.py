@@ -164,8 +164,10 @@ class Session:
                 return self._setup
             builders = [b for b in (self.builder, self.race_builder) if b is not None]
             with ThreadPoolExecutor(max_workers=2 * len(builders)) as pool:
+                # Both backends' references and prebuilt harnesses are made side by side.
                 kits = [pool.submit(b.kit) for b in builders]
-                references = [pool.submit(b.reference) for b in builders]
+                for b in builders:
+                    pool.submit(b.reference)
                 setup, self.run_reference = self._prepare_backend(self.builder, self.backend)
                 if self.race_builder is not None:
                     try:
@@ -177,13 +179,11 @@ class Session:
                     made = kit.result()
                     if not isinstance(made, str):
                         self.log(f"prebuilt harness ({b.tools.backend}): ready [{made[1]}]")
-                    if isinstance(made, str) and b is self.builder:
+                    elif b is self.builder:
                         raise GraderError(made)
-                    if isinstance(made, str):
+                    else:
                         self.race_builder = None
                         self.race_note = f"race check on the CPU emulator not run: {made[:300]}"
-                for future in references:
-                    future.result()
             if self.race_note:
                 self.log(f"note: {self.race_note}")
             self._setup = setup
@@ -237,8 +237,7 @@ class Session:
             backend=backend, reference=ref.binary, workdir=self.workdir,
             identity=self.identity, resources=self.resources,
             timeout_s=limits.run_timeout_s if backend == "cuda" else limits.emulator_run_timeout_s,
-            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task,
-            verify_threads=self.jobs)
+            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
         self._probe_sandbox(setup, run_copy.binary)
         if backend == "cuda" and builder is self.builder:
             self.baselines = BaselineStore(self.options.cache_dir / f"baselines-{ref.key[:20]}.json")

@@ -15,7 +15,6 @@ class GpuSlots:
 
     def __init__(self, indices: list[int], per_gpu: int = 1):
         self.per_gpu = max(1, per_gpu)
-        self.indices = list(indices)
         self.turns = {i: {"shared": 0, "alone": 0} for i in indices}   # runs each GPU took
         self._count = threading.Lock()
         self._tokens: queue.Queue[int] = queue.Queue()
@@ -62,11 +61,12 @@ class Resources:
     """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs."""
 
     cpu: threading.BoundedSemaphore
+    cores: int                       # how many CPU slots there are
     gpus: GpuSlots | None = None
 
     @staticmethod
     def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1) -> "Resources":
-        return Resources(threading.BoundedSemaphore(max(1, cores)),
+        return Resources(threading.BoundedSemaphore(max(1, cores)), max(1, cores),
                          GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None)
 
     @contextmanager

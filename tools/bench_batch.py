@@ -4,9 +4,9 @@
   tools/bench_batch.py [--fixtures N] [--gpus 0 --gpus 0,1] [--seed S] [grader options...]
 
 The class is the first N fixture submissions (tests/fixtures/submissions: right, wrong,
-slow, crashing, hanging, cheating ones), each made fresh (a comment added to every
-student file it has, so nothing comes from a cache). `grader prepare` runs first (once
-per machine, timed apart). Then `python3 -m grader batch` grades the class once per
+slow, crashing, hanging, cheating ones); each batch is a grader process of its own, so
+none reuses another's builds or timings. `grader prepare` runs first (once per
+machine, timed apart). Then `python3 -m grader batch` grades the class once per
 --gpus set, with the same seed; reported: each batch's wall time, submissions per
 hour, its speed against the first set's, and whether the scores agree: correctness
 exactly, performance within --tolerance points (timing noise).
@@ -16,34 +16,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_grade import grader  # noqa: E402
 from fixtures import compose_class, fixture_names  # noqa: E402
-
-
-def grader(args: list[str]) -> tuple[float, subprocess.CompletedProcess]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    start = time.monotonic()
-    p = subprocess.run([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env,
-                       capture_output=True, text=True)
-    return time.monotonic() - start, p
-
-
-def make_class(folder: Path, count: int) -> list[str]:
-    names = fixture_names()[:count]
-    with tempfile.TemporaryDirectory(prefix="bench-batch-parts-") as parts:
-        compose_class(names, folder, Path(parts))
-    stamp = time.time_ns()
-    for f in folder.rglob("*.cuh"):
-        f.write_text(f.read_text(errors="replace") + f"\n// bench_batch {stamp}\n")
-    return names
 
 
 def scores(out: Path) -> dict[str, tuple[float, float]]:
@@ -73,10 +52,11 @@ def main() -> int:
         return p.returncode
     print(f"prepare: {prep_s:.1f} s")
     runs = []
+    names = fixture_names()[:args.fixtures]
     with tempfile.TemporaryDirectory(prefix="bench-batch-") as tmp:
+        folder = Path(tmp) / "class"
+        compose_class(names, folder, Path(tmp) / "parts")
         for k, gpus in enumerate(sets):
-            folder = Path(tmp) / f"class{k}"
-            names = make_class(folder, args.fixtures)
             out = Path(tmp) / f"out{k}"
             seconds, p = grader(["batch", str(folder), "--out", str(out), "--seed", str(args.seed),
                                  "--gpus", gpus, *passthrough])

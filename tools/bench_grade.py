@@ -33,17 +33,20 @@ def grader(args: list[str], trace: list[str] | None = None) -> tuple[float, subp
     each with the seconds since the start."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    err: list[str] = []
-    assert proc.stderr is not None and proc.stdout is not None
-    for line in proc.stderr:
-        err.append(line)
-        if trace is not None:
-            trace.append(f"{time.monotonic() - start:7.2f}  {line.rstrip()}")
-    out = proc.stdout.read()
-    proc.wait()
-    return time.monotonic() - start, subprocess.CompletedProcess(proc.args, proc.returncode, out, "".join(err))
+    # Standard output to a file, so that a long report never blocks the pipe read here.
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "grader", *args], cwd=ROOT, env=env,
+                                stdout=out, stderr=subprocess.PIPE, text=True)
+        err: list[str] = []
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            err.append(line)
+            if trace is not None:
+                trace.append(f"{time.monotonic() - start:7.2f}  {line.rstrip()}")
+        proc.wait()
+        out.seek(0)
+        said = out.read()
+    return time.monotonic() - start, subprocess.CompletedProcess(proc.args, proc.returncode, said, "".join(err))
 
 
 def make_submission(folder: Path) -> Path:

@@ -151,7 +151,7 @@ class StdinRounds final : public Rounds {
     std::function<std::string(const RunResult&)> describe;  // a round's JSON (runOne sets it)
 
     bool next() override {
-        if (round_ == 0 && !ready_) {
+        if (!ready_) {
             publish(jsonPath_ + ".ready", JsonObject().add("status", "ready").str());
             ready_ = true;
         }

@@ -28,7 +28,6 @@
 
 namespace scanlab {
 
-// One run's parameters, validated.
 struct RunResult;
 
 // Where the rounds of a served timed run come from (run --time --serve, driver.cu):
@@ -42,6 +41,7 @@ struct Rounds {
     virtual void done(const RunResult& r) = 0;
 };
 
+// One run's parameters, validated.
 struct RunConfig {
     const TaskInfo* task = nullptr;
     std::string op = kOperatorNames[0];

@@ -11,8 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -20,11 +23,12 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from grader import machine as machines  # noqa: E402
-from grader.build import Layout  # noqa: E402
+from grader import run as sandbox  # noqa: E402
+from grader.build import Builder, Layout, Toolchain  # noqa: E402
 from grader.grade import grade  # noqa: E402
 from grader.session import GraderError, Options, Session  # noqa: E402
 from grader.results import SubmissionResult  # noqa: E402
-from grader.rubric import Rubric, load_rubric  # noqa: E402
+from grader.rubric import ForbiddenRubric, Rubric, load_rubric  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from fixtures import compose, fixture_names, load_fixture  # noqa: E402  (tools/fixtures.py)
@@ -60,6 +64,19 @@ def fixture_driver(session: Session, name: str, tmp: Path, file: str = "reduce.c
     b = session.builder.build(f"{name} ({file})", files, {}, {})
     assert b.ok and b.binary is not None, b.errors
     return b.binary
+
+
+@contextmanager
+def scratch_builder(tools: Toolchain) -> Iterator[Builder]:
+    """A Builder for `tools` over this checkout, with the tests' cache and a workspace
+    of its own (removed after)."""
+    work = Path(tempfile.mkdtemp(prefix=f"scanlab-{tools.backend}-build-test-"))
+    work.chmod(0o711)
+    try:
+        yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,
+                      ForbiddenRubric())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def gpu_present() -> bool:

@@ -3,18 +3,13 @@ submission's compiler errors come back with the paths the student knows. Skipped
 without nvcc."""
 from __future__ import annotations
 
-import shutil
 import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
-from conftest import REPO, cache_dir, compose
+from conftest import compose, scratch_builder
 from grader import machine as machines
-from grader import run as sandbox
-from grader.rubric import ForbiddenRubric
-from grader.build import Builder, Layout, Toolchain
+from grader.build import Toolchain
 
 
 @pytest.fixture(scope="module")
@@ -22,12 +17,9 @@ def cuda_builder():
     m = machines.detect(check_boost=False)
     if not m.can_build_cuda:
         pytest.skip("no CUDA toolchain (nvcc, cmake, g++) here")
-    work = Path(tempfile.mkdtemp(prefix="scanlab-cuda-build-test-"))
-    work.chmod(0o711)
-    tools = Toolchain("cuda", m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}", 2, "Release")
-    yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,
-                    ForbiddenRubric())
-    shutil.rmtree(work, ignore_errors=True)
+    with scratch_builder(Toolchain("cuda", m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
+                                   2, "Release")) as builder:
+        yield builder
 
 
 def test_reference_builds_for_cuda(cuda_builder):

@@ -48,6 +48,25 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
     session.close()
 
 
+# A fast time, as a served round of the scan perf case reports it (this module's perf
+# size, 2^15; the perf seed; 3 reps).
+FAST_ROUND = ('{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
+              '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
+              '"reps": 3}}')
+
+
+def _fake_driver(session, name: str, body: str):
+    """A stand-in driver: a shell script that finds its --json and --output arguments
+    (JSON, OUT), then runs `body`."""
+    path = session.workdir / name
+    path.write_text("#!/bin/sh\n"
+                    'OUT=""; JSON=""; prev=""\n'
+                    'for a in "$@"; do case "$prev" in --output) OUT=$a;; --json) JSON=$a;; esac; prev=$a; done\n'
+                    + body)
+    path.chmod(0o755)
+    return path
+
+
 def test_measure_interleaves_and_verifies(pseudo_gpu):
     session, _ = pseudo_gpu
     setup = session.prepare()
@@ -90,14 +109,9 @@ def test_baselines_are_timed_once_per_gpu_and_kept(pseudo_gpu):
 def test_a_timed_process_that_stops_answering_is_killed(pseudo_gpu):
     session, _ = pseudo_gpu
     setup = dataclasses.replace(session.prepare(), timeout_s=3)
-    mute = session.workdir / "mute-timed"
     # Sets up, then never times the round it is asked for.
-    mute.write_text("#!/bin/sh\n"
-                    'JSON=""; prev=""\n'
-                    'for a in "$@"; do case "$prev" in --json) JSON=$a;; esac; prev=$a; done\n'
-                    'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
-                    'exec sleep 600\n')
-    mute.chmod(0o755)
+    mute = _fake_driver(session, "mute-timed", 'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
+                                               'exec sleep 600\n')
     p = measure(setup, mute, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "time limit" in p.message, p.message
@@ -106,20 +120,14 @@ def test_a_timed_process_that_stops_answering_is_killed(pseudo_gpu):
 def test_measure_rejects_a_wrong_timed_output(pseudo_gpu, tmp_path):
     session, _ = pseudo_gpu
     setup = session.prepare()
-    liar = session.workdir / "liar-timed"
     # It speaks the served protocol (run --time --serve), claims a fast time every
     # round, and writes zeros.
-    liar.write_text("#!/bin/sh\n"
-                    'OUT=""; JSON=""; prev=""\n'
-                    'for a in "$@"; do case "$prev" in --output) OUT=$a;; --json) JSON=$a;; esac; prev=$a; done\n'
-                    'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
-                    'while read line && [ "$line" = time ]; do k=$((k+1))\n'
-                    '  echo \'{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
-                    '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
-                    '"reps": 3}}\' > "$JSON.$k"\n'
-                    'done\n'
-                    '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
-    liar.chmod(0o755)
+    liar = _fake_driver(session, "liar-timed",
+                        'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
+                        'while read line && [ "$line" = time ]; do k=$((k+1))\n'
+                        f"  echo '{FAST_ROUND}' > \"$JSON.$k\"\n"
+                        'done\n'
+                        '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
     p = measure(setup, liar, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "wrong" in p.message
@@ -310,17 +318,11 @@ def test_gpus_are_chosen_by_index():
 def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu):
     session, _ = pseudo_gpu
     setup = session.prepare()
-    eager = session.workdir / "eager-timed"
     # Writes every round's report at once, then answers nothing.
-    eager.write_text("#!/bin/sh\n"
-                     'JSON=""; prev=""\n'
-                     'for a in "$@"; do case "$prev" in --json) JSON=$a;; esac; prev=$a; done\n'
-                     'for k in 1 2 3; do echo \'{"status": "pass", "task": "scan", "op": "add-i32", '
-                     '"n": 32768, "block": 256, "seed": 20240601, "timing": {"median_ms": 0.001, '
-                     '"min_ms": 0.001, "max_ms": 0.001, "reps": 3}}\' > "$JSON.$k"; done\n'
-                     'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
-                     'while read line; do :; done\n')
-    eager.chmod(0o755)
+    eager = _fake_driver(session, "eager-timed",
+                         f"for k in 1 2 3; do echo '{FAST_ROUND}' > \"$JSON.$k\"; done\n"
+                         'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
+                         'while read line; do :; done\n')
     p = measure(setup, eager, session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "before it was asked for" in p.message, p.message
@@ -331,9 +333,7 @@ def test_a_hanging_batch_holds_the_gpu_one_time_limit_not_its_whole_allowance(ps
     # cases then run one by one, and after max_timeouts timeouts the rest are not run.
     session, _ = pseudo_gpu
     setup = dataclasses.replace(session.prepare(), timeout_s=2, max_timeouts=2)
-    stuck = session.workdir / "stuck-driver"
-    stuck.write_text("#!/bin/sh\nexec sleep 600\n")
-    stuck.chmod(0o755)
+    stuck = _fake_driver(session, "stuck-driver", "exec sleep 600\n")
     cases = session.rubric.cases_for(("reduce",), True)[:10]
     start = time.monotonic()
     results = run_batch_of_cases(setup, stuck, "stuck-build", cases, 7, TimeoutTracker())

@@ -7,17 +7,14 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, cache_dir
+from conftest import scratch_builder
 from grader import machine as machines
-from grader import run as sandbox
-from grader.build import Builder, Layout, Toolchain
-from grader.prebuilt import BUILD, KIT_FILE, SRC, Kit
-from grader.rubric import ForbiddenRubric
+from grader.build import Toolchain
+from grader.prebuilt import KIT_FILE, SRC, Kit
 
 
 @pytest.fixture(scope="module")
@@ -25,12 +22,9 @@ def builder():
     m = machines.detect(check_boost=True)
     if not m.can_build_emulator:
         pytest.skip("the CPU emulator cannot be built here")
-    work = Path(tempfile.mkdtemp(prefix="scanlab-prebuilt-test-"))
-    work.chmod(0o711)
-    tools = Toolchain("emulator", m.cmake.path, None, "", f"g++ {m.gxx.version}", 2, "Release")
-    yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,
-                  ForbiddenRubric())
-    shutil.rmtree(work, ignore_errors=True)
+    with scratch_builder(Toolchain("emulator", m.cmake.path, None, "", f"g++ {m.gxx.version}", 2,
+                                   "Release")) as made:
+        yield made
 
 
 def test_the_kit_keeps_the_harness_and_cmakes_commands_without_its_folders(builder):
@@ -47,7 +41,9 @@ def test_the_kit_keeps_the_harness_and_cmakes_commands_without_its_folders(build
     assert SRC in words and "student_unit_emu.cpp" in words
     saved = json.loads((folder / KIT_FILE).read_text())
     assert "/tmp/" not in json.dumps(saved["compile"]) and builder.workdir.as_posix() not in json.dumps(saved)
-    assert kit.student_object.startswith((BUILD, "CMakeFiles"))
+    # The folder the student object goes to is made in every build.
+    student_object = kit.compile[kit.compile.index("-o") + 1]
+    assert str(Path(student_object).parent) in kit.folders
 
 
 def test_a_submission_build_compiles_only_its_student_unit(builder):
