@@ -33,6 +33,7 @@ from grader import run as sandbox
 from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from grader.results import Violation
 from grader.rubric import ForbiddenRubric
+from grader.rules_engine import code_rules, violations as as_violations
 
 T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
@@ -342,11 +343,19 @@ class Builder:
         build_dir = src / "build"
         home = src / ".home"
         home.mkdir()
+        own = {n: student_paths.get(n, f"student/{n}") for n in files
+               if files[n] != self.reference_files.get(n)}
+        sources = {own[n]: files[n].decode("utf-8", errors="replace") for n in own}
         if kit is not None:
             kit[0].lay_out(kit[1], src, build_dir)
+            commands = kit[0].commands(src, build_dir)
+            if not trusted and self.tools.backend == "cuda":
+                # nvcc keeps what its two passes saw (the host's and the device's
+                # preprocessed unit) and the device code (the cubin) for the checks.
+                (build_dir / "keep").mkdir()
+                commands[0] = [*commands[0], "--keep", "--keep-dir", str(build_dir / "keep")]
             # CMake's commands run in its build folder; `cmake -E chdir` takes them there.
-            steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv]
-                     for argv in kit[0].commands(src, build_dir)]
+            steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv] for argv in commands]
         else:
             steps = self._cmake_steps(src, build_dir, cub)
         identity = sandbox.Identity() if trusted else self.identity
@@ -362,6 +371,13 @@ class Builder:
                                 memory_kind="data", file_mb=1024, open_files=1024)
         log_parts: list[str] = []
         ok = True
+        if not trusted and kit is not None:
+            # What the unit reads and what the compiler sees, before anything is built.
+            gate = self._gate(src, build_dir, kit[0].commands(src, build_dir)[0], sources, own,
+                              env, identity, limits)
+            if gate:
+                return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
+                                   violations=gate)
         for argv in steps:
             remaining = self.timeout_s - (time.monotonic() - start)
             if remaining <= 1:
@@ -383,14 +399,12 @@ class Builder:
                    for name in files}
         rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
         errors = "" if ok else first_errors(log, rewrite)
+        if errors and not trusted:
+            errors = code_rules.only_public_messages(errors, self._public_dirs())
         if not ok and not errors:
             errors = "the build failed without a message"
         violations: list[Violation] = []
         if ok and not trusted:
-            # The student's own files: those that differ from the reference's.
-            own = {n: student_paths.get(n, f"student/{n}") for n in files
-                   if files[n] != self.reference_files.get(n)}
-            sources = {own[n]: files[n].decode("utf-8", errors="replace") for n in own}
             try:
                 violations = self._inspect(src, build_dir, sources, own, env, identity, limits,
                                            start)
@@ -420,6 +434,41 @@ class Builder:
         return [configure, [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],
                             "-j", str(max(1, self.tools.jobs))]]
 
+    def _public_dirs(self) -> tuple[str, ...]:
+        """The compiler's own header folders (and the CUDA toolkit's): files anyone has."""
+        def find() -> tuple[str, ...]:
+            dirs = code_rules.compiler_search_dirs(os.environ.get("CXX") or "c++")
+            if self.tools.nvcc:
+                dirs += (str(Path(self.tools.nvcc).resolve().parent.parent),)
+            return dirs
+        return self._once("public-dirs", find, lambda e: ())
+
+    def _gate(self, src: Path, build_dir: Path, compile_argv: list[str], sources: dict[str, str],
+              own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
+              limits: sandbox.Limits) -> list[Violation]:
+        """Before the build: the files the student unit reads (the compiler's -M), each
+        inside the submission, the handout's harness or the compiler's headers; then the
+        code rules over the unit preprocessed by the build's own command (-E)."""
+        student_files = {str(src / "student" / name): shown for name, shown in own.items()}
+        steps = [("-M", build_dir / "student_unit.d"), ("-E", build_dir / "student_unit.i")]
+        for mode, output in steps:
+            argv = [self.tools.cmake, "-E", "chdir", str(build_dir),
+                    *compiled.command_variant(compile_argv, mode, str(output))]
+            r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=min(limits.wall_s, 120)),
+                            env, identity, sandboxed=True)
+            if not r.ok:
+                return []     # the build itself will say what is wrong (its errors are filtered)
+            if mode == "-M":
+                outside = code_rules.outside_files(
+                    code_rules.parse_dependencies(output.read_text(errors="replace")), set(student_files),
+                    (str(src / "harness"), str(src / "emulator"), str(src / "student"),
+                     *self._public_dirs()))
+                if outside:
+                    return as_violations(code_rules.refuse_outside(outside, sources))
+        return compiled.scan_preprocessed(
+            (build_dir / "student_unit.i").read_text(errors="replace"), student_files, sources,
+            self.forbidden, (str(src / "harness"), str(src / "student")))
+
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
                  limits: sandbox.Limits, start: float) -> list[Violation]:
@@ -430,18 +479,13 @@ class Builder:
         found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
                                        compiled.read_symbols(Path(objects["harness"])),
                                        sources, self.forbidden)
-        output = build_dir / "student_unit.i"
-        argv = compiled.preprocess_command(build_dir / "compile_commands.json",
-                                           objects["unit"], output)
-        if argv is None:
-            raise RuntimeError("the student unit's compile command is not in compile_commands.json")
-        remaining = max(5.0, self.timeout_s - (time.monotonic() - start))
-        r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=remaining), env,
-                        identity, sandboxed=True)
-        if not r.ok:
-            said = " | ".join((r.stderr or r.stdout).strip().splitlines()[-3:])
-            raise RuntimeError(f"preprocessing the student unit failed ({r.describe_end()}): {said}")
+        # nvcc's own passes (kept): the host's preprocessed unit is not the device's
+        # (-E gave the gate the device's); the rules run on both.
         student_files = {f"{src}/student/{name}": shown for name, shown in own.items()}
-        found += compiled.scan_preprocessed(output.read_text(errors="replace"), student_files,
-                                            sources, self.forbidden)
+        for kept in sorted((build_dir / "keep").glob("*.ii")) if (build_dir / "keep").is_dir() else []:
+            for v in compiled.scan_preprocessed(kept.read_text(errors="replace"), student_files,
+                                                sources, self.forbidden,
+                                                (str(src / "harness"), str(src / "student"))):
+                if v not in found:
+                    found.append(v)
         return found

@@ -19,8 +19,6 @@ Symbol findings name the student file and line where the name occurs, when it do
 """
 from __future__ import annotations
 
-import bisect
-import itertools
 import json
 import re
 import shlex
@@ -31,6 +29,7 @@ from pathlib import Path
 from grader.forbidden import strip_source
 from grader.results import Violation
 from grader.rubric import ForbiddenRubric
+from grader.rules_engine import code_rules, rules_of
 
 TOOL_TIMEOUT_S = 120
 # Symbols the toolchain itself puts into the unit (demangled names): nvcc's kernel
@@ -61,77 +60,50 @@ READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
 KNOWN_CALLS = {"__cxa_atexit": " (a static object with a destructor)",
                "__tls_get_addr": " (a thread_local variable)"}
 ENTRY_POINTS = re.compile(r"^scanlab::student::")
-_PAREN_NAME = re.compile(r"\(\s*((?:::\s*)?[A-Za-z_]\w*(?:\s*::\s*[A-Za-z_]\w*)*)\s*\)")
-_MARKER = re.compile(r'^#\s*(?:line\s+)?(\d+)\s+"((?:[^"\\]|\\.)*)"')
-
-
-def unwrap_parenthesized_names(code: str) -> str:
-    """`(std::getenv)("x")` -> ` std::getenv ("x")`, repeatedly, so a parenthesized name
-    reads as the plain name. A call's own argument list, `f(x)`, stays. Lengths are
-    kept, so offsets still point at the same characters."""
-    def unwrap(m: re.Match[str]) -> str:
-        before = code[:m.start()].rstrip()
-        if before and (before[-1].isalnum() or before[-1] in "_)]>"):
-            return m.group(0)            # f(x), a[i](x), t<int>(x): not a name in parentheses
-        return " " + m.group(1).ljust(len(m.group(0)) - 2) + " "
-
-    while True:
-        new = _PAREN_NAME.sub(unwrap, code)
-        if new == code:
-            return code
-        code = new
 
 
 # ---- preprocessed ---------------------------------------------------------------------
+# The rules over the preprocessed unit are the handout's code rules (one implementation,
+# handout/tools/code_rules.py, which students run too).
+
+unwrap_parenthesized_names = code_rules.unwrap_parenthesized_names
 
 
-@dataclass
-class StudentLines:
-    """The lines of one student file as they came out of the preprocessor."""
-    path: str                  # as the student knows it
-    lines: list[tuple[int, str]]
-
-
-def split_by_origin(preprocessed: str, student_files: dict[str, str]) -> list[StudentLines]:
-    """The preprocessed lines whose line marker names a student file. `student_files`
-    maps the file's path in the build to its path in the submission."""
-    out: dict[str, StudentLines] = {}
-    current: StudentLines | None = None
-    line = 0
-    for text in preprocessed.splitlines():
-        m = _MARKER.match(text)
-        if m:
-            line = int(m.group(1))
-            name = m.group(2).encode().decode("unicode_escape")
-            shown = student_files.get(name)
-            current = out.setdefault(shown, StudentLines(shown, [])) if shown else None
-            continue
-        if current is not None and text.strip():
-            current.lines.append((line, text))
-        line += 1
-    return list(out.values())
+def split_by_origin(preprocessed: str, student_files: dict[str, str]) -> list[code_rules.StudentLines]:
+    """The preprocessed lines whose line marker names a student file."""
+    return code_rules.split_by_origin(preprocessed, student_files, code_rules.Rules((), (), ())).parts
 
 
 def scan_preprocessed(preprocessed: str, student_files: dict[str, str], sources: dict[str, str],
-                      rules: ForbiddenRubric) -> list[Violation]:
-    """The rubric's rules over the student's lines after preprocessing. `sources` maps
-    a submission path to its text, for the excerpt."""
-    found: list[Violation] = []
-    for part in split_by_origin(preprocessed, student_files):
-        joined = "\n".join(text for _, text in part.lines)
-        code = unwrap_parenthesized_names(strip_source(joined).code)
-        starts = list(itertools.accumulate((len(text) + 1 for _, text in part.lines), initial=0))
-        original = strip_source(sources.get(part.path, ""))
-        for rule in rules.rules:
-            for m in rule.pattern.finditer(code):
-                line = part.lines[bisect.bisect_right(starts, m.start()) - 1][0]
-                if any(v.file == part.path and v.line == line and v.rule == rule.name for v in found):
-                    continue
-                found.append(Violation(part.path, line, rule.name,
-                                       rule.message + " (as the compiler sees it, macros expanded)",
-                                       original.source_line(line)))
-    found.sort(key=lambda v: (v.file, v.line, v.rule))
-    return found
+                      rules: ForbiddenRubric, handout_dirs: tuple[str, ...] = ()) -> list[Violation]:
+    """The rubric's rules over the student's lines after preprocessing (code_rules). `sources`
+    maps a submission path to its text, for the excerpt."""
+    found = code_rules.scan_preprocessed(preprocessed, student_files, sources, rules_of(rules),
+                                         handout_dirs)
+    return [Violation(f.file, f.line, f.rule, f.message + (" (as the compiler sees it, macros "
+                                                             "expanded)" if f.rule in
+                                                             {r.name for r in rules.rules} else ""),
+                      f.excerpt) for f in found]
+
+
+def command_variant(argv: list[str], mode: str, output: str, target: str = "unit") -> list[str]:
+    """A compile command (-c ... -o X) turned into the preprocessor's: `mode` "-E" writes the
+    preprocessed unit to `output`, "-M" the files it reads (a make rule) to `output`."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+            continue
+        if a == "-o":
+            skip = True
+            continue
+        out.append(mode if a == "-c" else a)
+    if mode == "-M":
+        # -MG: a header that is not there is listed (and refused), not an error.
+        missing = [] if Path(argv[0]).name.startswith("nvcc") else ["-MG"]
+        return out + missing + ["-MF", output, "-MT", target]
+    return out + ["-o", output]
 
 
 def preprocess_command(compile_commands: Path, unit: str, output: Path) -> list[str] | None:

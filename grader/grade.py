@@ -27,7 +27,7 @@ from grader.build import BuildResult
 from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
 from grader.collect import Submission, collect, source_digest, submission_name
-from grader.forbidden import same_code, scan
+from grader.forbidden import same_code
 from grader.perf import PerfJob, measure_all
 from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult, TaskResult, Violation)
@@ -74,12 +74,12 @@ class ExercisePart:
         b = self.build
         if b is None:
             return None
-        if not b.ok or b.binary is None:
-            return ExerciseBuild(None, f"student/{self.exercise.file} does not compile: "
-                                       f"{_first_error(b.errors)}")
         if b.violations:
             return ExerciseBuild(None, f"student/{self.exercise.file} breaks the rules: "
                                        + "; ".join(v.message for v in b.violations[:2]))
+        if not b.ok or b.binary is None:
+            return ExerciseBuild(None, f"student/{self.exercise.file} does not compile: "
+                                       f"{_first_error(b.errors)}")
         return ExerciseBuild(b.binary, "")
 
 
@@ -241,10 +241,8 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
                           f"{'' if tr.unchanged else ' (only comments or spacing changed)'}: "
                           "graded, but worth no points (rubric: [correctness] zero_for_placeholders)")
         tr.identical_to_reference = found.data == reference.get(t.file)
-        violations = scan(found.text, found.path, rubric.forbidden)
-        if violations:
-            _forbid(part, violations, "not built")
-            continue
+        # The code rules run in the build, on the unit as the compiler sees it
+        # (grader/build.py: _gate); a file that breaks them is not built.
         part.files = {**reference, t.file: found.data}
         part.origins = {n: "reference" for n in part.files}
         part.origins[t.file] = f"yours ({found.path})"
@@ -286,13 +284,8 @@ def plan_exercises(session: Session, sub: Submission, integ: Part) -> list[Exerc
                               + ("its TODO stub is still in place" if found else "not in the submission"))
             parts.append(part)
             continue
-        violations = scan(found.text, found.path, session.rubric.forbidden)
-        if violations:
-            part.problem = (f"student/{e.file} breaks the rules, not built: "
-                            + "; ".join(f"line {v.line}: {v.message}" for v in violations[:2]))
-        else:
-            part.files = {**integ.files, e.file: found.data}
-            part.origins = {**integ.origins, e.file: f"yours ({found.path})"}
+        part.files = {**integ.files, e.file: found.data}
+        part.origins = {**integ.origins, e.file: f"yours ({found.path})"}
         parts.append(part)
     return parts
 
@@ -357,7 +350,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if is_race:
                 assert part.task is not None
                 part.race_build = b
-                if b.ok and b.binary is not None and race_setup is not None:
+                if b.ok and b.binary is not None and race_setup is not None and not b.violations:
                     race = [dataclasses.replace(c, backend="emulator")
                             for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)]
                     race_checks.append((part, [pool.submit(one, b.binary, b.key, race_setup, c)
@@ -365,12 +358,13 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 continue
             part.build = b
             part.outcome.build = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
+            if b.violations:
+                _forbid(part, b.violations, "in the compiled code: not run" if b.binary
+                        else "as the compiler sees it: not built")
+                continue
             if not b.ok or b.binary is None:
                 part.outcome.status = "build_failed"
                 part.outcome.message = "does not compile"
-                continue
-            if b.violations:
-                _forbid(part, b.violations, "in the compiled code: not run")
                 continue
             cases = cases_of(rubric, part, session.backend == "emulator")
             if session.backend == "cuda":

@@ -26,6 +26,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 import tomllib
@@ -450,6 +451,19 @@ def readme_with_tables(readme: str, assignment: Assignment) -> str:
                            driver_tables(assignment), "the driver's options")
 
 
+def code_rules_data(rubric: Rubric) -> str:
+    """handout/tools/code_rules.json: the rubric's [forbidden] tables and the student
+    files, the data of the code rules (handout/tools/code_rules.py) a student runs."""
+    f = rubric.forbidden
+    data = {"generated": "by tools/make_handout.py from data/rubric.toml ([forbidden]): do not edit",
+            "allowed_system_includes": list(f.allowed_system_includes),
+            "allowed_directives": list(f.allowed_directives),
+            "student_files": sorted(p.name for p in SOLUTION.glob("*.cuh")),
+            "rules": [{"name": r.name, "pattern": r.pattern.pattern, "message": r.message}
+                      for r in f.rules]}
+    return json.dumps(data, indent=1) + "\n"
+
+
 def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
     files: dict[Path, str] = {}
     leaks: dict[Path, set[str]] = {}
@@ -467,6 +481,7 @@ def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
     files[HANDOUT / "harness" / "assignment.h"] = assignment_header(assignment)
     files[HANDOUT / "harness" / "operators.cuh"] = operators_header(assignment)
     files[HANDOUT / "cmake" / "assignment.cmake"] = assignment_cmake(assignment)
+    files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC))
     readme = HANDOUT / "README.md"
     files[readme] = readme_with_tables(readme.read_text(), assignment)
     grader_readme = ROOT / "grader" / "README.md"
