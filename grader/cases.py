@@ -62,6 +62,17 @@ class Case:
                 "--block", str(self.block), "--seed", str(seed), "--dist", self.dist]
 
 
+@dataclass(frozen=True)
+class SanitizeCase:
+    """A case of data/cases.toml's [[sanitize.case]]: a run under a compute-sanitizer tool."""
+
+    tool: str
+    case: Case
+
+
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
+
+
 def _as_list(table: dict[str, Any], key: str, default: Iterable[Any]) -> list[Any]:
     value = table.get(key, list(default))
     return value if isinstance(value, list) else [value]
@@ -133,3 +144,25 @@ def expand(tables: list[dict[str, Any]], source: str = "cases") -> list[Case]:
         if op in a.operator_names and not any(c.op == op for c in cases):
             raise CaseError(f"{source}: operator {op!r} is used with none of its tables' tasks")
     return cases
+
+
+def expand_sanitize(tables: list[dict[str, Any]], source: str = "cases") -> list[SanitizeCase]:
+    """Every [[sanitize.case]] table: its `tools` times the matrix of its other keys (as
+    [[grade.case]]'s)."""
+    out: list[SanitizeCase] = []
+    for index, table in enumerate(tables):
+        where = f"{source}: [[sanitize.case]] #{index + 1}"
+        if not isinstance(table, dict):
+            raise CaseError(f"{where}: not a table")
+        tools = _as_list(table, "tools", [])
+        if not tools:
+            raise CaseError(f"{where}: no tools (expected some of {', '.join(SANITIZER_TOOLS)})")
+        unknown = [t for t in tools if t not in SANITIZER_TOOLS]
+        if unknown:
+            raise CaseError(f"{where}: unknown tool(s) {', '.join(map(str, unknown))} (expected "
+                            f"some of {', '.join(SANITIZER_TOOLS)})")
+        rest = {k: v for k, v in table.items() if k != "tools"}
+        rest.setdefault("group", "sanitizer")
+        cases = expand([rest], source)
+        out += [SanitizeCase(str(t), c) for t in tools for c in cases]
+    return list(dict.fromkeys(out))

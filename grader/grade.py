@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from grader import __version__
+from grader import backends
 from grader.applications import ExerciseBuild, run_applications
 from grader.assignment import Exercise, default_assignment
 from grader.build import BuildResult
@@ -79,7 +80,7 @@ class ExercisePart:
                                        + "; ".join(v.message for v in b.violations[:2]))
         if not b.ok or b.binary is None:
             return ExerciseBuild(None, f"student/{self.exercise.file} does not compile: "
-                                       f"{_first_error(b.errors)}")
+                                       f"{backends.first_error(b.errors)}")
         return ExerciseBuild(b.binary, "")
 
 
@@ -317,7 +318,10 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
     workers = session.jobs + len(session.gpus) + 2
     checks: list[tuple[Part, CaseFutures]] = []
     race_checks: list[tuple[Part, CaseFutures]] = []
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
+    sanitized: list[tuple[Part, list[Future[CaseResult]]]] = []
+    # compute-sanitizer's runs wait for their build's cases: threads of their own.
+    sanitizing = ThreadPoolExecutor(max_workers=4 * len(parts), thread_name_prefix="sanitize")
+    with sanitizing, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
         builds: dict[Future[BuildResult], tuple[Part, bool]] = {}
         for part in parts:
             if part.files is None:
@@ -374,6 +378,14 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             else:
                 futures = [pool.submit(one, b.binary, b.key, setup, c) for c in cases]
             checks.append((part, futures))
+            if session.sanitizer is not None and part.task is not None:
+                # The task's own GPU build under compute-sanitizer, beside its cases.
+                shown = {n: paths.get(n, f"student/{n}") for n, origin in part.origins.items()
+                         if origin.startswith("yours")}
+                sanitized.append((part, [
+                    sanitizing.submit(backends.sanitize_after, futures, setup, session.sanitizer, tool,
+                                      b.binary, tool_cases, session.seed, shown)
+                    for tool, tool_cases in rubric.sanitize_for(part.task.driver_tasks).items()]))
         for exercise_future in as_completed(exercise_builds):
             exercise = exercise_builds[exercise_future]
             exercise.build = exercise_future.result()
@@ -406,20 +418,37 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 part.outcome.cases.extend(done)
                 part.outcome.race_note = (f"race check: {sum(c.passed for c in done)}/{len(done)} "
                                           "cases passed on the CPU emulator (lanes in random order)")
+        for part, sanitizer_futures in sanitized:
+            done = [f.result() for f in sanitizer_futures]
+            if isinstance(part.outcome, TaskResult) and part.outcome.status == "graded":
+                part.outcome.cases.extend(done)
+                backends.say_sanitizer_findings(part.outcome, done)
         apps_done = apps.result() if apps is not None else []
     for part in parts:
         if not isinstance(part.outcome, TaskResult):
             continue
         tr, race_build = part.outcome, part.race_build
-        if race_build is not None and not race_build.ok:
+        # Only where the emulator's own harness and reference are there (race_setup): a
+        # machine that cannot build the emulator at all is no finding against the student.
+        if race_build is not None and not race_build.ok and tr.status == "graded" \
+                and part.task is not None and race_setup is not None:
+            backends.emulator_build_failed(tr, race_build, rubric.cases_for(
+                part.task.driver_tasks, True, rubric.race_check_groups), session.seed)
+        elif race_build is not None and not race_build.ok and race_setup is None:
+            tr.race_note = session.race_note or "race check not run"
+        elif race_build is not None and not race_build.ok:
             tr.race_note = ("race check not run: the file does not build for the CPU emulator "
-                            f"({_first_error(race_build.errors)})")
+                            f"({backends.first_error(race_build.errors)})")
         elif tr.status != "graded":
             continue
         elif race_setup is not None and not tr.race_note:
             tr.race_note = "race check not run"
         elif race_setup is None and session.race_note:
             tr.race_note = session.race_note
+        if tr.status == "graded":
+            backends.say_where_they_disagree(tr)
+            if session.sanitizer_note:
+                tr.race_note = "; ".join(x for x in (tr.race_note, session.sanitizer_note) if x)
     return apps_done
 
 
@@ -463,10 +492,6 @@ def _say_when_only_order_matters(tr: TaskResult) -> None:
     tr.message = (f"fails only with {', '.join(sorted(failing))}, whose operator is not commutative: "
                   "somewhere the operands are combined out of order (keep apply(earlier, later) "
                   "in the shuffles, across warps, across tiles and blocks)")
-
-
-def _first_error(errors: str) -> str:
-    return next((line for line in errors.splitlines() if "error" in line), "").strip()[:200]
 
 
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from grader.assignment import Assignment, default_assignment
-from grader.cases import Case, CaseError, expand, parse_count, validate_case
+from grader.cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
 from grader.toml_table import TomlTable, read_toml
 
 
@@ -153,6 +153,17 @@ class EmulatorRubric:
 
 
 @dataclass(frozen=True)
+class SanitizerRubric:
+    TABLE = "sanitizer"
+    run: bool = setting(True, "a GPU grade also runs each task's own GPU build under "
+                        "compute-sanitizer on the [[sanitize.case]] cases of the case file "
+                        "(racecheck, synccheck, memcheck); a finding fails the task's case "
+                        "(false: off)")
+    run_timeout_s: float = setting(60.0, "wall-clock limit of one tool's run over a build's "
+                                   "cases (a run past it is no finding, and is said)", minimum=1)
+
+
+@dataclass(frozen=True)
 class SubmissionLimits:
     TABLE = "submission"
     max_total_bytes: int = setting(50_000_000, "an archive or tree larger than this is refused",
@@ -238,7 +249,7 @@ class LeaderboardRubric:
 
 
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
+                    EmulatorRubric, SanitizerRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
                     GradebookRubric, SlurmRubric, LeaderboardRubric)
 
 
@@ -295,6 +306,8 @@ class Rubric:
     gradebook: GradebookRubric = field(default_factory=GradebookRubric)
     slurm: SlurmRubric = field(default_factory=SlurmRubric)
     leaderboard: LeaderboardRubric = field(default_factory=LeaderboardRubric)
+    sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
+    sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
     @property
@@ -347,6 +360,15 @@ class Rubric:
         """Files a submission may leave out: the exercises' and the bonus tasks'."""
         return frozenset([e.file for e in self.assignment.exercises] +
                          [t.file for t in self.tasks if t.bonus])
+
+    def sanitize_for(self, driver_tasks: tuple[str, ...]) -> dict[str, list[Case]]:
+        """The compute-sanitizer cases of these driver tasks, by tool (rubric order)."""
+        by_tool: dict[str, list[Case]] = {}
+        if self.sanitizer.run:
+            for s in self.sanitize:
+                if s.case.task in driver_tasks:
+                    by_tool.setdefault(s.tool, []).append(s.case)
+        return by_tool
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -475,6 +497,16 @@ def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], 
     return cases, cases_data, cases_path
 
 
+def _sanitize_cases(cases_data: dict[str, Any], cases_path: Path) -> tuple[SanitizeCase, ...]:
+    tables = cases_data.get("sanitize", {}).get("case", [])
+    if not isinstance(tables, list):
+        raise RubricError(f"{cases_path.name}: [[sanitize.case]] must be tables")
+    try:
+        return tuple(expand_sanitize(tables, str(cases_path.name)))
+    except CaseError as e:
+        raise RubricError(str(e)) from None
+
+
 def _check_groups(names: tuple[str, ...], cases: list[Case], where: str) -> None:
     unknown = set(names) - {c.group for c in cases}
     if unknown:
@@ -539,4 +571,6 @@ def load_rubric(path: Path) -> Rubric:
                   gradescope=_settings(GradescopeRubric, data),
                   gradebook=_settings(GradebookRubric, data),
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
+                  sanitizer=_settings(SanitizerRubric, data),
+                  sanitize=_sanitize_cases(cases_data, cases_path),
                   sources=tuple(files) + (cases_path,))

@@ -22,6 +22,7 @@ from typing import Callable
 
 from grader import machine as machines
 from grader import run as sandbox
+from grader import sanitizer as sanitizers
 from grader.build import Builder, Layout, Toolchain
 from grader.cases import Case
 from grader.check import RunSetup, TimeoutTracker
@@ -57,6 +58,8 @@ class Options:
     gpus: str = "all"                     # the GPUs to grade on: all, or indices "0,2"
     race_check: bool = True               # GPU grades: also run the rubric's race-check cases
                                           # on the CPU emulator
+    sanitize: bool = True                 # GPU grades: also run each task's GPU build under
+                                          # compute-sanitizer ([[sanitize.case]])
 
 
 def _log_stderr(line: str) -> None:
@@ -139,6 +142,17 @@ class Session:
                 problems = [t.problem for t in (m.cmake, m.gxx, m.boost_context) if not t.ok]
                 self.race_note = ("race check on the CPU emulator not run: the emulator cannot be "
                                   f"built here ({'; '.join(problems)})")
+        # On a GPU, each task's own build also runs under compute-sanitizer.
+        self.sanitizer: sanitizers.Sanitizer | None = None
+        self.sanitizer_note = ""
+        if backend == "cuda" and options.sanitize and rubric.sanitizer.run and rubric.sanitize:
+            found = sanitizers.find(m.nvcc.path)
+            if found is None:
+                self.sanitizer_note = ("compute-sanitizer not run: it is not installed beside nvcc "
+                                       "nor on PATH")
+                log(f"note: {self.sanitizer_note}")
+            else:
+                self.sanitizer = sanitizers.Sanitizer(found, rubric.sanitizer.run_timeout_s)
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
         self.timeouts = TimeoutTracker()
         self.run_reference: Path | None = None     # the reference copy student-side runs use

@@ -58,9 +58,9 @@ inline DeviceInfo queryDevice() {
 }
 
 // Owning device array of n elements (RAII over cudaMalloc/cudaFree). A named buffer
-// is watched for writes past its end: on a GPU a canary zone follows the n elements
-// (overrun() compares it), and the CPU emulator guards every allocation itself and
-// names the element and the kernel.
+// is watched for writes outside it: on a GPU a canary zone precedes and one follows
+// the n elements (overrun() compares them), and the CPU emulator guards every
+// allocation itself and names the element and the kernel.
 template <class T>
 class DeviceBuffer {
 public:
@@ -71,10 +71,14 @@ public:
 #else
         const size_t canary = 0;  // the emulator guards every allocation
 #endif
-        checkCuda(cudaMalloc(reinterpret_cast<void**>(&data_), bytes() + canary ? bytes() + canary : 1),
-                  "cudaMalloc");
+        const size_t total = canary + bytes() + canary;
+        checkCuda(cudaMalloc(reinterpret_cast<void**>(&base_), total ? total : 1), "cudaMalloc");
+        data_ = reinterpret_cast<T*>(base_ + canary);
 #if defined(__CUDACC__)
-        if (canary) checkCuda(cudaMemset(data_ + size_, kCanaryByte, canary), "cudaMemset");
+        if (canary) {
+            checkCuda(cudaMemset(base_, kCanaryByte, canary), "cudaMemset");
+            checkCuda(cudaMemset(base_ + canary + bytes(), kCanaryByte, canary), "cudaMemset");
+        }
 #else
         if (name) emu::nameAllocation(data_, name, sizeof(T));
 #endif
@@ -87,7 +91,7 @@ public:
         return *this;
     }
     ~DeviceBuffer() {
-        if (data_) (void)cudaFree(data_);
+        if (base_) (void)cudaFree(base_);
     }
 
     T* data() const { return data_; }
@@ -120,44 +124,66 @@ public:
                   "cudaMemcpy device to device");
     }
 
-    // "" while the canary past a named buffer is intact; else the element written
-    // there ("out[1000], one past the end of out ..."), and the canary is restored.
+    // "" while the canaries around a named buffer are intact; else the first element
+    // written there ("out[1000], one past the end of out ...", "out[-1], one before
+    // the start of out ..."), and the canaries are restored.
     // (GPU only: on the emulator the launch itself fails with the kernel's name.)
     std::string overrun() {
         if (!name_ || !data_) return "";
 #if defined(__CUDACC__)
-        std::vector<unsigned char> canary(kCanaryBytes);
-        checkCuda(cudaMemcpy(canary.data(), data_ + size_, kCanaryBytes, cudaMemcpyDeviceToHost),
+        std::vector<unsigned char> before(kCanaryBytes), after(kCanaryBytes);
+        checkCuda(cudaMemcpy(before.data(), base_, kCanaryBytes, cudaMemcpyDeviceToHost),
                   "cudaMemcpy device to host");
+        checkCuda(cudaMemcpy(after.data(), base_ + kCanaryBytes + bytes(), kCanaryBytes,
+                             cudaMemcpyDeviceToHost),
+                  "cudaMemcpy device to host");
+        size_t last = kCanaryBytes;  // the written byte of `before` nearest the start
+        for (size_t i = kCanaryBytes; i-- > 0;)
+            if (before[i] != kCanaryByte) {
+                last = i;
+                break;
+            }
         size_t first = kCanaryBytes;
         for (size_t i = 0; i < kCanaryBytes; ++i)
-            if (canary[i] != kCanaryByte) {
+            if (after[i] != kCanaryByte) {
                 first = i;
                 break;
             }
-        if (first == kCanaryBytes) return "";
-        checkCuda(cudaMemset(data_ + size_, kCanaryByte, kCanaryBytes), "cudaMemset");
+        if (first == kCanaryBytes && last == kCanaryBytes) return "";
+        checkCuda(cudaMemset(base_, kCanaryByte, kCanaryBytes), "cudaMemset");
+        checkCuda(cudaMemset(base_ + kCanaryBytes + bytes(), kCanaryByte, kCanaryBytes), "cudaMemset");
+        const std::string extent = " (" + std::to_string(size_) + " elements of " +
+                                   std::to_string(sizeof(T)) + " bytes, indices 0 to " +
+                                   std::to_string(size_ - 1) + ")";
+        if (last != kCanaryBytes) {
+            const size_t before_start = (kCanaryBytes - last + sizeof(T) - 1) / sizeof(T);
+            return std::string(name_) + "[-" + std::to_string(before_start) + "], " +
+                   (before_start == 1 ? std::string("one") : std::to_string(before_start) + " elements") +
+                   " before the start of " + name_ + extent;
+        }
         const size_t index = size_ + first / sizeof(T);
         const size_t past = index - size_ + 1;
         return std::string(name_) + "[" + std::to_string(index) + "], " +
                (past == 1 ? std::string("one") : std::to_string(past) + " elements") +
-               " past the end of " + name_ + " (" + std::to_string(size_) + " elements of " +
-               std::to_string(sizeof(T)) + " bytes, indices 0 to " + std::to_string(size_ - 1) + ")";
+               " past the end of " + name_ + extent;
 #else
         return "";
 #endif
     }
 
 private:
-    // 4 KiB: a write one element, one warp or one tile (up to 1024 4-byte elements)
-    // past the end lands in it.
-    static constexpr size_t kCanaryBytes = 4096;
+    // 64 KiB on each side: a write one element, one warp, one tile or a block's worth
+    // of tiles (up to 16384 4-byte elements) before the start or past the end lands in
+    // it. Farther writes are memcheck's (grader/sanitizer.py pads every allocation).
+    static constexpr size_t kCanaryBytes = 64 * 1024;
     static constexpr unsigned char kCanaryByte = 0xc3;
     void swap(DeviceBuffer& other) noexcept {
+        std::swap(base_, other.base_);
         std::swap(data_, other.data_);
         std::swap(size_, other.size_);
         std::swap(name_, other.name_);
     }
+    unsigned char* base_ = nullptr;  // the allocation: [canary][data_: n elements][canary]
     T* data_ = nullptr;
     size_t size_ = 0;
     const char* name_ = nullptr;

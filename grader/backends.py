@@ -1,0 +1,79 @@
+"""What a GPU grade learns beyond its own cases: the task's GPU build under
+compute-sanitizer (grader/sanitizer.py), a file that builds for the GPU but not for the
+CPU emulator (its race-check cases fail), and cases the two backends judge differently."""
+from __future__ import annotations
+
+import dataclasses
+from concurrent.futures import Future
+from pathlib import Path
+
+from grader import sanitizer as sanitizers
+from grader.build import BuildResult
+from grader.cases import Case
+from grader.check import RunSetup
+from grader.results import CaseResult, TaskResult
+
+CaseFutures = list["Future[list[CaseResult]]"]
+
+
+def first_error(errors: str) -> str:
+    """The first line of a compiler's output that says error."""
+    return next((line for line in errors.splitlines() if "error" in line), "").strip()[:200]
+
+
+def sanitize_after(cases: CaseFutures, setup: RunSetup, sanitizer: sanitizers.Sanitizer, tool: str,
+                    binary: Path, tool_cases: list[Case], seed: int, shown: dict[str, str]) -> CaseResult:
+    """One tool's run on a task's GPU build, once the build's own cases are done: one that
+    hung there (a time limit) is not run again under the tool, which would only hang too."""
+    done = [r for f in cases for r in f.result()]
+    hung = [c for c in done if c.status == "timeout"]
+    if hung:
+        first = dataclasses.replace(tool_cases[0], backend=f"compute-sanitizer {tool}")
+        return CaseResult(first, tool_cases[0].seed(seed), "not_run",
+                          f"not run under compute-sanitizer {tool}: {len(hung)} case(s) of this "
+                          "build timed out")
+    return sanitizers.run(setup, sanitizer, tool, binary, tool_cases, seed, shown)
+
+
+def say_sanitizer_findings(tr: TaskResult, done: list[CaseResult]) -> None:
+    """The task's message names what compute-sanitizer found on its GPU build; the race
+    note says what ran."""
+    tools = ", ".join(c.case.backend.removeprefix("compute-sanitizer ") for c in done)
+    found = [c for c in done if not c.passed]
+    note = (f"compute-sanitizer ({tools}): " + (f"{len(found)} run(s) with findings" if found
+                                                else "no finding")) if done else ""
+    tr.race_note = "; ".join(x for x in (tr.race_note, note) if x)
+    if found:
+        tr.message = "; ".join(x for x in (tr.message, found[0].summary) if x)
+
+
+def emulator_build_failed(tr: TaskResult, race_build: BuildResult, race_cases: list[Case],
+                           seed: int) -> None:
+    """The file builds for the GPU but not for the CPU emulator: the race check cannot run
+    it, so its cases fail (code one backend compiles and the other does not is a finding,
+    not a note)."""
+    error = first_error(race_build.errors) or "the build failed"
+    summary = (f"does not build for the CPU emulator, while it builds for the GPU ({error}): "
+               "every task must build for both")
+    for case in race_cases:
+        tr.cases.append(CaseResult(dataclasses.replace(case, backend="emulator"), case.seed(seed),
+                                   "fail", summary, race_build.errors[:2000]))
+    tr.race_note = "; ".join(x for x in ("race check: " + summary, tr.race_note) if x)
+    tr.message = "; ".join(x for x in (tr.message, summary) if x)
+
+
+def say_where_they_disagree(tr: TaskResult) -> None:
+    """A case the GPU and the CPU emulator both ran with different verdicts (code that
+    takes another path on each backend, or a race one of them forgives) is named in the
+    task's message; the failing side's case already counts as failed."""
+    gpu = {c.case.id: c for c in tr.cases if not c.case.backend}
+    differ = [(gpu[c.case.id], c) for c in tr.cases if c.case.backend == "emulator"
+              and c.case.id in gpu and gpu[c.case.id].passed != c.passed
+              and not c.summary.startswith("does not build")]
+    if not differ:
+        return
+    g, e = differ[0]
+    tr.message = "; ".join(x for x in (tr.message, (
+        f"the GPU and the CPU emulator disagree on {len(differ)} case(s) "
+        f"(first: {g.case.label}: GPU {g.status}, emulator {e.status}): code that differs by "
+        "backend, or a race one of them forgives")) if x)

@@ -1,0 +1,188 @@
+"""compute-sanitizer on the GPU build (grader/sanitizer.py): its cases in data/cases.toml,
+the parsing of the tool's logs (real ones, recorded on an H100: tests/grader/data/sanitizer,
+each with what it was run on), the verdict a run becomes, and what a grade says when the
+backends disagree or the emulator cannot build a file. Running the tool needs a GPU: that
+is tests/grader/test_e2e_gpu.py's (skipped, never passed, without one)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from grader import sanitizer
+from grader.build import BuildResult
+from grader.cases import Case, CaseError, expand_sanitize
+from grader.backends import emulator_build_failed, say_where_they_disagree
+from grader.results import CaseResult, TaskResult
+from grader.rubric import load_rubric
+from grader.run import Result
+
+DATA = Path(__file__).resolve().parent / "data" / "sanitizer"
+
+
+def recorded(stem: str) -> tuple[str, dict]:
+    """A log the tool wrote on the H100 and what it was run on (src, shown files, cases)."""
+    return (DATA / f"{stem}.log").read_text(), json.loads((DATA / f"{stem}.json").read_text())
+
+
+def parse_recorded(stem: str) -> tuple[sanitizer.Report, dict]:
+    log, meta = recorded(stem)
+    paths = sanitizer.Paths({f"{meta['src']}/student/{n}": p for n, p in meta["shown"].items()},
+                            meta["src"])
+    return sanitizer.parse(log, meta["tool"], paths), meta
+
+
+# ---- the cases: defined once, in data/cases.toml ------------------------------------------
+
+def test_sanitize_cases_are_tools_times_a_matrix():
+    got = expand_sanitize([{"tools": ["racecheck", "synccheck"], "tasks": ["reduce"],
+                            "ops": ["add-i32", "mssp"], "sizes": [5003], "blocks": [128]}])
+    assert [(s.tool, s.case.op) for s in got] == [
+        ("racecheck", "add-i32"), ("racecheck", "mssp"), ("synccheck", "add-i32"), ("synccheck", "mssp")]
+    assert all(s.case.n == 5003 and s.case.block == 128 and s.case.group == "sanitizer" for s in got)
+
+
+@pytest.mark.parametrize("table, words", [
+    ({"sizes": [33]}, "no tools"),
+    ({"tools": ["helgrind"], "sizes": [33]}, "unknown tool"),
+    ({"tools": ["memcheck"], "sizes": [33], "colour": 1}, "unknown key"),
+])
+def test_bad_sanitize_cases_are_refused(table, words):
+    with pytest.raises(CaseError, match=words):
+        expand_sanitize([table])
+
+
+def test_the_rubric_runs_every_tool_on_every_task_and_memcheck_past_the_emulator():
+    rubric = load_rubric(REPO / "data" / "rubric.toml")
+    assert rubric.sanitizer.run
+    for t in rubric.tasks:
+        by_tool = rubric.sanitize_for(t.driver_tasks)
+        assert set(by_tool) == {"racecheck", "synccheck", "memcheck"}, t.name
+        # Small multi-block cases for the race tools; memcheck beyond the emulator's sizes.
+        for tool in ("racecheck", "synccheck"):
+            assert all(c.n > c.block for c in by_tool[tool])
+        assert any(c.n > rubric.emulator_max_n and c.n % 2 for c in by_tool["memcheck"])
+        assert {c.task for cases in by_tool.values() for c in cases} == set(t.driver_tasks)
+
+
+def test_sanitizer_off(tmp_path):
+    (tmp_path / "r.toml").write_text(f'base = "{REPO}/data/rubric.toml"\n[sanitizer]\nrun = false\n')
+    rubric = load_rubric(tmp_path / "r.toml")
+    assert rubric.sanitize and rubric.sanitize_for(("scan",)) == {}
+
+
+# ---- the command --------------------------------------------------------------------------
+
+def test_command_pads_memcheck_only_and_exits_with_its_own_status(tmp_path):
+    b = tmp_path / "scanlab"
+    mem = sanitizer.command("/cs", "memcheck", b, tmp_path / "c", tmp_path / "j", tmp_path / "l")
+    race = sanitizer.command("/cs", "racecheck", b, tmp_path / "c", tmp_path / "j", tmp_path / "l")
+    assert mem[:3] == ["/cs", "--tool", "memcheck"] and "--padding" in mem
+    assert "--padding" not in race
+    assert race[race.index("--error-exitcode") + 1] == str(sanitizer.ERROR_EXIT)
+    assert race[race.index(str(b)):] == [str(b), "batch", "--cases", str(tmp_path / "c"),
+                                         "--json", str(tmp_path / "j")]
+
+
+# ---- parsing the tool's logs ----------------------------------------------------------------
+
+def test_paths_show_the_submission_and_the_handout_only():
+    paths = sanitizer.Paths({"/w/b/src/student/scan.cuh": "alice/scan.cuh"}, "/w/b/src")
+    assert paths.show("/w/b/src/student/scan.cuh") == "alice/scan.cuh"
+    assert paths.show("/w/b/src/harness/tile_io.cuh") == "harness/tile_io.cuh"
+    assert paths.show("/w/b/src/student/reduce.cuh") is None      # the reference's file
+    assert paths.show("/usr/local/cuda/include/x.h") is None
+    line = paths.scrub("at f+0x10 in /w/b/src/student/scan.cuh:57 and /etc/passwd:1")
+    assert line == "at f+0x10 in alice/scan.cuh:57 and (a file of the grader):1"
+
+
+def test_a_synthetic_memcheck_record():
+    log = "\n".join([
+        "========= COMPUTE-SANITIZER",
+        "========= Invalid __global__ write of size 4 bytes",
+        "=========     at void scanlab::reduceBlocksKernel<scanlab::Add<int>, (int)8>(const T1::Element *, "
+        "unsigned long, unsigned long, T1::Element *)+0x7f0 in /w/src/student/reduce.cuh:130",
+        "=========     by thread (0,0,0) in block (0,0,0)",
+        "=========     Address 0x7f00 is out of bounds",
+        "=========     Saved host backtrace up to driver entry point at kernel launch time",
+        "=========         Host Frame: [0x2f0f2f] in /usr/lib/x86_64-linux-gnu/libcuda.so.1",
+        "=========",
+        "========= ERROR SUMMARY: 1 error",
+    ])
+    report = sanitizer.parse(log, "memcheck",
+                             sanitizer.Paths({"/w/src/student/reduce.cuh": "bob/reduce.cuh"}, "/w/src"))
+    assert report.errors == 1
+    (f,) = report.failing
+    assert f.headline == "Invalid __global__ write of size 4 bytes"
+    assert f.where == "bob/reduce.cuh:130 in reduceBlocksKernel"
+    assert not any("Host Frame" in line or "/usr/lib" in line for line in f.lines)
+
+
+def test_a_clean_log_has_no_finding():
+    log = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n"
+    report = sanitizer.parse(log, "memcheck", sanitizer.Paths({}))
+    assert report.errors == 0 and report.findings == []
+
+
+# ---- a run's verdict ----------------------------------------------------------------------
+
+CASES = [Case("reduce", "add-i32", 1000), Case("reduce", "add-i32", 4194311)]
+
+
+def _verdict(report: sanitizer.Report, r: Result) -> CaseResult:
+    return sanitizer.verdict("memcheck", CASES, [1, 2], report, r, "compute-sanitizer ...", 120)
+
+
+def test_a_finding_fails_the_run_with_the_tools_message():
+    finding = sanitizer.Finding("memcheck", "Invalid __global__ write of size 4 bytes",
+                                "student/reduce.cuh:130 in reduceBlocksKernel", ["Invalid ..."])
+    c = _verdict(sanitizer.Report([finding], 1), Result([], returncode=sanitizer.ERROR_EXIT))
+    assert c.status == "fail" and c.case.backend == "compute-sanitizer memcheck"
+    assert "student/reduce.cuh:130" in c.summary and "n=4194311" in c.details
+
+
+def test_the_tools_error_status_alone_fails_the_run():
+    c = _verdict(sanitizer.Report([], None), Result([], returncode=sanitizer.ERROR_EXIT))
+    assert c.status == "fail"
+
+
+def test_a_run_past_its_time_limit_is_no_finding():
+    c = _verdict(sanitizer.Report([], None), Result([], returncode=None, timed_out=True))
+    assert c.status == "pass" and "not finished" in c.summary
+
+
+def test_warnings_alone_do_not_fail():
+    w = sanitizer.Finding("racecheck", "Race reported", "", [], warning=True)
+    assert _verdict(sanitizer.Report([w], 0), Result([], returncode=0)).status == "pass"
+
+
+# ---- what a grade says: the emulator cannot build it; the backends disagree ---------------------
+
+def _task() -> TaskResult:
+    return TaskResult(1, "warp-scan", "t", "warp_scan.cuh")
+
+
+def test_a_file_the_emulator_cannot_build_fails_the_race_check_cases():
+    tr = _task()
+    tr.cases = [CaseResult(Case("warp-scan", "add-i32", 33), 1, "pass")]
+    build = BuildResult("task 1 (emulator)", False,
+                        errors="alice/warp_scan.cuh(12): error: identifier \"__match_any_sync\" is undefined")
+    emulator_build_failed(tr, build, [Case("warp-scan", "add-i32", 33), Case("warp-scan", "mssp", 33)], 7)
+    assert tr.verdict == "wrong" and tr.total == 3 and tr.passed == 1
+    assert all(c.case.backend == "emulator" for c in tr.cases[1:])
+    assert "does not build for the CPU emulator" in tr.message and "__match_any_sync" in tr.message
+
+
+def test_backends_that_disagree_are_named():
+    tr = _task()
+    case = Case("warp-scan", "mssp", 33)
+    tr.cases = [CaseResult(case, 1, "pass"),
+                CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "fail")]
+    say_where_they_disagree(tr)
+    assert "disagree on 1 case" in tr.message and "GPU pass, emulator fail" in tr.message
+    agree = _task()
+    agree.cases = [CaseResult(case, 1, "pass"), CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "pass")]
+    say_where_they_disagree(agree)
+    assert agree.message == ""
