@@ -54,7 +54,8 @@ class Finding:
     headline: str                 # "Invalid __global__ write of size 4 bytes", "Race reported ..."
     where: str                    # "student/reduce.cuh:57 in reduceBlocksKernel", "" when unknown
     lines: list[str] = field(default_factory=list)   # the record, paths rewritten, host frames out
-    warning: bool = False         # racecheck's warnings (not errors: not failing)
+    warning: bool = False         # racecheck's "Warning: Race reported" (intra-warp hazards):
+                                  # the tool's error status counts them, and so do we
 
     def __str__(self) -> str:
         return self.headline + (f" ({self.where})" if self.where else "")
@@ -70,7 +71,9 @@ class Report:
 
     @property
     def failing(self) -> list[Finding]:
-        return [f for f in self.findings if not f.warning]
+        """What fails the run: every record, the kernels' own first (an API call failing
+        after a kernel's fault comes after it)."""
+        return sorted(self.findings, key=lambda f: f.headline.startswith("Program hit"))
 
 
 def _function(text: str) -> str:
@@ -168,7 +171,7 @@ def parse(log: str, tool: str, paths: Paths) -> Report:
             errors = int(m.group(1))
         m = _HAZARDS.search(body)
         if m:
-            errors = int(m.group(1))
+            errors = int(m.group(1)) + int(m.group(2))
         if body[0].isspace():
             if records and records[-1]:
                 records[-1].append(body)
@@ -226,7 +229,8 @@ def verdict(tool: str, cases: list[Case], seeds: list[int], report: Report, r: s
         shown = failing[:SHOWN_FINDINGS]
         result.status = "fail"
         count = report.errors or len(failing)
-        result.summary = (f"compute-sanitizer {tool} found {count or 'an'} error{'s' if count != 1 else ''}: "
+        what = "hazard" if tool == "racecheck" else "error"
+        result.summary = (f"compute-sanitizer {tool} found {count or 'an'} {what}{'s' if count != 1 else ''}: "
                           + (str(shown[0]) if shown else report.first_line or
                              f"it ended with its error status {ERROR_EXIT}"))
         result.details = "\n".join(["\n".join(f.lines) for f in shown] + [ran])

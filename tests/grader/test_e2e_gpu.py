@@ -81,3 +81,47 @@ def test_race_check_catches_the_lockstep_warp_scan(gpu):
     assert not t1.all_passed
     assert any(c.case.backend == "emulator" and not c.passed for c in t1.cases)
     assert gpu("reference").tasks[0].race_note.startswith("race check:")
+
+
+def _sanitized(task, tool: str) -> list:
+    return [c for c in task.cases if c.case.backend == f"compute-sanitizer {tool}"]
+
+
+def test_every_task_runs_under_compute_sanitizer_and_the_reference_is_clean(gpu):
+    """Each task's own GPU build ran under racecheck, synccheck and memcheck, one case per
+    tool, and the reference's builds have no finding (a false finding costs points)."""
+    for tr in gpu("reference").tasks:
+        for tool in ("racecheck", "synccheck", "memcheck"):
+            (run,) = _sanitized(tr, tool)
+            assert run.passed, (tr.name, tool, run.summary, run.details)
+
+
+@pytest.mark.parametrize("name", ["lockstep_cudacc", "lockstep_trait"])
+def test_racecheck_finds_the_lockstep_scan_the_emulator_never_sees(gpu, name):
+    t1 = gpu(name).tasks[0]
+    (run,) = _sanitized(t1, "racecheck")
+    assert run.status == "fail" and "compute-sanitizer racecheck" in run.summary
+    assert t1.verdict == "wrong" and run.summary in t1.message
+    assert "/tmp/" not in run.summary + run.details and "scanlab-grade" not in run.details
+
+
+def test_memcheck_finds_a_write_far_past_the_end_at_a_size_the_emulator_never_runs(gpu):
+    t2 = gpu("reduce_far_past_end").tasks[1]
+    (run,) = _sanitized(t2, "memcheck")
+    assert run.status == "fail" and "Invalid __global__ write" in run.summary
+    assert "reduce.cuh:" in run.summary      # the submission's file and line
+    # Every other case passes: the GPU's own runs do not see it.
+    assert all(c.passed for c in t2.cases if c is not run)
+
+
+def test_a_write_before_the_start_is_named_by_the_canary(gpu):
+    t2 = gpu("reduce_write_before").tasks[1]
+    assert any("one before the start of" in c.summary for c in t2.cases if not c.passed)
+
+
+def test_a_file_the_emulator_cannot_build_is_a_finding(gpu):
+    t1 = gpu("emu_missing_intrinsic").tasks[0]
+    assert t1.verdict == "wrong"
+    if "race check on the CPU emulator not run" not in t1.race_note:
+        failed = [c for c in t1.cases if c.case.backend == "emulator"]
+        assert failed and all("does not build for the CPU emulator" in c.summary for c in failed)

@@ -20,6 +20,7 @@ from grader.rubric import load_rubric
 from grader.run import Result
 
 DATA = Path(__file__).resolve().parent / "data" / "sanitizer"
+CASES = [Case("reduce", "add-i32", 1000), Case("reduce", "add-i32", 4194311)]
 
 
 def recorded(stem: str) -> tuple[str, dict]:
@@ -126,10 +127,47 @@ def test_a_clean_log_has_no_finding():
     assert report.errors == 0 and report.findings == []
 
 
+def test_recorded_racecheck_of_a_lockstep_warp_scan():
+    """The tool's real log (H100): intra-warp hazards of a warp scan with no __syncwarp,
+    reported as warnings, one record per write with the reads it races with."""
+    report, meta = parse_recorded("racecheck_lockstep")
+    assert meta["returncode"] == sanitizer.ERROR_EXIT
+    assert report.errors == 20                      # RACECHECK SUMMARY: 0 errors, 20 warnings
+    assert len(report.failing) == 20 and all(f.warning for f in report.failing)
+    first = report.failing[0]
+    assert first.headline == "Race reported between Write access and Read access (19200 hazards)"
+    assert first.where == "student/warp_scan.cuh:27 in storeVolatile"
+    assert "student/warp_scan.cuh:19" in "\n".join(first.lines)
+
+
+def test_recorded_memcheck_of_a_write_far_past_the_end():
+    """The tool's real log (H100, --padding): a write 13101 bytes past the 132 KiB block
+    results allocation (beyond the harness's canary), then the API calls that fail after it;
+    the host backtrace (the harness's functions) is not quoted."""
+    report, meta = parse_recorded("memcheck_far_past_end")
+    assert report.errors == 6 and len(report.failing) == 6
+    first = report.failing[0]
+    assert first.headline == "Invalid __global__ write of size 4 bytes"
+    assert first.where == "student/reduce.cuh:133 in reduceBlocksKernel"
+    text = "\n".join(first.lines)
+    assert "13101 bytes after the nearest allocation" in text and "by thread (0,0,0)" in text
+    everything = "\n".join(line for f in report.findings for line in f.lines)
+    assert "Host Frame" not in everything and "runTask" not in everything
+    assert all(f.headline.startswith("Program hit") for f in report.failing[1:])
+    c = sanitizer.verdict("memcheck", CASES, [1, 2], report, Result([], returncode=meta["returncode"]),
+                          "", 60)
+    assert c.status == "fail" and c.summary == (
+        "compute-sanitizer memcheck found 6 errors: Invalid __global__ write of size 4 bytes "
+        "(student/reduce.cuh:133 in reduceBlocksKernel)")
+
+
+@pytest.mark.parametrize("stem", ["racecheck_clean", "synccheck_clean", "memcheck_clean"])
+def test_recorded_clean_runs(stem):
+    report, meta = parse_recorded(stem)
+    assert meta["returncode"] == 0 and report.errors == 0 and report.findings == []
+
+
 # ---- a run's verdict ----------------------------------------------------------------------
-
-CASES = [Case("reduce", "add-i32", 1000), Case("reduce", "add-i32", 4194311)]
-
 
 def _verdict(report: sanitizer.Report, r: Result) -> CaseResult:
     return sanitizer.verdict("memcheck", CASES, [1, 2], report, r, "compute-sanitizer ...", 120)
@@ -153,9 +191,13 @@ def test_a_run_past_its_time_limit_is_no_finding():
     assert c.status == "pass" and "not finished" in c.summary
 
 
-def test_warnings_alone_do_not_fail():
+def test_racechecks_warnings_fail_as_its_exit_status_does():
     w = sanitizer.Finding("racecheck", "Race reported", "", [], warning=True)
-    assert _verdict(sanitizer.Report([w], 0), Result([], returncode=0)).status == "pass"
+    assert _verdict(sanitizer.Report([w], 1), Result([], returncode=sanitizer.ERROR_EXIT)).status == "fail"
+
+
+def test_a_clean_run_passes():
+    assert _verdict(sanitizer.Report([], 0), Result([], returncode=0)).status == "pass"
 
 
 # ---- what a grade says: the emulator cannot build it; the backends disagree ---------------------
