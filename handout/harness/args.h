@@ -43,7 +43,7 @@ struct Args {
 inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
-                                            "--perturb", "--min-n", "--label", "--csv"};
+                                            "--rep", "--min-n", "--label", "--csv"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve"};
 
@@ -179,7 +179,7 @@ inline RunConfig parseRunConfig(const Args& args) {
     if (c.reps < 1) throw UsageError("--reps must be at least 1");
     if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
     c.outputFile = args.get("--output", "");
-    if (args.has("--perturb")) c.perturbRep = parseCount(args.get("--perturb", ""), "--perturb");
+    if (args.has("--rep")) c.timedRep = parseCount(args.get("--rep", ""), "--rep");
     return c;
 }
 

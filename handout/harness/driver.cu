@@ -86,8 +86,9 @@ run / verify options:
   --json FILE   also write the results as JSON ('-': standard output)
 run only:
   --time        time the task with CUDA events: warm-up, repetitions, median;
-                each repetition's input has one element changed (see verify
-                --perturb), and --output gets the last repetition's output
+                each repetition gets an input of its own (see verify --rep) and
+                is checked on the GPU after it (a wrong one fails the timing);
+                --output gets the last repetition's output
   --warmup W    untimed runs first (default 3)      --reps R  timed runs (default 20)
   --baselines   with --time: also time the task's baselines and print speedups
   --no-check    skip the CPU check (timing only)
@@ -97,8 +98,8 @@ run only:
   --output FILE write the output elements (raw bytes) to FILE
 verify only:
   --output FILE the file to check (required)
-  --perturb R   check it against the input that repetition R (from 0, warm-ups
-                counted) of `run --time` saw
+  --rep R       check it against the input that repetition R (from 0, warm-ups
+                and earlier rounds counted) of `run --time` saw
 test options:
   --tasks LIST --ops LIST --blocks LIST   comma-separated subsets
   --max-n N     leave out sizes above N (emulator default: the suite's
@@ -280,8 +281,8 @@ int cmdVerify(const Args& args) {
         using T = typename Op::Element;
         RunResult r;
         try {
-            auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
-            if (c.perturbRep) applyPerturbation<Op>(input, c.seed, *c.perturbRep);
+            const uint64_t seed = c.timedRep ? timedInputSeed(c.seed, *c.timedRep) : c.seed;
+            const auto input = generateInput<Op>(c.n, seed, parseDistribution(c.dist));
             const auto got = readRaw<T>(c.outputFile, outputCount(*c.task, c.n));
             r.checked = true;
             r.check = checkOutput<Op>(c.task->task, input, got);

@@ -36,7 +36,7 @@ inline Distribution parseDistribution(const std::string& name) {
                                 kDistributionList + ")");
 }
 
-inline uint64_t splitmix64(uint64_t x) {
+SCANLAB_HD uint64_t splitmix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
     x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
@@ -46,7 +46,7 @@ inline uint64_t splitmix64(uint64_t x) {
 // A small signed integer for element i: in [-range, range] (Random), in [-range, -1]
 // (Negative), 1 (Ones), or a sawtooth i mod 1000 rising (Ascending) / falling
 // (Descending).
-inline int32_t sampleInt(Distribution d, uint64_t seed, size_t i, int32_t range) {
+SCANLAB_HD int32_t sampleInt(Distribution d, uint64_t seed, size_t i, int32_t range) {
     switch (d) {
         case Distribution::Ones: return 1;
         case Distribution::Ascending: return int32_t(i % 1000) - 500;
@@ -67,16 +67,16 @@ inline int32_t sampleInt(Distribution d, uint64_t seed, size_t i, int32_t range)
 // is not a number.
 template <class Op, class = void>
 struct FromInt {
-    static typename Op::Element make(int32_t v) { return typename Op::Element(v); }
+    SCANLAB_HD static typename Op::Element make(int32_t v) { return typename Op::Element(v); }
 };
 template <class Op>
 struct FromInt<Op, std::void_t<decltype(Op::fromValue(int32_t(0)))>> {
-    static typename Op::Element make(int32_t v) { return Op::fromValue(v); }
+    SCANLAB_HD static typename Op::Element make(int32_t v) { return Op::fromValue(v); }
 };
 
 // Whether element i starts a segment, for operators with segment heads (Segmented<Op>
 // of harness/ops.cuh): the layouts listed under [distributions] in data/assignment.toml.
-inline bool segmentHead(Distribution d, uint64_t seed, size_t i) {
+SCANLAB_HD bool segmentHead(Distribution d, uint64_t seed, size_t i) {
     switch (d) {
         case Distribution::Ones: return i == 0;
         case Distribution::Ascending: return true;
@@ -94,7 +94,7 @@ struct HasSegments<Op, std::void_t<decltype(Op::fromValue(int32_t(0), false))>> 
 
 // Element i of an input, drawn as the operator's `sample` in data/assignment.toml says.
 template <class Op>
-typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i) {
+SCANLAB_HD typename Op::Element sampleElement(Distribution d, uint64_t seed, size_t i) {
     using Traits = OperatorTraits<Op>;
     using T = typename Op::Element;
     const uint64_t r = splitmix64(seed ^ splitmix64(i));
@@ -154,37 +154,14 @@ std::vector<typename Op::Element> generateInput(size_t n, uint64_t seed, Distrib
 }
 
 // ---- inputs of timed repetitions ----------------------------------------------------
-// Timed repetition r (warm-ups counted, from 0) sees the case's input with one element
-// changed: which one and its new value follow from (seed, r), so `verify --perturb R`
-// rebuilds the input repetition R saw. A kernel that returns a remembered result
-// instead of computing this one is wrong on it.
-template <class Op>
-struct Perturbation {
-    size_t index = 0;
-    typename Op::Element value{};
-};
-
-template <class Op>
-Perturbation<Op> perturbation(const std::vector<typename Op::Element>& input, uint64_t seed,
-                              uint64_t rep) {
-    using T = typename Op::Element;
-    const uint64_t key = splitmix64(seed ^ 0x70657274757262ull ^ splitmix64(rep));
-    Perturbation<Op> p{size_t(key % input.size()), input[size_t(key % input.size())]};
-    // A draw equal to the element would change nothing: draw again.
-    for (uint64_t k = 1; k <= 16; ++k) {
-        const T v = sampleElement<Op>(Distribution::Random, key + k, p.index);
-        if (std::memcmp(&v, &input[p.index], sizeof(T)) != 0) {
-            p.value = v;
-            break;
-        }
-    }
-    return p;
-}
-
-template <class Op>
-void applyPerturbation(std::vector<typename Op::Element>& input, uint64_t seed, uint64_t rep) {
-    const Perturbation<Op> p = perturbation<Op>(input, seed, rep);
-    input[p.index] = p.value;
+// Timed repetition r (warm-ups counted, from 0, and counted on across the rounds of a
+// served run) sees an input of its own, drawn whole from timedInputSeed(seed, r) on the
+// device by the harness (harness/timed_check.cuh), outside the timed region: no element
+// of it follows from an earlier repetition's, so nothing a kernel remembers or
+// recognizes is right on it. `verify --rep R` rebuilds the input repetition R saw (it
+// is generateInput with that seed).
+SCANLAB_HD uint64_t timedInputSeed(uint64_t seed, uint64_t rep) {
+    return splitmix64(seed ^ 0x74696d6564ull ^ splitmix64(rep + 1));  // "timed"
 }
 
 }  // namespace scanlab

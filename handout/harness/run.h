@@ -24,6 +24,7 @@
 #include "harness/student_api.h"
 #include "harness/tasks.h"
 #include "harness/tiling.cuh"
+#include "harness/timed_check.cuh"
 #include "harness/timing.h"
 
 namespace scanlab {
@@ -55,7 +56,7 @@ struct RunConfig {
     int warmup = 3;
     int reps = 20;
     std::string outputFile;
-    std::optional<uint64_t> perturbRep;  // verify: the timed repetition whose input to check
+    std::optional<uint64_t> timedRep;    // verify: the timed repetition whose input to check
     Rounds* rounds = nullptr;            // run --time --serve: time once per round it asks for
 };
 
@@ -121,10 +122,19 @@ struct TaskRunner {
                                 ws.forRun(cfg.n, cfg.block));
     }
 
-    // Poisons the output first, so a kernel that writes nothing cannot pass with
-    // the results of an earlier run.
-    std::vector<T> runOnce() {
+    // Before every launch, timed or not: every buffer the kernels get besides their
+    // input (the block results, task 4's whole tile state, the output) is poisoned, so
+    // nothing a launch leaves behind reaches the next one, and a kernel that writes
+    // nothing cannot pass with the results of an earlier run.
+    void clearScratch() {
+        ws.forRun(cfg.n, cfg.block);  // allocates what the launch gets
+        ws.blockResults.fillBytes(0xA5);
+        ws.tileStateBytes.fillBytes(0xA5);
         out.fillBytes(0xA5);
+    }
+
+    std::vector<T> runOnce() {
+        clearScratch();
         launch();
         deviceSynchronize(cfg.task->name);
         checkOverruns();
@@ -297,46 +307,59 @@ RunResult runTask(const RunConfig& c) {
         const bool timed = c.time && r.status == "pass";
         if (!c.outputFile.empty() && !timed) writeRaw(c.outputFile, got);
         if (timed) {
-            // Each repetition gets its own input (one element changed, untimed) and a
-            // poisoned output, so nothing remembered from an earlier one is right. Every
-            // round counts its repetitions from 0: `verify --perturb R` names one of the
-            // last round.
-            std::optional<Perturbation<Op>> changed;
-            auto timeRound = [&] {
-                uint64_t rep = 0;
-                return timeGpu(c.task->name, c.warmup, c.reps, [&] { runner.launch(); }, [&] {
-                    runner.out.fillBytes(0xA5);
-                    if (changed) runner.in.set(changed->index, input[changed->index]);
-                    changed = perturbation<Op>(input, c.seed, rep++);
-                    runner.in.set(changed->index, changed->value);
-                });
+            // Every repetition, warm-ups included and counted on across rounds, gets an
+            // input of its own drawn on the device and poisoned scratch (untimed); after
+            // it, with the device synchronized, the harness checks on the device that the
+            // input is unchanged and the output is that input's (harness/timed_check.cuh).
+            // One wrong repetition fails the timing. `verify --rep R` names one.
+            timed::RepetitionCheck<Op> checker(c.task->task, c.n, parseDistribution(c.dist));
+            uint64_t nextRep = 0;
+            int round = 0;
+            auto timeRound = [&]() -> bool {
+                ++round;
+                EventTimer timer;
+                std::vector<double> ms;
+                for (int k = 0; k < c.warmup + c.reps; ++k) {
+                    const uint64_t rep = nextRep++;
+                    const uint64_t seed = timedInputSeed(c.seed, rep);
+                    checker.generate(runner.in.data(), seed);
+                    runner.clearScratch();
+                    const double t = timeLaunch(timer, c.task->name, [&] { runner.launch(); });
+                    runner.checkOverruns();
+                    const std::string wrong = checker.check(runner.in.data(), runner.out.data(), seed);
+                    if (!wrong.empty()) {
+                        r.status = "fail";
+                        r.timing.reset();
+                        r.message = "timed repetition " + std::to_string(rep) + " (" +
+                                    (k < c.warmup ? "warm-up " + std::to_string(k + 1) + " of " +
+                                                        std::to_string(c.warmup)
+                                                  : "timed run " + std::to_string(k - c.warmup + 1) +
+                                                        " of " + std::to_string(c.reps)) +
+                                    ", round " + std::to_string(round) + ") is wrong: " + wrong +
+                                    "; not timed (its input: --seed " + std::to_string(seed) + ")";
+                        return false;
+                    }
+                    if (k >= c.warmup) ms.push_back(t);
+                }
+                r.timing = Timing{c.task->name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                                  *std::max_element(ms.begin(), ms.end()), c.reps};
+                return true;
             };
             if (c.rounds) {
+                bool ok = true;
                 while (c.rounds->next()) {
-                    r.timing = timeRound();
+                    if (ok) ok = timeRound();  // after a wrong one, every round says so
                     c.rounds->done(r);
                 }
-                if (!changed) return r;  // asked for no round: nothing timed, nothing written
+                if (nextRep == 0) return r;  // asked for no round: nothing timed, nothing written
             } else {
-                r.timing = timeRound();
+                timeRound();
             }
-            runner.checkOverruns();
-            const auto last = runner.out.download();
-            if (!c.outputFile.empty()) writeRaw(c.outputFile, last);
-            if (c.check) {
-                // The output of the last timed run must be right too.
-                auto lastInput = input;
-                lastInput[changed->index] = changed->value;
-                const CheckResult after = checkOutput<Op>(c.task->task, lastInput, last);
-                if (!after.passed()) {
-                    r.status = "fail";
-                    r.check = after;
-                    r.message = "the output of the timed runs is wrong";
-                    r.timing.reset();
-                }
+            if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out.download());
+            if (r.timing && c.baselines) {
+                runner.in.upload(input);  // the baselines' input
+                r.baselines = timeBaselines<Op>(runner, input);
             }
-            runner.in.set(changed->index, input[changed->index]);  // the baselines' input
-            if (r.timing && c.baselines) r.baselines = timeBaselines<Op>(runner, input);
         }
     } catch (const CudaError& e) {
         r.status = "error";

@@ -76,6 +76,32 @@ Timing timeGpu(const std::string& name, int warmup, int reps, Work&& work, Reset
                   *std::max_element(ms.begin(), ms.end()), reps};
 }
 
+// A synchronize of an idle device returns within microseconds; one that waits longer
+// than this after a timed launch's stop event found work still running.
+constexpr double kIdleWaitMs = 0.05;
+
+// One timed launch of `work`, in milliseconds: the device synchronized before it (so
+// nothing earlier runs into it) and after its stop event. The events measure the
+// launch on the default stream; work that outlives them (on a stream of its own, or
+// anything else still running when the stop event fires) makes that second
+// synchronize wait, and the launch is then timed by the host clock, from before the
+// launch to the device idle: work done elsewhere is timed all the same.
+template <class Work>
+double timeLaunch(EventTimer& timer, const char* name, Work&& work) {
+    using Clock = std::chrono::steady_clock;
+    deviceSynchronize(name);
+    const auto before = Clock::now();
+    timer.start();
+    work();
+    const double eventMs = timer.stop();
+    const auto stopped = Clock::now();
+    deviceSynchronize(name);
+    const auto idle = Clock::now();
+    const double waitedMs = std::chrono::duration<double, std::milli>(idle - stopped).count();
+    if (waitedMs <= kIdleWaitMs) return eventMs;
+    return std::max(eventMs, std::chrono::duration<double, std::milli>(idle - before).count());
+}
+
 template <class Work>
 Timing timeCpu(const std::string& name, int reps, Work&& work) {
     std::vector<double> ms;

@@ -1,0 +1,289 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// The inputs and the check of timed repetitions, on the device (harness only: the
+// student unit never includes it). Every repetition of `run --time`, warm-ups
+// included, gets an input of its own, drawn whole on the device from
+// (seed, repetition) (timedInputSeed, harness/generate.h), and after it, outside the
+// timed region, this trusted code checks that the input is unchanged and that the
+// output is that input's: a kernel honest only now and then, or one that recognizes
+// an input and replays an answer, fails the timing, naming the repetition.
+//
+// The expected output is recomputed from the generator, not read from anything a
+// kernel could have written: each thread folds a segment of kSegment consecutive
+// elements (exactly, for every operator: integers, MSSP, segmented sums), the host
+// scans the segment totals in order, and each thread then walks its segment again
+// from its carry-in, comparing every output element. Integer operators and MSSP must
+// match exactly; float elements are accumulated in double and pass within check.h's
+// tolerance, tol(n) * S_i (S_i the sum of |x_j| over the inputs of output i).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "harness/check.h"
+#include "harness/generate.h"
+#include "harness/launch.cuh"
+#include "harness/ops.cuh"
+#include "harness/runtime.cuh"
+#include "harness/tasks.h"
+
+namespace scanlab::timed {
+
+// The type the check accumulates in: the operator itself, over double for float
+// elements (Add<float> -> Add<double>, Max<float> -> Max<double>).
+template <class Op>
+struct Wide {
+    using type = Op;
+};
+template <template <class> class F>
+struct Wide<F<float>> {
+    using type = F<double>;
+};
+
+constexpr size_t kSegment = 256;  // elements a thread folds; a multiple of the warp size
+
+template <class T>
+SCANLAB_HD bool sameBits(const T& a, const T& b) {
+    static_assert(sizeof(T) % sizeof(unsigned) == 0, "element size must be a multiple of 4");
+    unsigned x[sizeof(T) / sizeof(unsigned)], y[sizeof(T) / sizeof(unsigned)];
+    memcpy(x, &a, sizeof(T));
+    memcpy(y, &b, sizeof(T));
+    for (size_t w = 0; w < sizeof(T) / sizeof(unsigned); ++w)
+        if (x[w] != y[w]) return false;
+    return true;
+}
+
+template <class T>
+SCANLAB_HD double absolute(const T& x) {
+    if constexpr (std::is_floating_point_v<T>) return x < 0 ? -double(x) : double(x);
+    else return 0.0;
+}
+
+// Where the check found something: the first index and how many (one atomic per
+// thread that found any).
+struct Findings {
+    unsigned long long firstWrong, wrong, firstChanged, changed;
+};
+
+__device__ inline void report(unsigned long long* first, unsigned long long* count,
+                                  unsigned long long index, unsigned long long found) {
+    if (found == 0) return;
+    atomicMin(first, index);
+    atomicAdd(count, found);
+}
+
+// in[i] = element i of the repetition's input.
+template <class Op>
+__global__ void timedInputKernel(typename Op::Element* in, size_t n, uint64_t seed, Distribution d) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
+         i += size_t(gridDim.x) * blockDim.x)
+        in[i] = sampleElement<Op>(d, seed, i);
+}
+
+// Segment s: the fold of its elements (and of their magnitudes), and whether the
+// kernels left its input as the harness wrote it.
+template <class Op>
+__global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uint64_t seed,
+                                   Distribution d, typename Wide<Op>::type::Element* totals,
+                                   double* magnitudes, Findings* found) {
+    using W = typename Wide<Op>::type;
+    const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t begin = s * kSegment;
+    if (begin >= n) return;
+    const size_t end = begin + kSegment < n ? begin + kSegment : n;
+    typename W::Element acc = W::identity();
+    double magnitude = 0;
+    unsigned long long changed = 0, first = ~0ull;
+    for (size_t i = begin; i < end; ++i) {
+        const auto x = sampleElement<Op>(d, seed, i);
+        if (!sameBits(in[i], x)) {
+            if (!changed) first = i;
+            ++changed;
+        }
+        acc = W::apply(acc, typename W::Element(x));
+        magnitude += absolute(x);
+    }
+    totals[s] = acc;
+    magnitudes[s] = magnitude;
+    report(&found->firstChanged, &found->changed, first, changed);
+}
+
+// Segment s again, from its carry-in: every output element against the expected one.
+// `restart` (the warp scan: 32) restarts the scan every that many elements; `in`, when
+// given, is checked as foldSegmentsKernel does.
+template <class Op>
+__global__ void checkSegmentsKernel(const typename Op::Element* out, size_t n, uint64_t seed,
+                                    Distribution d, bool inclusive, unsigned restart,
+                                    const typename Wide<Op>::type::Element* carries,
+                                    const double* magnitudeCarries, double tol,
+                                    const typename Op::Element* in, Findings* found) {
+    using T = typename Op::Element;
+    using W = typename Wide<Op>::type;
+    const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t begin = s * kSegment;
+    if (begin >= n) return;
+    const size_t end = begin + kSegment < n ? begin + kSegment : n;
+    typename W::Element acc = carries ? carries[s] : W::identity();
+    double magnitude = carries ? magnitudeCarries[s] : 0.0;
+    unsigned long long wrong = 0, firstWrong = ~0ull, changed = 0, firstChanged = ~0ull;
+    for (size_t i = begin; i < end; ++i) {
+        if (restart && i % restart == 0) {
+            acc = W::identity();
+            magnitude = 0;
+        }
+        const T x = sampleElement<Op>(d, seed, i);
+        if (in && !sameBits(in[i], x)) {
+            if (!changed) firstChanged = i;
+            ++changed;
+        }
+        typename W::Element expected = acc;
+        double scale = magnitude;
+        acc = W::apply(acc, typename W::Element(x));
+        magnitude += absolute(x);
+        if (inclusive) {
+            expected = acc;
+            scale = magnitude;
+        }
+        const T got = out[i];
+        bool ok;
+        if constexpr (std::is_floating_point_v<T>) {
+            const double diff = double(got) - double(expected);
+            ok = (diff < 0 ? -diff : diff) <= tol * scale;
+        } else {
+            ok = sameBits(got, T(expected));
+        }
+        if (!ok) {
+            if (!wrong) firstWrong = i;
+            ++wrong;
+        }
+    }
+    report(&found->firstWrong, &found->wrong, firstWrong, wrong);
+    report(&found->firstChanged, &found->changed, firstChanged, changed);
+}
+
+// The trusted side of timed repetitions for one run: generate() before a repetition,
+// check() after it. Owns its scratch (segment totals, carries, findings).
+template <class Op>
+class RepetitionCheck {
+  public:
+    using T = typename Op::Element;
+    using W = typename Wide<Op>::type;
+    using WT = typename W::Element;
+
+    RepetitionCheck(Task task, size_t n, Distribution d)
+        : task_(task), n_(n), dist_(d), segments_((n + kSegment - 1) / kSegment),
+          totals_(segments_), magnitudes_(segments_), carries_(segments_),
+          magnitudeCarries_(segments_), found_(1) {}
+
+    static unsigned blocksFor(size_t threads) { return unsigned((threads + 127) / 128); }
+
+    void generate(T* in, uint64_t seed) const {
+        const size_t blocks = std::min<size_t>((n_ + 1023) / 1024, 4096);
+        launchKernel("timedInputKernel", timedInputKernel<Op>, dim3(unsigned(blocks)), dim3(256), 0,
+                     in, n_, seed, dist_);
+    }
+
+    // "" when repetition `seed`'s output is right and its input unchanged; else what
+    // was wrong. The device is synchronized first.
+    std::string check(const T* in, const T* out, uint64_t seed) {
+        deviceSynchronize("the timed repetition");
+        const Findings none{~0ull, 0, ~0ull, 0};
+        found_.upload({none});
+        const bool scan = task_ != Task::Reduce;
+        const bool inclusive = task_ == Task::WarpScan || task_ == Task::Scan || task_ == Task::LookbackScan;
+        std::vector<WT> carries;
+        std::vector<double> magnitudeCarries;
+        const double tol = floatTolerance(n_);
+        if (task_ == Task::WarpScan) {
+            launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>, dim3(blocksFor(segments_)),
+                         dim3(128), 0, out, n_, seed, dist_, true, unsigned(kWarpSize),
+                         static_cast<const WT*>(nullptr), static_cast<const double*>(nullptr), tol,
+                         in, found_.data());
+        } else {
+            launchKernel("foldSegmentsKernel", foldSegmentsKernel<Op>, dim3(blocksFor(segments_)),
+                         dim3(128), 0, in, n_, seed, dist_, totals_.data(), magnitudes_.data(),
+                         found_.data());
+            const std::vector<WT> totals = totals_.download();
+            const std::vector<double> magnitudes = magnitudes_.download();
+            carries.resize(segments_);
+            magnitudeCarries.resize(segments_);
+            WT acc = W::identity();
+            double magnitude = 0;
+            for (size_t s = 0; s < segments_; ++s) {
+                carries[s] = acc;
+                magnitudeCarries[s] = magnitude;
+                acc = W::apply(acc, totals[s]);
+                magnitude += magnitudes[s];
+            }
+            if (scan) {
+                carries_.upload(carries);
+                magnitudeCarries_.upload(magnitudeCarries);
+                launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>,
+                             dim3(blocksFor(segments_)), dim3(128), 0, out, n_, seed, dist_,
+                             inclusive, 0u, static_cast<const WT*>(carries_.data()),
+                             static_cast<const double*>(magnitudeCarries_.data()), tol,
+                             static_cast<const T*>(nullptr), found_.data());
+            } else {
+                std::vector<T> got(1);
+                checkCuda(cudaMemcpy(got.data(), out, sizeof(T), cudaMemcpyDeviceToHost),
+                          "cudaMemcpy device to host");
+                if (!agrees(got[0], acc, magnitude, tol))
+                    return "the result is wrong: expected " + Op::format(narrow(acc)) + ", got " +
+                           Op::format(got[0]);
+            }
+        }
+        deviceSynchronize("the check of a timed repetition");
+        const Findings f = found_.download()[0];
+        if (f.changed)
+            return "the kernels changed their input, which is read-only: " +
+                   std::to_string(f.changed) + " element(s) differ from what the harness wrote, "
+                   "first in[" + std::to_string(f.firstChanged) + "] (expected " +
+                   Op::format(sampleElement<Op>(dist_, seed, size_t(f.firstChanged))) + ")";
+        if (f.wrong) {
+            const size_t i = size_t(f.firstWrong);
+            std::vector<T> got(1);
+            checkCuda(cudaMemcpy(got.data(), out + i, sizeof(T), cudaMemcpyDeviceToHost),
+                      "cudaMemcpy device to host");
+            return std::to_string(f.wrong) + " of " + std::to_string(n_) +
+                   " element(s) differ; first at index " + std::to_string(i) + ": expected " +
+                   Op::format(narrow(expectedAt(i, seed, inclusive, carries))) + ", got " +
+                   Op::format(got[0]);
+        }
+        return "";
+    }
+
+  private:
+    static T narrow(const WT& x) { return T(x); }
+
+    static bool agrees(const T& got, const WT& expected, double scale, double tol) {
+        if constexpr (std::is_floating_point_v<T>)
+            return std::fabs(double(got) - double(expected)) <= tol * scale;
+        else
+            return sameBits(got, T(expected));
+    }
+
+    // The expected output element i (on the host, from its segment's carry-in).
+    WT expectedAt(size_t i, uint64_t seed, bool inclusive, const std::vector<WT>& carries) const {
+        const size_t begin = task_ == Task::WarpScan ? i / kWarpSize * kWarpSize : i / kSegment * kSegment;
+        WT acc = task_ == Task::WarpScan ? W::identity() : carries[i / kSegment];
+        for (size_t j = begin; j < i; ++j) acc = W::apply(acc, WT(sampleElement<Op>(dist_, seed, j)));
+        return inclusive ? W::apply(acc, WT(sampleElement<Op>(dist_, seed, i))) : acc;
+    }
+
+    Task task_;
+    size_t n_;
+    Distribution dist_;
+    size_t segments_;
+    DeviceBuffer<WT> totals_;
+    DeviceBuffer<double> magnitudes_;
+    DeviceBuffer<WT> carries_;
+    DeviceBuffer<double> magnitudeCarries_;
+    DeviceBuffer<Findings> found_;
+};
+
+}  // namespace scanlab::timed
