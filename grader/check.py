@@ -115,14 +115,14 @@ def _error_line(stdout: str, stderr: str) -> str:
 
 
 def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
-           perturb_rep: int | None = None) -> dict:
+           timed_rep: int | None = None) -> dict:
     """The trusted verdict on an output file: the reference driver's JSON. With
-    `perturb_rep`, against the input that repetition of a timed run saw."""
+    `timed_rep`, against the input that repetition of a timed run saw."""
     vjson = where / "verify.json"
     argv = [str(setup.reference), "verify", *case.driver_args(seed), "--output", str(output),
             "--json", str(vjson)]
-    if perturb_rep is not None:
-        argv += ["--perturb", str(perturb_rep)]
+    if timed_rep is not None:
+        argv += ["--rep", str(timed_rep)]
     with setup.resources.cpu_slot():
         r = sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S), sandbox.base_env(where),
                         sandbox.Identity(), sandboxed=False)

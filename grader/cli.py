@@ -51,6 +51,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="parallel builds/verifications (default: the CPU cores)")
     p.add_argument("--seed", type=int, default=None,
                    help="the grading run's seed (default: a fresh one, printed)")
+    p.add_argument("--perf-seed", type=int, default=None,
+                   help="the seed of the timed inputs (default: a fresh, secret one per grade, "
+                        "shown only in the instructor's reports); to repeat a grade's timing")
     p.add_argument("--no-perf", action="store_true", help="do not measure performance")
     p.add_argument("--gpu-runs", type=int, default=0,
                    help="correctness runs on one GPU at once (default: the rubric's "
@@ -147,7 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def options_from(args: argparse.Namespace) -> Options:
-    opts = Options(backend=args.backend, jobs=args.jobs, seed=args.seed, perf=not args.no_perf,
+    opts = Options(backend=args.backend, jobs=args.jobs, seed=args.seed, perf_seed=args.perf_seed,
+                   perf=not args.no_perf,
                    sandbox_user=args.sandbox_user, cuda_arch=args.cuda_arch, workdir=args.workdir,
                    keep_workdir=args.keep_workdir, gpu_runs=args.gpu_runs, gpus=args.gpus)
     if args.cache is not None:

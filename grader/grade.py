@@ -152,8 +152,10 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         result.applications = apps
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in result.applications))
     phase = time.monotonic()
+    result.perf_seed = session.draw_perf_seed()
     time_tasks(session, ready(), [(part.task, part.outcome, part.build) for part in parts
-                                  if part.task is not None and isinstance(part.outcome, TaskResult)], say)
+                                  if part.task is not None and isinstance(part.outcome, TaskResult)],
+               say, result.perf_seed)
     result.timings["performance"] = time.monotonic() - phase
     measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
     if measured:
@@ -497,9 +499,11 @@ def _say_when_only_order_matters(tr: TaskResult) -> None:
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------
 
 def time_tasks(session: Session, setup: RunSetup,
-               tasks: list[tuple[TaskRubric, TaskResult, BuildResult | None]], say: Say) -> None:
+               tasks: list[tuple[TaskRubric, TaskResult, BuildResult | None]], say: Say,
+               perf_seed: int) -> None:
     """Times the eligible tasks' builds against the reference, all in one go on one GPU
-    (perf.measure_all); the same build on the same perf case is timed once a session."""
+    (perf.measure_all), on the timed inputs of `perf_seed`; the same build on the same
+    perf case is timed once a session."""
     eligible = [(t, tr, build) for t, tr, build in tasks if _eligible_for_timing(session, t, tr, build)]
     jobs: dict[tuple[str, PerfCase], PerfJob] = {}
     for t, tr, build in eligible:
@@ -512,7 +516,7 @@ def time_tasks(session: Session, setup: RunSetup,
                                     session.baselines_of(perf_case))
     if jobs:
         measured = measure_all(setup, list(jobs.values()), session.rubric.performance,
-                               session.machine_info().copy_gbps, say)
+                               session.machine_info().copy_gbps, say, perf_seed)
         for key, known in zip(jobs, measured):
             session.perf_memo.put(key, known)
     for t, tr, build in eligible:

@@ -7,9 +7,15 @@ time it is asked: A B A B ... The result of each side is the median of its round
 medians; the spread ((max - min) / median) says how noisy that was. A noisy
 measurement gets more rounds, and is flagged if it stays noisy.
 
-The submission's JSON is untrusted: it is used for its timing only, checked for sense
-(finite, positive, min <= median <= max, the right case and repetitions), and its
-process also writes its output at the end, which the trusted reference verifies.
+The timed inputs come from a seed drawn per grade (grade.py) that only the trusted side
+knows: the harness draws every repetition's input (warm-ups included) from it on the
+device and checks every repetition's input and output there, after the device is
+synchronized (harness/timed_check.cuh); one wrong repetition fails the timing. The
+harness is compiled without the student's files and linked first, so that check runs in
+the submission's process as trusted code. The submission's JSON is used for its timing
+only, checked for sense (finite, positive, min <= median <= max, the right case, seed
+and repetitions), and its process also writes its last repetition's output at the end,
+which the trusted reference verifies once more in a process of its own.
 Baseline timings (the CPU, the placeholder, CUB...) come from a (trusted) reference
 process too. They describe the machine, not a submission, so they are timed once per
 machine and GPU model and kept in the cache (BaselineStore): by `grader prepare`, or
@@ -38,7 +44,7 @@ from grader.check import RunSetup, read_json, verify
 from grader.results import PerfResult
 from grader.rubric import PerfCase, PerformanceRubric
 
-PERF_SEED = 20240601
+PERF_SEED = 20240601   # the seed of measure() when none is given, and of the baselines
 
 
 def spread(values: list[float]) -> float:
@@ -177,16 +183,18 @@ class PerfJob:
 def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf: PerfCase,
             rubric: PerformanceRubric, copy_gbps: float | None,
             say: Callable[[str], None] = lambda line: None,
-            baselines: dict[str, float] | None = None) -> PerfResult:
+            baselines: dict[str, float] | None = None, seed: int = PERF_SEED) -> PerfResult:
     """Times one perf case (see measure_all)."""
     job = PerfJob(student_binary, reference_binary, perf, dict(baselines or {}))
-    return measure_all(setup, [job], rubric, copy_gbps, say)[0]
+    return measure_all(setup, [job], rubric, copy_gbps, say, seed)[0]
 
 
 def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
                 copy_gbps: float | None,
-                say: Callable[[str], None] = lambda line: None) -> list[PerfResult]:
-    """Times each job, holding one GPU for all of them. For each, both processes set up
+                say: Callable[[str], None] = lambda line: None,
+                seed: int = PERF_SEED) -> list[PerfResult]:
+    """Times each job, holding one GPU for all of them, on the timed inputs of `seed`
+    (a grade draws a secret one). For each, both processes set up
     first, then time a round each in turn, A B A B ..., each round `warmup` untimed and
     `reps` timed runs. What needs no quiet GPU overlaps: while one job's processes wind
     down and its output is verified (on the CPU), the next job's set up; its rounds
@@ -202,15 +210,15 @@ def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
             for k, (job, result) in enumerate(zip(jobs, results)):
                 folder = where / f"job{k}"
                 folder.mkdir()
-                sides = _start(setup, job, gpu, folder, rubric)
+                sides = _start(setup, job, gpu, folder, rubric, seed)
                 try:
-                    timed = _rounds(sides, result, job, rubric, verified[-1:], say)
+                    timed = _rounds(sides, result, job, rubric, verified[-1:], say, seed)
                 except BaseException:
                     for side in sides:
                         side.end()
                     raise
                 verified.append(pool.submit(_wind_down, setup, sides, timed, result, job, rubric,
-                                            folder, say))
+                                            folder, say, seed))
             done = [f.result() for f in verified]
     finally:
         shutil.rmtree(where, ignore_errors=True)
@@ -220,13 +228,13 @@ def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
 
 
 def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
-           rubric: PerformanceRubric) -> tuple[_Served, _Served]:
+           rubric: PerformanceRubric, seed: int) -> tuple[_Served, _Served]:
     case = job.perf.as_case()
     ref = _Served(setup, job.reference_binary, gpu, sandbox.make_private_dir(folder / "a", setup.identity),
-                  case, PERF_SEED, rubric, [])
+                  case, seed, rubric, [])
     try:
         stu = _Served(setup, job.student_binary, gpu, sandbox.make_private_dir(folder / "b", setup.identity),
-                      case, PERF_SEED, rubric, ["--output", "out.bin"])
+                      case, seed, rubric, ["--output", "out.bin"])
     except BaseException:
         ref.end()
         raise
@@ -235,7 +243,7 @@ def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
 
 def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
             rubric: PerformanceRubric, before: list["Future[bool]"],
-            say: Callable[[str], None]) -> bool:
+            say: Callable[[str], None], seed: int) -> bool:
     """Sets up, waits for quiet (`before` done), times the rounds into `result`;
     whether they all went well (else result.message says why)."""
     ref, stu = sides
@@ -254,7 +262,7 @@ def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
     while True:
         started = time.monotonic()
         # A: the reference.
-        ms, why = parse_timing(ref.time(), case, PERF_SEED, rubric.reps)
+        ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
         if ms is None:
             result.message = f"the reference's timed run failed ({why}; {ref.why()})"
             return False
@@ -264,7 +272,11 @@ def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
         if data is None:
             result.message = f"the timed run {stu.why()}"
             return False
-        ms, why = parse_timing(data, case, PERF_SEED, rubric.reps)
+        if data.get("status") == "fail" and isinstance(data.get("message"), str):
+            # The harness's check of a repetition (trusted code in its process) failed.
+            result.message = f"the timed run is wrong: {data['message'][:400]}"
+            return False
+        ms, why = parse_timing(data, case, seed, rubric.reps)
         if ms is None:
             result.message = f"the timed run's report is unusable: {why}"
             return False
@@ -280,10 +292,11 @@ def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
 
 def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, result: PerfResult,
                job: PerfJob, rubric: PerformanceRubric, folder: Path,
-               say: Callable[[str], None]) -> bool:
+               say: Callable[[str], None], seed: int) -> bool:
     """Ends both processes; after good rounds, has the trusted reference check the
-    submission's output: the last timed repetition's (of the last round), on that
-    repetition's input. Whether the rounds stand (else result.message says why)."""
+    submission's output once more, in a process of its own: the last timed repetition's
+    (of the last round), on that repetition's input. Whether the rounds stand (else
+    result.message says why)."""
     ref, stu = sides
     ref.stop()   # both wind down at once
     ended = stu.end()
@@ -296,8 +309,9 @@ def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, res
     started = time.monotonic()
     vdir = folder / "verify"
     vdir.mkdir()
-    v = verify(setup, job.perf.as_case(), PERF_SEED, stu.report.parent / "out.bin", vdir,
-               perturb_rep=rubric.warmup + rubric.reps - 1)
+    # Repetitions are counted on across rounds, warm-ups included.
+    v = verify(setup, job.perf.as_case(), seed, stu.report.parent / "out.bin", vdir,
+               timed_rep=result.rounds * (rubric.warmup + rubric.reps) - 1)
     say(f"{job.perf.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
     if v.get("status") != "pass":
         result.message = "the output of the timed run is wrong (trusted check)"

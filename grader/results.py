@@ -247,6 +247,9 @@ class SubmissionResult:
     seconds: float = 0.0
     timings: dict[str, float] = field(default_factory=dict)   # phase -> seconds (wall)
     reproduce: str = ""
+    # The seed of the timed inputs: drawn per grade, secret from the student (only the
+    # instructor's reports show it; `grade --perf-seed` repeats it). 0: nothing timed.
+    perf_seed: int = 0
     identity: Identity = field(default_factory=Identity)
     source_digest: str = ""       # of the submission's bytes: a resumed batch regrades a changed one
     rubric_digest: str = ""       # of the rubric and case files it was graded with

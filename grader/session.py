@@ -49,6 +49,7 @@ class Options:
     cache_dir: Path = field(default_factory=default_cache_dir)
     jobs: int = 0                         # parallel CPU work; 0: the machine's cores
     seed: int | None = None               # None: a fresh one
+    perf_seed: int | None = None          # the timed inputs' seed; None: a fresh one per grade
     perf: bool = True                     # measure performance (GPU only)
     sandbox_user: str = "nobody"          # when running as root
     cuda_arch: str = ""                   # "" : the GPU's
@@ -323,6 +324,13 @@ class Session:
                 "emulator backend chosen: correctness is graded with the CPU emulator; "
                 "performance is not measured")
         return MachineInfo("emulator", "", "", None, user, note, contained)
+
+    def draw_perf_seed(self) -> int:
+        """The seed of a grade's timed inputs: fresh and secret (never derived from the
+        grade's seed, which students see), unless the options fix it."""
+        if self.options.perf_seed is not None:
+            return self.options.perf_seed
+        return random.SystemRandom().randrange(1, 2**63)
 
     def reproduce_command(self, path: Path) -> str:
         extra = f" --backend {self.options.backend}" if self.options.backend != "auto" else ""

@@ -93,6 +93,8 @@ def _grading_options(args: argparse.Namespace, seed: int, backend: str) -> list[
         out += ["--cuda-arch", args.cuda_arch]
     if args.no_perf:
         out.append("--no-perf")
+    if args.perf_seed is not None:
+        out += ["--perf-seed", str(args.perf_seed)]
     if args.workdir is not None:
         out += ["--workdir", str(args.workdir)]
     return out

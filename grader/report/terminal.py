@@ -75,6 +75,10 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
     m = result.machine
     out = [f"scanlab grader {result.grader_version}: {result.name} ({result.kind} {result.origin})",
            f"seed {result.seed}; reproduce this grade: {result.reproduce}"]
+    if result.perf_seed and any(tr.perf for tr in result.tasks):
+        # The instructor's report only: students must not know the timed inputs' seed.
+        out.append(f"timed inputs: --perf-seed {result.perf_seed} (secret: not in the "
+                   "student's Gradescope report)")
     if m.backend == "cuda":
         copy = f", copy bandwidth {m.copy_gbps:.0f} GB/s" if m.copy_gbps else ""
         out.append(f"GPU: {m.gpu} (compute capability {m.compute_capability}){copy}; "

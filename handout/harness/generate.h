@@ -161,7 +161,8 @@ std::vector<typename Op::Element> generateInput(size_t n, uint64_t seed, Distrib
 // recognizes is right on it. `verify --rep R` rebuilds the input repetition R saw (it
 // is generateInput with that seed).
 SCANLAB_HD uint64_t timedInputSeed(uint64_t seed, uint64_t rep) {
-    return splitmix64(seed ^ 0x74696d6564ull ^ splitmix64(rep + 1));  // "timed"
+    // 63 bits: a seed `--seed` takes back (`run --seed S` draws this input).
+    return splitmix64(seed ^ 0x74696d6564ull ^ splitmix64(rep + 1)) >> 1;  // "timed"
 }
 
 }  // namespace scanlab

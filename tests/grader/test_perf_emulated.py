@@ -20,7 +20,8 @@ from grader.check import TimeoutTracker
 from grader.check import run_batch as run_batch_of_cases
 from grader.grade import grade
 from grader.session import Options, Session
-from grader.perf import BaselineStore, PerfJob, measure, measure_all
+from grader.assignment import default_assignment
+from grader.perf import PERF_SEED, BaselineStore, PerfJob, measure, measure_all
 
 
 @pytest.fixture(scope="module")
@@ -195,17 +196,71 @@ def _reduce_perf_case(session):
 
 @pytest.mark.parametrize("name", ["memo_reduce", "launch_counter_reduce"])
 def test_a_kernel_that_remembers_is_wrong_when_timed(pseudo_gpu, name):
-    # Right on its first input; the timed repetitions change the input, and the last
-    # one's output is verified by the trusted reference against that input.
+    # Right on its first input; every timed repetition has an input of its own, and
+    # the harness checks every repetition's output on the device: the first one fails.
     session, tmp = pseudo_gpu
     setup = session.prepare()
     cheat = fixture_driver(session, name, tmp)
     p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
                 session.rubric.performance, None)
-    assert p.status == "failed" and "output of the timed run is wrong" in p.message, p.message
+    assert p.status == "failed", p.message
+    assert "timed run is wrong: timed repetition 0 (warm-up 1 of 1, round 1) is wrong" in p.message, p.message
     honest = measure(setup, session.run_reference, session.run_reference, _reduce_perf_case(session),
                      session.rubric.performance, None)
     assert honest.status == "measured", honest.message
+
+
+def test_a_kernel_honest_only_where_it_was_once_verified_fails_its_first_repetition(pseudo_gpu):
+    # Honest on launches 0, 35, 70, ...: the correctness run and, with 5 warm-ups and 30
+    # timed runs, the last repetition of each round (the only one verified before).
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    cheat = fixture_driver(session, "checked_only_reduce", tmp)
+    rubric = dataclasses.replace(session.rubric.performance, warmup=5, reps=30, rounds=1, max_rounds=1)
+    p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session), rubric, None)
+    assert p.status == "failed", p.message
+    assert "timed repetition 0 (warm-up 1 of 5, round 1) is wrong" in p.message, p.message
+    assert "the result is wrong: expected" in p.message and ", got " in p.message, p.message
+
+
+def test_a_counter_kept_in_the_input_fails_the_timing(pseudo_gpu):
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    cheat = fixture_driver(session, "input_counter_reduce", tmp)
+    p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
+                session.rubric.performance, None, seed=987654321)
+    assert p.status == "failed", p.message
+    assert "timed repetition 0" in p.message and "changed their input" in p.message, p.message
+    assert "in[0]" in p.message, p.message
+
+
+def test_a_counter_kept_in_the_tile_state_reads_the_poison(pseudo_gpu):
+    # The whole tile state is poisoned before every launch: the counter never reads 0,
+    # so the kernel skips its work from the first launch on.
+    session, tmp = pseudo_gpu
+    cheat = fixture_driver(session, "tile_state_counter_lookback", tmp, "lookback_scan.cuh")
+    r = subprocess.run([str(cheat), "run", "--task", "lookback-scan", "--n", "100000"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == default_assignment().exit_code("fail"), r.stdout + r.stderr
+    assert "elements differ" in r.stdout and "expected" in r.stdout, r.stdout
+
+
+def test_the_timed_inputs_are_never_the_public_seeds(pseudo_gpu):
+    # The fixture recognizes the input of the old public perf seed (and is wrong on
+    # it); timed repetitions draw their inputs from the grade's secret seed, a fresh
+    # one each, so it never recognizes one: it is timed doing its (slow) honest work.
+    session, tmp = pseudo_gpu
+    setup = session.prepare()
+    cheat = fixture_driver(session, "recognize_timed_reduce", tmp)
+    fail, ok = default_assignment().exit_code("fail"), default_assignment().exit_code("pass")
+    for seed, code in ((PERF_SEED, fail), (PERF_SEED + 1, ok)):
+        r = subprocess.run([str(cheat), "run", "--task", "reduce", "--n", str(1 << 15), "--seed", str(seed)],
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == code, (seed, r.stdout + r.stderr)
+    for seed in (PERF_SEED, 424242):
+        p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
+                    session.rubric.performance, None, seed=seed)
+        assert p.status == "measured", p.message
 
 
 def test_a_macro_in_a_student_file_does_not_reach_the_timer(pseudo_gpu):
