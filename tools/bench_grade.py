@@ -96,12 +96,18 @@ def main() -> int:
                    "builds_s": builds, "cases": cases, "backend": result["machine"]["backend"],
                    "gpu": result["machine"]["gpu"], "score": result["score"],
                    "max_score": result["max_score"],
-                   "perf_rounds": [p["rounds"] for t in result["tasks"] for p in t["perf"]]}
+                   "perf_rounds": [p["rounds"] for t in result["tasks"] for p in t["perf"]],
+                   # The submission's time over the reference's, per timed task (the
+                   # solution against itself: near 1).
+                   "slowdowns": {t["name"]: round(p["student_ms"] / p["reference_ms"], 3)
+                                 for t in result["tasks"] for p in t["perf"][:1]
+                                 if p.get("student_ms") and p.get("reference_ms")}}
             runs.append(run)
             verdict = "OK" if seconds <= args.target else "OVER TARGET"
             print(f"grade {rep + 1}: {seconds:.1f} s wall ({verdict}, target {args.target:.0f} s); "
                   f"phases {run['phases_s']}; builds {builds}; {cases} cases; "
-                  f"score {result['score']:.2f}/{result['max_score']:g}; backend {run['backend']} {run['gpu']}")
+                  f"score {result['score']:.2f}/{result['max_score']:g}; slowdowns {run['slowdowns']}; "
+                  f"backend {run['backend']} {run['gpu']}")
             if not args.submission:
                 shutil.rmtree(sub, ignore_errors=True)
     if args.json:

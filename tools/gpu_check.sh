@@ -9,6 +9,11 @@
 #   LOG_DIR  one log per step (default build/gpu-check); a summary line per step on stdout
 #   STEP     run only these steps (default: all, in this order):
 #            info configure build ctest bench bench-emulator bench-grade batch grade
+#            and, only when named (ctest covers the first; the second grades five times):
+#            timing-cheats  the timing-cheat fixtures on the GPU (test_e2e_gpu.py -k
+#                           timing_cheat): none earns performance points
+#            self-grade     the reference graded against itself five times (bench_grade.py
+#                           --reps 5): full marks, slowdowns near 1, the time of a grade
 # Needs what `make test` needs (tools/install_deps.sh) plus nvcc and compute-sanitizer.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +46,9 @@ run_step() {
     bench-grade) python3 tools/bench_grade.py --reps 2 --json "$logs/bench-grade.json" ;;
     batch) batch_of_ten ;;
     grade) make grade GRADE_FLAGS="--out $logs/grade" ;;
+    timing-cheats) python3 -m pytest -q -s tests/grader/test_e2e_gpu.py -k timing_cheat ;;
+    self-grade) python3 tools/bench_grade.py --reps 5 --target 25 --json "$logs/self-grade.json" \
+                  ${SCANLAB_TEST_CACHE:+--cache "$SCANLAB_TEST_CACHE"} ;;
     *) echo "unknown step: $1"; return 2 ;;
   esac
 }

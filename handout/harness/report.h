@@ -44,6 +44,7 @@ inline JsonObject timingJson(const Timing& t) {
     JsonObject j;
     j.add("name", t.name).add("median_ms", t.medianMs).add("min_ms", t.minMs).add("max_ms", t.maxMs)
         .add("reps", t.reps);
+    if (t.checked) j.add("checked", t.checked).add("check_ms", t.checkMs);
     return j;
 }
 
@@ -118,6 +119,10 @@ void printResult(const RunConfig& c, const RunResult& r) {
                     "(%d B/element)\n",
                     r.timing->medianMs, r.timing->minMs, r.timing->maxMs, r.timing->reps,
                     bytes / (r.timing->medianMs * 1e6), int(c.task->bytesMoved * sizeof(T)));
+        if (r.timing->checked)
+            std::printf("  verify  every repetition (%d, warm-ups included): a fresh input, and its "
+                        "output checked on the device (%.1f ms, untimed)\n",
+                        r.timing->checked, r.timing->checkMs);
         for (const auto& b : r.baselines)
             std::printf("  vs %-20s %10.4f ms   speedup %.1fx\n", b.name.c_str(), b.medianMs,
                         b.medianMs / r.timing->medianMs);

@@ -319,14 +319,21 @@ RunResult runTask(const RunConfig& c) {
                 ++round;
                 EventTimer timer;
                 std::vector<double> ms;
+                double checkMs = 0;
+                using Clock = std::chrono::steady_clock;
                 for (int k = 0; k < c.warmup + c.reps; ++k) {
                     const uint64_t rep = nextRep++;
                     const uint64_t seed = timedInputSeed(c.seed, rep);
+                    auto t0 = Clock::now();
                     checker.generate(runner.in.data(), seed);
                     runner.clearScratch();
+                    deviceSynchronize("the input of a timed repetition");
+                    checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                     const double t = timeLaunch(timer, c.task->name, [&] { runner.launch(); });
+                    t0 = Clock::now();
                     runner.checkOverruns();
                     const std::string wrong = checker.check(runner.in.data(), runner.out.data(), seed);
+                    checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
                     if (!wrong.empty()) {
                         r.status = "fail";
                         r.timing.reset();
@@ -342,7 +349,8 @@ RunResult runTask(const RunConfig& c) {
                     if (k >= c.warmup) ms.push_back(t);
                 }
                 r.timing = Timing{c.task->name, median(ms), *std::min_element(ms.begin(), ms.end()),
-                                  *std::max_element(ms.begin(), ms.end()), c.reps};
+                                  *std::max_element(ms.begin(), ms.end()), c.reps,
+                                  c.warmup + c.reps, checkMs};
                 return true;
             };
             if (c.rounds) {

@@ -46,6 +46,8 @@ struct Timing {
     std::string name;
     double medianMs = 0, minMs = 0, maxMs = 0;
     int reps = 0;
+    int checked = 0;       // repetitions checked on the device (run --time: all, warm-ups too)
+    double checkMs = 0;    // host time spent drawing their inputs and checking them (untimed)
 };
 
 inline double median(std::vector<double> v) {

@@ -154,15 +154,21 @@ def emulator(emu_session: Session, tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def gpu(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+def gpu_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+    """A grading session on the GPU, its reference built (no fixture graded yet)."""
     if not gpu_present():
         pytest.skip("no GPU (nvidia-smi lists none): GPU end-to-end tests not run")
     m = machines.detect(check_boost=False)
     if not m.can_build_cuda:
         pytest.skip("a GPU, but no CUDA toolchain (nvcc/cmake/g++) to build for it")
-    tmp = tmp_path_factory.mktemp("gpu")
-    session = _session("cuda", test_rubric, tmp)
-    graded = Graded(session, tmp)
-    graded.prefetch(fixture_names())
-    yield graded
+    session = _session("cuda", test_rubric, tmp_path_factory.mktemp("gpu-session"))
+    yield session
     session.close()
+
+
+@pytest.fixture(scope="session")
+def gpu(gpu_session: Session, tmp_path_factory: pytest.TempPathFactory):
+    """Every fixture submission, graded on the GPU (all at once)."""
+    graded = Graded(gpu_session, tmp_path_factory.mktemp("gpu"))
+    graded.prefetch(fixture_names())
+    return graded

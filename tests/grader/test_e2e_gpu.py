@@ -2,9 +2,13 @@
 (interleaved timing against the reference). Skipped -- never passed -- without a GPU."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from conftest import assert_expected_verdicts, fixture_names
+from conftest import assert_expected_verdicts, compose, fixture_driver, fixture_names
+from grader.grade import grade
+from grader.perf import measure
 
 
 @pytest.mark.parametrize("name", fixture_names())
@@ -125,3 +129,47 @@ def test_a_file_the_emulator_cannot_build_is_a_finding(gpu):
     if "race check on the CPU emulator not run" not in t1.race_note:
         failed = [c for c in t1.cases if c.case.backend == "emulator"]
         assert failed and all("does not build for the CPU emulator" in c.summary for c in failed)
+# ---- timing cheats (issue 31): none earns performance points, refused or not ----------
+
+# (fixture, its file, the driver task it cheats on, whether its timing fails outright)
+TIMING_CHEATS = [
+    ("checked_only_reduce", "reduce.cuh", "reduce", True),       # wrong on unverified launches
+    ("input_counter_reduce", "reduce.cuh", "reduce", True),      # writes its input
+    ("tile_state_counter_lookback", "lookback_scan.cuh", "lookback-scan", True),
+    ("recognize_timed_reduce", "reduce.cuh", "reduce", False),   # never recognizes: slow work
+    ("side_stream_reduce", "reduce.cuh", "reduce", False),       # its slow work timed all the same
+]
+
+
+@pytest.mark.parametrize("name,file,task,fails", TIMING_CHEATS)
+def test_a_timing_cheat_earns_nothing_even_past_the_static_checks(gpu_session, tmp_path, name, file,
+                                                                   task, fails):
+    """Each cheat built as its task is graded but past the text and symbol checks (some
+    refuse it), timed against the reference on a secret seed: the runtime defences alone
+    leave it no performance credit (its timing fails, or it is timed doing its slow
+    honest work: credit full_credit_slowdown / slowdown, under 1%)."""
+    session = gpu_session
+    setup = session.prepare()
+    cheat = fixture_driver(session, name, tmp_path, file)
+    perf_case = next(p for t in session.rubric.tasks for p in t.perf if p.task == task)
+    rubric = session.rubric.performance
+    p = measure(setup, cheat, session.run_reference, perf_case, rubric,
+                session.machine_info().copy_gbps, seed=random.SystemRandom().randrange(1, 2**63))
+    print(f"{name}: {p.status}; {p.message}; slowdown {p.slowdown}")
+    if fails:
+        assert p.status == "failed" and "timed repetition" in p.message, p.message
+    else:
+        assert p.status == "measured", p.message
+        assert p.slowdown is not None and rubric.full_credit_slowdown / p.slowdown < 0.01, p.slowdown
+
+
+def test_timing_cheat_fixtures_earn_no_performance_points_when_graded(gpu_session, tmp_path):
+    """Graded as submissions: each cheating task gets 0 performance points; the honest
+    tasks of the same submissions keep theirs."""
+    for name, _, task, _ in TIMING_CHEATS:
+        result = grade(gpu_session, compose(name, tmp_path / "submissions"))
+        assert_expected_verdicts(name, result, "cuda")
+        for tr in result.tasks:
+            print(f"{name}: task {tr.number}: {tr.perf_status} {tr.performance_points} {tr.perf_message}")
+            if tr.name == task:
+                assert tr.performance_points == pytest.approx(0, abs=0.01 * tr.performance_max), tr.perf_message
