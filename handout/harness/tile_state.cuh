@@ -3,9 +3,10 @@
 // Task 4's scratch: what the tiles of a single-pass scan tell each other while the
 // kernel runs (student/lookback_scan.cuh), and the loads and stores to do it with.
 //
-// The plan (harness/plans.cuh) clears the tile counter and every status word before
-// each launch; the values are left as the last launch wrote them, so a value read
-// before its status says it is there is stale (or garbage), never right by luck.
+// Before each launch the harness poisons the whole tile state (harness/run.h), and the
+// plan (harness/plans.cuh) then clears the tile counter, every status word and every
+// packed word; a value read before its status says it is there is garbage, never
+// right by luck, and nothing a launch writes here survives to the next one.
 #pragma once
 #include <cstring>
 

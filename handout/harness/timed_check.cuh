@@ -178,7 +178,9 @@ class RepetitionCheck {
     RepetitionCheck(Task task, size_t n, Distribution d)
         : task_(task), n_(n), dist_(d), segments_((n + kSegment - 1) / kSegment),
           totals_(segments_), magnitudes_(segments_), carries_(segments_),
-          magnitudeCarries_(segments_), found_(1) {}
+          magnitudeCarries_(segments_), found_(1) {
+        magnitudeCarries_.fillBytes(0);  // stays 0 where no tolerance applies (not floats)
+    }
 
     static unsigned blocksFor(size_t threads) { return unsigned((threads + 127) / 128); }
 
@@ -209,7 +211,9 @@ class RepetitionCheck {
                          dim3(128), 0, in, n_, seed, dist_, totals_.data(), magnitudes_.data(),
                          found_.data());
             const std::vector<WT> totals = totals_.download();
-            const std::vector<double> magnitudes = magnitudes_.download();
+            constexpr bool kFloat = std::is_floating_point_v<T>;  // only floats need the magnitudes
+            const std::vector<double> magnitudes = kFloat ? magnitudes_.download()
+                                                          : std::vector<double>(segments_, 0.0);
             carries.resize(segments_);
             magnitudeCarries.resize(segments_);
             WT acc = W::identity();
@@ -222,7 +226,7 @@ class RepetitionCheck {
             }
             if (scan) {
                 carries_.upload(carries);
-                magnitudeCarries_.upload(magnitudeCarries);
+                if (kFloat) magnitudeCarries_.upload(magnitudeCarries);
                 launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>,
                              dim3(blocksFor(segments_)), dim3(128), 0, out, n_, seed, dist_,
                              inclusive, 0u, static_cast<const WT*>(carries_.data()),
