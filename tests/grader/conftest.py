@@ -54,14 +54,27 @@ def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) 
     assert bool(result.error) == bool(expect.get("error", False)), result.error
 
 
-def fixture_driver(session: Session, name: str, tmp: Path, file: str = "reduce.cuh") -> Path:
+def fixture_driver(session: Session, name: str, tmp: Path, file: str = "reduce.cuh",
+                   past_static_checks: bool = False) -> Path:
     """The fixture's `file` built among the reference's files (as its task is graded):
-    the driver binary, for tests that run it directly."""
+    the driver binary, for tests that run it directly. `past_static_checks`: built even
+    where the code rules before the build would refuse it (a build of its own: a
+    comment added, so that no grade of the same files reuses it), to show what the
+    runtime defences alone do with it."""
     dest = tmp / name
     folder = dest / name if (dest / name).exists() else compose(name, dest)
     files = dict(session.builder.reference_files)
     files[file] = next(folder.rglob(file)).read_bytes()
-    b = session.builder.build(f"{name} ({file})", files, {}, {})
+    builder = session.builder
+    if not past_static_checks:
+        b = builder.build(f"{name} ({file})", files, {}, {})
+    else:
+        files[file] += b"\n// built past the static checks (a test)\n"
+        setattr(builder, "_gate", lambda *args, **kwargs: [])   # this instance, this build
+        try:
+            b = builder.build(f"{name} ({file}, past the static checks)", files, {}, {})
+        finally:
+            delattr(builder, "_gate")
     assert b.ok and b.binary is not None, b.errors
     return b.binary
 

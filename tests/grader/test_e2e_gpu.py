@@ -150,7 +150,7 @@ def test_a_timing_cheat_earns_nothing_even_past_the_static_checks(gpu_session, t
     honest work: credit full_credit_slowdown / slowdown, under 1%)."""
     session = gpu_session
     setup = session.prepare()
-    cheat = fixture_driver(session, name, tmp_path, file)
+    cheat = fixture_driver(session, name, tmp_path, file, past_static_checks=True)
     perf_case = next(p for t in session.rubric.tasks for p in t.perf if p.task == task)
     rubric = session.rubric.performance
     p = measure(setup, cheat, session.run_reference, perf_case, rubric,

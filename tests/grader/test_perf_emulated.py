@@ -118,18 +118,21 @@ def test_a_timed_process_that_stops_answering_is_killed(pseudo_gpu):
     assert p.status == "failed" and "time limit" in p.message, p.message
 
 
-def test_measure_rejects_a_wrong_timed_output(pseudo_gpu, tmp_path):
-    session, _ = pseudo_gpu
-    setup = session.prepare()
-    # It speaks the served protocol (run --time --serve), claims a fast time every
-    # round, and writes zeros.
-    liar = _fake_driver(session, "liar-timed",
+def _liar(session):
+    """It speaks the served protocol (run --time --serve) for the scan perf case,
+    claims a fast time every round, and writes zeros."""
+    return _fake_driver(session, "liar-timed",
                         'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
                         'while read line && [ "$line" = time ]; do k=$((k+1))\n'
                         f"  echo '{FAST_ROUND}' > \"$JSON.$k\"\n"
                         'done\n'
                         '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
-    p = measure(setup, liar, session.run_reference, session.rubric.tasks[2].perf[0],
+
+
+def test_measure_rejects_a_wrong_timed_output(pseudo_gpu, tmp_path):
+    session, _ = pseudo_gpu
+    setup = session.prepare()
+    p = measure(setup, _liar(session), session.run_reference, session.rubric.tasks[2].perf[0],
                 session.rubric.performance, None)
     assert p.status == "failed" and "wrong" in p.message
 
@@ -319,15 +322,14 @@ def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
     session, _ = pseudo_gpu
     setup = session.prepare()
     ref = session.run_reference
-    cheat = fixture_driver(session, "memo_reduce", tmp_path)
     steps: list[str] = []
-    jobs = [PerfJob(cheat, ref, _reduce_perf_case(session)),
-            PerfJob(ref, ref, session.rubric.tasks[2].perf[0])]
+    jobs = [PerfJob(_liar(session), ref, session.rubric.tasks[2].perf[0]),
+            PerfJob(ref, ref, _reduce_perf_case(session))]
     first, second = measure_all(setup, jobs, session.rubric.performance, None, steps.append)
     assert first.status == "failed" and "output of the timed run is wrong" in first.message
     assert second.status == "measured", second.message
-    verified = next(i for i, s in enumerate(steps) if s.startswith("reduce: verifying"))
-    timed = next(i for i, s in enumerate(steps) if s.startswith("scan: round 1"))
+    verified = next(i for i, s in enumerate(steps) if s.startswith("scan: verifying"))
+    timed = next(i for i, s in enumerate(steps) if s.startswith("reduce: round 1"))
     assert verified < timed, steps
 
 
