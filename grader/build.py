@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, TypeVar
 
-from grader import compiled
+from grader import compiled, object_code
 from grader import run as sandbox
 from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from grader.results import Violation
@@ -88,6 +88,9 @@ class BuildResult:
     # What the compiled student unit breaks of the rules (grader/compiled.py); a build
     # with violations is not run.
     violations: list[Violation] = field(default_factory=list)
+    # The student files whose code calls the handout's placeholders (baseline::...), with
+    # the line: their task is not attempted (code_rules.placeholder_lines).
+    placeholders: dict[str, int] = field(default_factory=dict)
 
 
 def _hash_tree(root: Path) -> str:
@@ -298,7 +301,8 @@ class Builder:
         if not owner:
             shared = future.result()
             return BuildResult(label, shared.ok, shared.binary, shared.seconds, True, shared.log,
-                               shared.errors, key, origins, list(shared.violations))
+                               shared.errors, key, origins, list(shared.violations),
+                               dict(shared.placeholders))
         try:
             if key == self.key(self.reference_files):
                 result = self._reference_copy(label)
@@ -371,6 +375,8 @@ class Builder:
                                 memory_kind="data", file_mb=1024, open_files=1024)
         log_parts: list[str] = []
         ok = True
+        placeholders: dict[str, int] = {}
+        constants: set[str] = set()
         if not trusted and kit is not None:
             # What the unit reads and what the compiler sees, before anything is built.
             gate = self._gate(src, build_dir, kit[0].commands(src, build_dir)[0], sources, own,
@@ -378,6 +384,11 @@ class Builder:
             if gate:
                 return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
                                    violations=gate)
+            unit = (build_dir / "student_unit.i").read_text(errors="replace") \
+                if (build_dir / "student_unit.i").is_file() else ""
+            shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
+            placeholders = code_rules.placeholder_lines(unit, shown_by_path)
+            constants = code_rules.constant_names(unit, shown_by_path)
         for argv in steps:
             remaining = self.timeout_s - (time.monotonic() - start)
             if remaining <= 1:
@@ -406,12 +417,11 @@ class Builder:
         violations: list[Violation] = []
         if ok and not trusted:
             try:
-                violations = self._inspect(src, build_dir, sources, own, env, identity, limits,
-                                           start)
+                violations = self._inspect(src, build_dir, sources, own, frozenset(constants))
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
-                           log[-200_000:], errors, violations=violations)
+                           log[-200_000:], errors, violations=violations, placeholders=placeholders)
 
     def _cmake_steps(self, src: Path, build_dir: Path, cub: bool) -> list[list[str]]:
         """Configure and build with CMake, as a student's `make` does."""
@@ -470,15 +480,25 @@ class Builder:
             self.forbidden, (str(src / "harness"), str(src / "student")))
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
-                 own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
-                 limits: sandbox.Limits, start: float) -> list[Violation]:
+                 own: dict[str, str], constants: frozenset[str]) -> list[Violation]:
         """The checks of grader/compiled.py over this build's student unit (its objects
         and source: <binary>.objects, written by handout/cmake/scanlab.cmake)."""
         listing = (build_dir / f"{BINARY[self.tools.backend]}.objects").read_text()
         objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
+        cuda = self.tools.backend == "cuda"
+        keep = build_dir / "keep"
+        # The device code's ELF (nvcc kept it): its writable variables are state.
+        device: list[object_code.DeviceVariable] = []
+        for cubin in sorted(keep.glob("*.cubin")) if keep.is_dir() else []:
+            device += object_code.read_device_variables(cubin)
         found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
                                        compiled.read_symbols(Path(objects["harness"])),
-                                       sources, self.forbidden)
+                                       sources, self.forbidden,
+                                       frozenset(v.name for v in device), constants)
+        toolchain = object_code.check_host_code(object_code.read_functions(Path(objects["student"])),
+                                                cuda) + object_code.device_state(device)
+        found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
+                  if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's
         # (-E gave the gate the device's); the rules run on both.
         student_files = {f"{src}/student/{name}": shown for name, shown in own.items()}

@@ -26,6 +26,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader import object_code
 from grader.forbidden import strip_source
 from grader.results import Violation
 from grader.rubric import ForbiddenRubric
@@ -47,7 +48,8 @@ TOOLCHAIN_CALLS = re.compile(
     r"|(typeinfo|vtable) for .*)$")
 # The parts of libstdc++ that reach files, threads or the system.
 STD_DENIED = re.compile(r"^std::.*\b(basic_[io]?fstream|basic_filebuf|__basic_file|filesystem|thread"
-                        r"|this_thread|random_device)\b")
+                        r"|this_thread|random_device|set_terminate|set_new_handler|set_unexpected"
+                        r"|signal|at_quick_exit)\b")
 # Data the toolchain generates (fatbinary handles, launch stubs' statics) and the
 # handout's "not implemented" flag: not the student's state.
 TOOLCHAIN_DATA = re.compile(
@@ -239,16 +241,24 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
 
 
 def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[str, str],
-                  rules: ForbiddenRubric) -> list[Violation]:
+                  rules: ForbiddenRubric, device_names: frozenset[str] = frozenset(),
+                  constants: frozenset[str] = frozenset()) -> list[Violation]:
     """The rules of the module doc over the student unit's symbols. Every finding is
-    placed on the student line that names the symbol, or on each student file."""
+    placed on the student line that names the symbol, or on each student file.
+    `device_names`: the device variables of the unit (nvcc's host object has a shadow of
+    each; the device code's ELF says whether it is state, grader/object_code.py);
+    `constants`: the names a student file declares __constant__ (code_rules.constant_names:
+    on the emulator, constant memory is writable host memory)."""
     allowed_calls = [re.compile(p) for p in rules.allowed_calls]
     harness_defined = {s.mangled: s for s in harness if s.defined and s.bind != "LOCAL"}
     harness_used = {s.mangled for s in harness if not s.defined}
     findings: list[tuple[Symbol, str, str]] = []
     for s in student:
         if not s.defined:
-            allowed = TOOLCHAIN_CALLS.match(s.name) and not STD_DENIED.match(s.name)
+            # The toolchain's own calls (exit, the launch): where they are reached from is
+            # grader/object_code.py's check.
+            allowed = (TOOLCHAIN_CALLS.match(s.name) or object_code.TOOLCHAIN_ONLY.match(s.name)) \
+                and not STD_DENIED.match(s.name)
             if not (allowed or any(p.match(s.name) for p in allowed_calls)):
                 why = KNOWN_CALLS.get(s.name, "")
                 findings.append((s, "symbol-call", f"uses `{s.name}`{why}, which the assignment "
@@ -256,7 +266,8 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
-        if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name):
+        if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
+                and s.name not in device_names and _base_name(s.name) not in constants:
             findings.append((s, "state", f"keeps state between launches in `{s.name}` (a "
                              "__device__ or static variable): kernels may keep nothing from one "
                              "call to the next (a read-only table must be const)"))
@@ -269,9 +280,15 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
         elif s.mangled in harness_used or (s.bind == "GLOBAL" and s.mangled in harness_defined):
             findings.append((s, "symbol-define", f"defines `{s.name}`, which the harness uses: it "
                              "would replace the harness's own"))
+    return place([(s.name, rule, message) for s, rule, message in findings], sources)
+
+
+def place(findings: list[tuple[str, str, str]], sources: dict[str, str]) -> list[Violation]:
+    """Findings about symbols (name, rule, message) as Violations on the student line that
+    names the symbol, or on each student file."""
     found: list[Violation] = []
-    for s, rule, message in findings:
-        where = _locate(s.name, sources)
+    for name, rule, message in findings:
+        where = _locate(name, sources)
         targets = [where] if where else [(p, 0, "") for p in sources]
         for path, line, excerpt in targets:
             if not any(v.file == path and v.message == message for v in found):

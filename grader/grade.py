@@ -372,6 +372,8 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 part.outcome.status = "build_failed"
                 part.outcome.message = "does not compile"
                 continue
+            if _calls_placeholder(part, b):
+                continue
             cases = cases_of(rubric, part, session.backend == "emulator")
             if session.backend == "cuda":
                 # One process (one CUDA context) for all of this build's cases.
@@ -430,9 +432,14 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
         if not isinstance(part.outcome, TaskResult):
             continue
         tr, race_build = part.outcome, part.race_build
+        if race_build is not None and race_build.violations and tr.status != "forbidden":
+            # The same files break the rules as the emulator's compiler sees them (code
+            # behind #ifdef __CUDACC__ is checked on both sides).
+            tr.cases = []
+            _forbid(part, race_build.violations, "in the emulator build: not counted")
         # Only where the emulator's own harness and reference are there (race_setup): a
         # machine that cannot build the emulator at all is no finding against the student.
-        if race_build is not None and not race_build.ok and tr.status == "graded" \
+        elif race_build is not None and not race_build.ok and tr.status == "graded" \
                 and part.task is not None and race_setup is not None:
             backends.emulator_build_failed(tr, race_build, rubric.cases_for(
                 part.task.driver_tasks, True, rubric.race_check_groups), session.seed)
@@ -452,6 +459,25 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if session.sanitizer_note:
                 tr.race_note = "; ".join(x for x in (tr.race_note, session.sanitizer_note) if x)
     return apps_done
+
+
+def _calls_placeholder(part: Part, b: BuildResult) -> bool:
+    """A task whose file calls the handout's placeholder or baseline implementations (as the
+    compiler saw it: code_rules.placeholder_lines) is not attempted, however its text was
+    changed around the call: 0 points; a bonus task is not run at all (True)."""
+    tr = part.outcome
+    if not isinstance(tr, TaskResult) or part.task is None or tr.path not in b.placeholders:
+        return False
+    line = b.placeholders[tr.path]
+    tr.placeholder = True
+    said = (f"{tr.path}:{line} calls the handout's placeholder (baseline::...): not attempted, "
+            "0 points")
+    if part.task.bonus:
+        tr.status = "not_attempted"
+        tr.message = f"bonus not attempted: {said} (not run)"
+        return True
+    tr.message = said + " (the cases run, for your information)"
+    return False
 
 
 def _forbid(part: Part, violations: list[Violation], fate: str) -> None:

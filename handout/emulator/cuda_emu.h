@@ -25,7 +25,11 @@
 #define __global__
 #define __device__
 #define __host__
-#define __constant__
+// Constant memory is ordinary (writable) memory here; the attribute changes nothing
+// but stays in the preprocessed code, where the grader's code rules
+// (tools/code_rules.py: constant_names) see which variables were declared __constant__
+// (device code cannot write those on a GPU: no state between launches).
+#define __constant__ __attribute__((__visibility__("default")))
 #define __managed__
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))

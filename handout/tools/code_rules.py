@@ -288,6 +288,40 @@ def scan_preprocessed(preprocessed: str, student_files: dict[str, str], sources:
     return found
 
 
+PLACEHOLDER = re.compile(r"\bbaseline\b")
+
+
+def placeholder_lines(preprocessed: str, student_files: dict[str, str]) -> dict[str, int]:
+    """The student files whose code (as the compiler saw it) names the harness's placeholder
+    and baseline implementations (namespace `baseline`, harness/baselines.cuh), each with
+    the first such line: a task whose file does is not attempted, whatever its text."""
+    found: dict[str, int] = {}
+    for part in split_by_origin(preprocessed, student_files, Rules((), (), ())).parts:
+        for line, text in part.lines:
+            if PLACEHOLDER.search(blank_literals(text)):
+                found.setdefault(part.path, line)
+                break
+    return found
+
+
+_CONSTANT = re.compile(r'__attribute__\s*\(\(\s*__visibility__\s*\(\s*"\s*"\s*\)\s*\)\)')
+
+
+def constant_names(preprocessed: str, student_files: dict[str, str]) -> set[str]:
+    """The variables a student file declares `__constant__`, on the CPU emulator (whose
+    `__constant__` leaves `__attribute__((__visibility__("default")))` in the preprocessed
+    code): constant memory, which device code cannot write on a GPU."""
+    names: set[str] = set()
+    for part in split_by_origin(preprocessed, student_files, Rules((), (), ())).parts:
+        code = blank_literals("\n".join(text for _, text in part.lines))
+        for m in _CONSTANT.finditer(code):
+            declaration = re.split(r"[\[=;{(]", code[m.end():], maxsplit=1)[0]
+            words = re.findall(r"[A-Za-z_]\w*", declaration)
+            if words:
+                names.add(words[-1])
+    return names
+
+
 # ---- the files a unit reads ---------------------------------------------------------------
 
 
@@ -404,19 +438,26 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str) -> tuple
                 sources[str(src)] = src.read_bytes().decode("utf-8", errors="replace")
         unit = str(root / "emulator" / "student_unit_emu.cpp")
         flags = [cxx, "-std=gnu++20", f"-I{root}", "-Wno-unknown-pragmas"]
-        deps = _run(flags + ["-M", "-MF", str(root / "unit.d"), "-MT", "unit", unit], root)
+        # -MG: a header that is not there is listed (and refused below), not an error.
+        deps = _run(flags + ["-M", "-MG", "-MF", str(root / "unit.d"), "-MT", "unit", unit], root)
         if deps.returncode != 0:
             return [], only_public_messages(deps.stderr.replace(f"{root}/", ""), ())
         system = compiler_search_dirs(cxx)
         outside = outside_files(parse_dependencies((root / "unit.d").read_text()), set(shown),
-                                (str(root / "harness"), str(root / "emulator"), *system))
+                                (str(root / "harness"), str(root / "emulator"), str(root / "student"),
+                                 *system))
         if outside:
             return refuse_outside(outside, sources), ""
         pre = _run(flags + ["-E", "-o", str(root / "unit.i"), unit], root)
         if pre.returncode != 0:
             return [], only_public_messages(pre.stderr.replace(f"{root}/", ""), system)
         text = (root / "unit.i").read_text(encoding="utf-8", errors="replace")
-        return scan_preprocessed(text, shown, sources, rules, (str(root / "harness"),)), ""
+        found = scan_preprocessed(text, shown, sources, rules, (str(root / "harness"),
+                                                                 str(root / "student")))
+        for path, line in sorted(placeholder_lines(text, shown).items()):
+            print(f"{path}:{line}: calls the handout's placeholder (baseline::...): the grader "
+                  "counts this task as not attempted (0 points)")
+        return found, ""
 
 
 def main(argv: list[str] | None = None) -> int:
