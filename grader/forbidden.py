@@ -1,18 +1,17 @@
-"""Forbidden constructs: the rubric's rules over a student file.
+"""A student file read the way the compiler's first phases read it, for what is not a
+rule: whether a file is still the handout's placeholder up to comments and spacing
+(`same_code`, so an untouched bonus is not even built) and where a symbol's name occurs
+(grader/compiled.py places its findings with it). The code rules themselves run on the
+compiler's own preprocessed unit (handout/tools/code_rules.py), never on this.
 
-The file is read the way the compiler's first phases read it: backslash-newlines are
-spliced, then comments and string/character literals are blanked (keeping newlines,
-so line numbers stay right). #include lines are checked on the text with comments
-removed but strings kept (the header name is a string); every other rule sees code
-only, so a forbidden word in a comment or a string is no violation.
+Backslash-newlines are spliced, then comments and string/character literals are blanked
+(keeping newlines, so line numbers stay right).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from grader.results import Violation
-from grader.rubric import ForbiddenRubric
 
 
 @dataclass
@@ -127,39 +126,3 @@ def strip_source(text: str) -> Stripped:
         else:
             i += 1
     return Stripped("".join(code), "".join(keep), origin, text)
-
-
-_DIRECTIVE = re.compile(r"^[ \t]*#[ \t]*([A-Za-z_]\w*)?(.*)$", re.M)
-_INCLUDE_OK = re.compile(r'"(harness|student)/[A-Za-z0-9_]+\.(h|cuh|hpp)"|<([A-Za-z0-9_]+)>')
-
-
-def scan(text: str, path: str, rules: ForbiddenRubric) -> list[Violation]:
-    """Every violation of the rules in one student file."""
-    s = strip_source(text)
-    found: list[Violation] = []
-
-    def add(index: int, rule: str, message: str) -> None:
-        line = s.line_of(index)
-        if not any(v.line == line and v.rule == rule for v in found):
-            found.append(Violation(path, line, rule, message, s.source_line(line)))
-
-    for m in _DIRECTIVE.finditer(s.code):
-        directive = m.group(1) or ""
-        if not directive:
-            continue
-        if directive == "include":
-            # The header name, from the text that still has its string literals.
-            argument = s.no_comments[m.start(2):m.end(2)].strip()
-            ok = _INCLUDE_OK.fullmatch(argument)
-            if not ok or (ok.group(3) and ok.group(3) not in rules.allowed_system_includes):
-                allowed = ", ".join(f"<{h}>" for h in rules.allowed_system_includes)
-                add(m.start(), "include",
-                    f"#include {argument or '(macro)'}: only \"harness/...\" and \"student/...\" "
-                    f"headers{' and ' + allowed if allowed else ''} may be included")
-        elif directive not in rules.allowed_directives:
-            add(m.start(), "directive", f"the preprocessor directive #{directive} is not allowed")
-    for rule in rules.rules:
-        for m in rule.pattern.finditer(s.code):
-            add(m.start(), rule.name, rule.message)
-    found.sort(key=lambda v: (v.line, v.rule))
-    return found

@@ -241,7 +241,7 @@ def split_by_origin(preprocessed: str, student_files: dict[str, str], rules: Rul
                         not handout_dirs or any(real.startswith(d + os.sep) for d in handout_dirs)))
                 if not ok:
                     allowed = ", ".join(f"<{h}>" for h in rules.allowed_system_includes)
-                    find(students[top], line - 1, "include",
+                    find(students[top], line, "include",
                          f"#include of {Path(real).name}: only \"harness/...\" and \"student/...\" "
                          f"headers{' and ' + allowed if allowed else ''} may be included")
             stack.append(real)

@@ -38,3 +38,40 @@ def test_compile_error_paths_for_cuda(cuda_builder, tmp_path):
     assert not result.ok
     assert "alice/scan.cuh(" in result.errors and "blockPrefixs" in result.errors
     assert str(cuda_builder.workdir) not in result.errors
+
+
+# ---- the compiled checks on nvcc's objects (issue 32): built here, nothing runs ----------
+
+CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an honest one)
+    "honest_device_helper": ("reduce.cuh", set()),          # nvcc's host body calls exit
+    "honest_constant_table": ("warp_scan.cuh", set()),      # __constant__: not state
+    "honest_anon_constant": ("scan.cuh", set()),
+    "honest_shared_atomics": ("reduce.cuh", set()),         # static __shared__: per launch
+    "honest_ldcs": ("scan.cuh", set()),
+    "attack_template_static": ("reduce.cuh", {"state"}),    # read from the cubin
+    "attack_arg_constructor": ("reduce.cuh", {"state"}),    # host state, a host constructor
+    "memo_reduce": ("reduce.cuh", {"state"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CUDA_CHECKS))
+def test_the_compiled_checks_know_nvccs_code(cuda_builder, tmp_path, name):
+    file, rules = CUDA_CHECKS[name]
+    files = dict(cuda_builder.reference_files)
+    files[file] = (compose(name, tmp_path) / "student" / file).read_bytes()
+    result = cuda_builder.build(f"{name}", files, {}, {file: f"alice/{file}"})
+    found = {v.rule for v in result.violations}
+    if rules:
+        assert rules <= found, [str(v) for v in result.violations]
+        assert all(v.file == f"alice/{file}" for v in result.violations)
+    else:
+        assert result.ok and result.binary is not None, result.errors
+        assert not result.violations, [str(v) for v in result.violations]
+
+
+def test_the_reference_unit_has_no_host_code_of_its_own(cuda_builder, tmp_path):
+    # The reference's files as a submission (one byte more, so it is really built): the
+    # harness's host code and nvcc's are recognized, nothing is refused.
+    files = {n: data + b"\n" for n, data in cuda_builder.reference_files.items()}
+    result = cuda_builder.build("reference, rebuilt", files, {}, {})
+    assert result.ok and not result.violations, [str(v) for v in result.violations]
