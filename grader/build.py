@@ -494,7 +494,8 @@ class Builder:
         found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
                                        compiled.read_symbols(Path(objects["harness"])),
                                        sources, self.forbidden,
-                                       frozenset(v.name for v in device), constants)
+                                       frozenset(object_code.variable_key(v.name) for v in device),
+                                       constants)
         toolchain = object_code.check_host_code(object_code.read_functions(Path(objects["student"])),
                                                 cuda) + object_code.device_state(device)
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)

@@ -267,7 +267,8 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
         if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
-                and s.name not in device_names and _base_name(s.name) not in constants:
+                and object_code.variable_key(s.name) not in device_names \
+                and _base_name(s.name) not in constants:
             findings.append((s, "state", f"keeps state between launches in `{s.name}` (a "
                              "__device__ or static variable): kernels may keep nothing from one "
                              "call to the next (a read-only table must be const)"))

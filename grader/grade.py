@@ -29,6 +29,7 @@ from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
 from grader.collect import Submission, collect, source_digest, submission_name
 from grader.forbidden import same_code
+from grader.rules_engine import not_attempted
 from grader.perf import PerfJob, measure_all
 from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult, TaskResult, Violation)
@@ -372,7 +373,8 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 part.outcome.status = "build_failed"
                 part.outcome.message = "does not compile"
                 continue
-            if _calls_placeholder(part, b):
+            if isinstance(part.outcome, TaskResult) and part.task is not None \
+                    and not_attempted(part.outcome, part.task.bonus, b.placeholders):
                 continue
             cases = cases_of(rubric, part, session.backend == "emulator")
             if session.backend == "cuda":
@@ -459,26 +461,6 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if session.sanitizer_note:
                 tr.race_note = "; ".join(x for x in (tr.race_note, session.sanitizer_note) if x)
     return apps_done
-
-
-def _calls_placeholder(part: Part, b: BuildResult) -> bool:
-    """A task whose file calls the handout's placeholder or baseline implementations (as the
-    compiler saw it: code_rules.placeholder_lines) is not attempted, however its text was
-    changed around the call: 0 points; a bonus task is not run at all (True)."""
-    tr = part.outcome
-    if not isinstance(tr, TaskResult) or part.task is None or tr.path not in b.placeholders:
-        return False
-    line = b.placeholders[tr.path]
-    tr.placeholder = True
-    said = (f"{tr.path}:{line} calls the handout's placeholder (baseline::...): not attempted, "
-            "0 points")
-    if part.task.bonus:
-        tr.status = "not_attempted"
-        tr.message = f"bonus not attempted: {said} (not run)"
-        return True
-    if not tr.message:   # (the handout's own placeholder already says so)
-        tr.message = said + " (the cases run, for your information)"
-    return False
 
 
 def _forbid(part: Part, violations: list[Violation], fate: str) -> None:

@@ -197,6 +197,14 @@ def check_host_code(functions: list[Function], cuda: bool) -> list[Finding]:
     return found
 
 
+def variable_key(name: str) -> str:
+    """A variable's name as the host object and the cubin both spell it: nvcc names an
+    internal-linkage one `_INTERNAL_<hash>::ns::x` in the cubin, g++ `ns::(anonymous
+    namespace)::x` in the host object."""
+    name = re.sub(r"^_INTERNAL_\w+::", "", name)
+    return re.sub(r"(\(anonymous namespace\)|_GLOBAL__N_\w*)::", "", name)
+
+
 @dataclass(frozen=True)
 class DeviceVariable:
     name: str          # demangled

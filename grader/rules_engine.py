@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 
 from grader import REPO_ROOT
-from grader.results import Violation
+from grader.results import TaskResult, Violation
 from grader.rubric import ForbiddenRubric
 
 _TOOLS = str(REPO_ROOT / "handout" / "tools")
@@ -23,3 +23,22 @@ def rules_of(forbidden: ForbiddenRubric) -> code_rules.Rules:
 
 def violations(findings: list[code_rules.Finding]) -> list[Violation]:
     return [Violation(f.file, f.line, f.rule, f.message, f.excerpt) for f in findings]
+
+
+def not_attempted(tr: TaskResult, bonus: bool, placeholders: dict[str, int]) -> bool:
+    """A task whose file calls the handout's placeholder or baseline implementations (as the
+    compiler saw it: `placeholders`, code_rules.placeholder_lines by submission path) is not
+    attempted, however its text was changed around the call: 0 points (tr.placeholder); a
+    bonus task is not run at all (True)."""
+    if tr.path not in placeholders:
+        return False
+    tr.placeholder = True
+    said = (f"{tr.path}:{placeholders[tr.path]} calls the handout's placeholder (baseline::...): "
+            "not attempted, 0 points")
+    if bonus:
+        tr.status = "not_attempted"
+        tr.message = f"bonus not attempted: {said} (not run)"
+        return True
+    if not tr.message:   # (the handout's own placeholder already says so)
+        tr.message = said + " (the cases run, for your information)"
+    return False
