@@ -1,7 +1,9 @@
-// make bench: the reference reduce, three-phase scan and single-pass look-back scan
-// (task 4) against CUB's DeviceReduce::Sum and DeviceScan::InclusiveSum and a
-// device-to-device copy, for int32 at 2^20, 2^24 and 2^28 elements, all measured in
-// this run on this GPU.
+// make bench: the reference warp scan (task 1), reduce, three-phase scan and
+// single-pass look-back scan (task 4) against CUB's DeviceReduce::Sum and
+// DeviceScan::InclusiveSum and a device-to-device copy, for int32 at 2^20, 2^24 and
+// 2^28 elements; then the look-back scan for add-f32 and mssp beside
+// cub::DeviceScan::InclusiveScan with the same operator; all measured in this run on
+// this GPU.
 // `scanlab-bench --tune-lookback`: the look-back scan's tile shapes (threads x items
 // per thread) against CUB at 2^24 and 2^28, to choose LookbackPolicy (harness/policy.cuh).
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
@@ -9,7 +11,8 @@
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan
 // moves 3n elements to CUB's 2n, so 0.67x is its bound); look-back scan >= 1.0x CUB
-// at 2^28 and >= 0.95x at 2^24 (it moves 2n, as CUB does).
+// at 2^24 and 2^28 and >= 0.95x at 2^20 (it moves 2n, as CUB does). The warp scan
+// moves 2n too: its bound is the copy.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -132,9 +135,14 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
 }
 
 // The reference look-back kernel with a tile shape of its own (the plan's is
-// LookbackPolicy's): what --tune-lookback compares.
+// lookbackItemsPerThread's): what --tune-lookback compares.
 template <int kItems>
-Contestant lookbackShape(const char* name, CubCase& c, Workspace<Op>& ws, unsigned block) {
+Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
+    static char names[64][48];
+    static int used = 0;
+    char* name = names[used++ % 64];
+    std::snprintf(name, sizeof names[0], "look-back %u x %d%s", block, kItems,
+                  kVectorChunks<int32_t, kItems> ? " (vec)" : "");
     return {name, 2 * c.elementBytes(), [&c, &ws, block] {
                 const size_t tileItems = size_t(block) * kItems;
                 const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
@@ -145,28 +153,31 @@ Contestant lookbackShape(const char* name, CubCase& c, Workspace<Op>& ws, unsign
                                                  reinterpret_cast<char*>(state.tileCounter))),
                           "cudaMemsetAsync");
                 state.tiles = tiles;
-                const size_t shared = (stagedSlots(block * kItems) + block / kWarpSize + 2) * sizeof(int32_t);
                 launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, true>, dim3(tiles),
-                             dim3(block), shared, static_cast<const int32_t*>(c.in.data()),
-                             c.out.data(), c.n, state);
+                             dim3(block), lookbackSharedBytes<int32_t>(block, kItems),
+                             static_cast<const int32_t*>(c.in.data()), c.out.data(), c.n, state);
             }};
 }
 
 int tuneLookback() {
     bool ok = true;
-    for (int log2n : {24, 28}) {
+    std::printf("--tune-lookback: the look-back kernel's tile shapes (threads x items a thread;\n"
+                "(vec): 16-byte loads and stores) against CUB; the plan uses %d x %d at 256 threads\n",
+                256, lookbackItemsPerThread<int32_t>(256));
+    for (int log2n : {20, 24, 28}) {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
         std::vector<Contestant> cs{cub.scan(),
-                                   lookbackShape<8>("look-back 256 x 8", cub, ws, 256),
-                                   lookbackShape<8>("look-back 512 x 8", cub, ws, 512),
-                                   lookbackShape<11>("look-back 128 x 11", cub, ws, 128),
-                                   lookbackShape<11>("look-back 256 x 11", cub, ws, 256),
-                                   lookbackShape<11>("look-back 512 x 11", cub, ws, 512),
-                                   lookbackShape<11>("look-back 1024 x 11", cub, ws, 1024),
-                                   lookbackShape<16>("look-back 128 x 16", cub, ws, 128),
-                                   lookbackShape<16>("look-back 256 x 16", cub, ws, 256),
-                                   lookbackShape<24>("look-back 128 x 24", cub, ws, 128)};
+                                   lookbackShape<8>(cub, ws, 256),
+                                   lookbackShape<4>(cub, ws, 256),
+                                   lookbackShape<12>(cub, ws, 128),
+                                   lookbackShape<12>(cub, ws, 256),
+                                   lookbackShape<12>(cub, ws, 384),
+                                   lookbackShape<12>(cub, ws, 512),
+                                   lookbackShape<20>(cub, ws, 128),
+                                   lookbackShape<20>(cub, ws, 256),
+                                   lookbackShape<16>(cub, ws, 256),
+                                   lookbackShape<24>(cub, ws, 128)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);
         printRow(cs[0], nullptr);
@@ -179,6 +190,48 @@ int tuneLookback() {
         }
     }
     return ok ? 0 : 1;
+}
+
+// CUB's scan with the operator as a functor: what it does for any operator.
+template <class OpT>
+struct CubOperator {
+    __device__ typename OpT::Element operator()(const typename OpT::Element& a,
+                                                const typename OpT::Element& b) const {
+        return OpT::apply(a, b);
+    }
+};
+
+// The look-back scan for another operator beside cub::DeviceScan::InclusiveScan with it.
+template <class OpT>
+bool benchOperator(const char* opName, size_t n, unsigned block, int rounds, int batch) {
+    using T = typename OpT::Element;
+    const std::vector<T> input = generateInput<OpT>(n, 7, Distribution::Random);
+    DeviceBuffer<T> in(n), out(n);
+    in.upload(input);
+    size_t temp = 0;
+    cub::DeviceScan::InclusiveScan(nullptr, temp, in.data(), out.data(), CubOperator<OpT>{}, int64_t(n));
+    DeviceBuffer<unsigned char> scratch(temp);
+    Workspace<OpT> ws;
+    const double bytes = 2.0 * sizeof(T) * double(n);
+    char cubName[64], ourName[64];
+    std::snprintf(cubName, sizeof cubName, "cub InclusiveScan %s", opName);
+    std::snprintf(ourName, sizeof ourName, "reference look-back %s", opName);
+    std::vector<Contestant> cs;
+    cs.push_back({cubName, bytes, [&] {
+                      size_t t = temp;
+                      cub::DeviceScan::InclusiveScan(scratch.data(), t, in.data(), out.data(),
+                                                     CubOperator<OpT>{}, int64_t(n));
+                  }});
+    cs.push_back({ourName, bytes, [&] {
+                      lookbackScan<OpT, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
+                  }});
+    measure(cs, rounds, batch);
+    lookbackScan<OpT, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
+    const bool right = checkOutput<OpT>(Task::LookbackScan, input, out.download()).passed();
+    printRow(cs[0], nullptr);
+    printRow(cs[1], &cs[0]);
+    if (!right) std::printf("    RESULT CHECK FAILED\n");
+    return right;
 }
 
 }  // namespace
@@ -222,6 +275,9 @@ int main(int argc, char** argv) {
         cs.push_back({"reference look-back scan", 2 * elem, [&] {
             lookbackScan<Op, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
         }});
+        cs.push_back({"reference warp scan (task 1)", 2 * elem, [&] {
+            warpScan<Op>(in.data(), n, out.data(), block);
+        }});
         measure(cs, rounds, batch);
 
         // The reference's outputs, from one more untimed launch of each, are checked.
@@ -231,17 +287,23 @@ int main(int argc, char** argv) {
         const bool scanOk = checkOutput<Op>(Task::Scan, input, out.download()).passed();
         lookbackScan<Op, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
         const bool lookbackOk = checkOutput<Op>(Task::LookbackScan, input, out.download()).passed();
-        ok = ok && reduceOk && scanOk && lookbackOk;
+        warpScan<Op>(in.data(), n, out.data(), block);
+        const bool warpOk = checkOutput<Op>(Task::WarpScan, input, out.download()).passed();
+        ok = ok && reduceOk && scanOk && lookbackOk && warpOk;
 
         std::printf("\nn = 2^%d (%zu elements), %d launch%s per sample%s\n", log2n, n, batch,
                     batch == 1 ? "" : "es",
-                    reduceOk && scanOk && lookbackOk ? "" : "  RESULT CHECK FAILED");
+                    reduceOk && scanOk && lookbackOk && warpOk ? "" : "  RESULT CHECK FAILED");
         printRow(cs[0], nullptr);
         printRow(cs[1], nullptr);
         printRow(cs[2], &cs[1]);
         printRow(cs[3], nullptr);
         printRow(cs[4], &cs[3]);
         printRow(cs[5], &cs[3]);
+        printRow(cs[6], &cs[0]);
+        std::printf("  look-back scan, other operators:\n");
+        ok = benchOperator<Add<float>>("add-f32", n, block, rounds, batch) && ok;
+        ok = benchOperator<Mssp>("mssp", n, block, rounds, batch) && ok;
     }
     return ok ? 0 : 1;
 }

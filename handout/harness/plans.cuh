@@ -77,14 +77,14 @@ void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
 }
 
 // Task 4: the tile counter and every status word cleared (a kernel of the harness),
-// then ONE launch of your kernel, one tile of blockSize * kItemsPerThread elements per
-// block; blocks take tile ids from the counter in the order they start
-// (student/lookback_scan.cuh). `room`: the Workspace's tile state, for >= our tiles.
-template <class Op, bool kInclusive>
-void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                  unsigned blockSize, const lookback::TileState<typename Op::Element>& room) {
+// then ONE launch of your kernel, one tile of blockSize * CHUNK elements per block
+// (CHUNK: lookbackItemsPerThread, harness/policy.cuh); blocks take tile ids from the
+// counter in the order they start (student/lookback_scan.cuh). `room`: the
+// Workspace's tile state, for >= our tiles.
+template <class Op, int kItems, bool kInclusive>
+void launchLookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
+                        unsigned blockSize, const lookback::TileState<typename Op::Element>& room) {
     using T = typename Op::Element;
-    constexpr int kItems = LookbackPolicy<T>::kItemsPerThread;
     const unsigned tiles = lookbackTiles<T>(n, blockSize);
     lookback::TileState<T> state = room;
     state.tiles = tiles;
@@ -94,7 +94,20 @@ void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element
                  dim3(unsigned(std::min<size_t>(clearWords / 1024 + 1, kMaxBlocks))), dim3(256), 0,
                  state.tileCounter, clearWords);
     launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, kInclusive>, dim3(tiles),
-                 dim3(blockSize), lookbackSharedBytes<T>(blockSize), in, out, n, state);
+                 dim3(blockSize), lookbackSharedBytes<T>(blockSize, kItems), in, out, n, state);
+}
+
+template <class Op, bool kInclusive>
+void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
+                  unsigned blockSize, const lookback::TileState<typename Op::Element>& room) {
+    using Policy = LookbackPolicy<typename Op::Element>;
+    if constexpr (Policy::kItemsPerThreadWide != Policy::kItemsPerThread) {
+        if (lookbackItemsPerThread<typename Op::Element>(blockSize) != Policy::kItemsPerThread) {
+            launchLookbackScan<Op, Policy::kItemsPerThreadWide, kInclusive>(in, n, out, blockSize, room);
+            return;
+        }
+    }
+    launchLookbackScan<Op, Policy::kItemsPerThread, kInclusive>(in, n, out, blockSize, room);
 }
 
 }  // namespace scanlab

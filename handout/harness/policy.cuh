@@ -39,24 +39,45 @@ inline size_t tileSharedBytes(unsigned blockSize) {
 
 namespace scanlab {
 
-// Task 4: elements each thread scans per tile; task 3's CHUNK. A single-pass scan
+// Task 4: elements each thread scans per tile (the kernel's CHUNK). A single-pass scan
 // pays its tile id and its look-back once per tile, so a bigger tile spreads that
-// latency over more elements, but it also takes more registers and shared memory. On
-// an H100 (scanlab-bench --tune-lookback) tiles of 8 to 24 int32 a thread at 256
-// threads ran within 10% of each other at 2^28: the tile size is not what limits this
-// kernel (the repository's README, "Performance of the reference").
+// latency over more elements; it also holds more elements in registers and shared
+// memory. Tuned on an H100 (sm_90; scanlab-bench --tune-lookback) for 256 threads:
+// 4-byte elements take 12 a thread (a tile of 3072, CUB's tile for a 4-byte sum on
+// Hopper), loaded and stored as 16-byte vectors (loadChunks, tile_io.cuh); other
+// elements keep task 3's CHUNK (32 bytes a thread). A block too wide for its tile's
+// shared memory (the 48 KiB every GPU grants a block: 1024 threads of 12 int32) takes
+// kItemsPerThreadWide instead.
 template <class T>
 struct LookbackPolicy {
-    static constexpr int kItemsPerThread = ChunkPolicy<T>::kItemsPerThread;
+    static constexpr int kItemsPerThread = sizeof(T) == 4 ? 12 : ChunkPolicy<T>::kItemsPerThread;
+    static constexpr int kItemsPerThreadWide = ChunkPolicy<T>::kItemsPerThread;
 };
 
-// Dynamic shared memory of lookbackScanKernel: a tile's staging and warp totals as in
-// task 3 (tileSharedBytes), then two spare slots (for the tile id and the tile's
-// prefix, which one thread finds and every thread needs).
+// Dynamic shared memory of lookbackScanKernel with `items` elements a thread: a tile's
+// staging and warp totals as in task 3 (tileSharedBytes), then two spare slots (for
+// the tile id and the tile's prefix, which one thread finds and every thread needs).
+template <class T>
+inline size_t lookbackSharedBytes(unsigned blockSize, int items) {
+    return (stagedSlots(blockSize * unsigned(items)) + blockSize / kWarpSize + 2) * sizeof(T);
+}
+
+// The shared memory a block may always use (CUDA's default limit, the emulator's too).
+constexpr size_t kDefaultSharedBytes = 48 * 1024;
+
+// Task 4's CHUNK for blocks of blockSize threads (LookbackPolicy).
+template <class T>
+inline int lookbackItemsPerThread(unsigned blockSize) {
+    constexpr int kItems = LookbackPolicy<T>::kItemsPerThread;
+    return lookbackSharedBytes<T>(blockSize, kItems) <= kDefaultSharedBytes
+               ? kItems
+               : LookbackPolicy<T>::kItemsPerThreadWide;
+}
+
+// What the plan launches lookbackScanKernel with: lookbackItemsPerThread's tile.
 template <class T>
 inline size_t lookbackSharedBytes(unsigned blockSize) {
-    return (stagedSlots(blockSize * LookbackPolicy<T>::kItemsPerThread) + blockSize / kWarpSize + 2) *
-           sizeof(T);
+    return lookbackSharedBytes<T>(blockSize, lookbackItemsPerThread<T>(blockSize));
 }
 
 }  // namespace scanlab

@@ -11,6 +11,7 @@
 // the chunked accesses both hit 32 different banks for 4-byte elements.
 #pragma once
 #include <cstddef>
+#include <cstring>
 
 #include "harness/platform.cuh"
 
@@ -20,6 +21,33 @@ SCANLAB_HD unsigned paddedIndex(unsigned i) { return i + i / kWarpSize; }
 
 // Shared elements needed to stage `items` (>= 1) elements.
 SCANLAB_HD unsigned stagedSlots(unsigned items) { return paddedIndex(items - 1) + 1; }
+
+// Elements of 4 bytes in chunks of 4, 12, 20, 28 (CHUNK % 8 == 4) travel as 16-byte
+// vectors (uint4): one load instruction moves 4 elements, so a warp moves 512
+// consecutive bytes at once, and a quarter-warp's 16-byte reads of its chunks from
+// shared memory (chunks CHUNK words apart, CHUNK/4 odd) hit 32 different banks
+// without padding. Other elements and chunks take the padded path, one element at a
+// time. Both use at most stagedSlots(width*CHUNK) elements of staging.
+template <class T, int CHUNK>
+constexpr bool kVectorChunks = sizeof(T) == 4 && CHUNK % 8 == 4;
+
+namespace detail {
+template <class T>
+__device__ __forceinline__ uint4 packVector(const T* v) {
+    uint4 word;
+    memcpy(&word, v, sizeof word);
+    return word;
+}
+template <class T>
+__device__ __forceinline__ void unpackVector(uint4 word, T* v) {
+    memcpy(v, &word, sizeof word);
+}
+// Whether `p` may be read and written as 16-byte vectors.
+template <class T>
+__device__ __forceinline__ bool vectorAligned(const T* p) {
+    return reinterpret_cast<unsigned long long>(p) % sizeof(uint4) == 0;
+}
+}  // namespace detail
 
 // The `width` threads numbered `rank` = 0..width-1 (a warp, or a whole block) load
 // width*CHUNK elements starting at `in` into `chunk`: thread `rank` gets elements
@@ -31,15 +59,38 @@ template <int CHUNK, class T, class Sync>
 __device__ __forceinline__ void loadChunks(const T* __restrict__ in, size_t valid, T fill,
                                            T* staging, unsigned rank, unsigned width,
                                            T (&chunk)[CHUNK], Sync sync) {
+    if constexpr (kVectorChunks<T, CHUNK>) {
+        constexpr int kVectors = CHUNK / 4;
+        uint4* vectors = reinterpret_cast<uint4*>(staging);
+        const bool aligned = detail::vectorAligned(in);
 #pragma unroll
-    for (int k = 0; k < CHUNK; ++k) {
-        const unsigned i = k * width + rank;
-        staging[paddedIndex(i)] = i < valid ? in[i] : fill;
+        for (int k = 0; k < kVectors; ++k) {
+            const unsigned v = k * width + rank;  // striped: a warp reads 512 bytes in a row
+            if (aligned && 4 * size_t(v) + 4 <= valid) {
+                vectors[v] = reinterpret_cast<const uint4*>(in)[v];
+            } else {
+                T part[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) part[j] = 4 * v + j < valid ? in[4 * v + j] : fill;
+                vectors[v] = detail::packVector(part);
+            }
+        }
+        sync();
+#pragma unroll
+        for (int k = 0; k < kVectors; ++k)
+            detail::unpackVector(vectors[rank * kVectors + k], &chunk[4 * k]);
+        sync();
+    } else {
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) {
+            const unsigned i = k * width + rank;
+            staging[paddedIndex(i)] = i < valid ? in[i] : fill;
+        }
+        sync();
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) chunk[k] = staging[paddedIndex(rank * CHUNK + k)];
+        sync();
     }
-    sync();
-#pragma unroll
-    for (int k = 0; k < CHUNK; ++k) chunk[k] = staging[paddedIndex(rank * CHUNK + k)];
-    sync();
 }
 
 // The reverse of loadChunks: thread `rank` holds elements rank*CHUNK.. in `chunk`;
@@ -48,15 +99,39 @@ template <int CHUNK, class T, class Sync>
 __device__ __forceinline__ void storeChunks(const T (&chunk)[CHUNK], T* staging,
                                             unsigned rank, unsigned width, T* __restrict__ out,
                                             size_t valid, Sync sync) {
+    if constexpr (kVectorChunks<T, CHUNK>) {
+        constexpr int kVectors = CHUNK / 4;
+        uint4* vectors = reinterpret_cast<uint4*>(staging);
 #pragma unroll
-    for (int k = 0; k < CHUNK; ++k) staging[paddedIndex(rank * CHUNK + k)] = chunk[k];
-    sync();
+        for (int k = 0; k < kVectors; ++k)
+            vectors[rank * kVectors + k] = detail::packVector(&chunk[4 * k]);
+        sync();
+        const bool aligned = detail::vectorAligned(out);
 #pragma unroll
-    for (int k = 0; k < CHUNK; ++k) {
-        const unsigned i = k * width + rank;
-        if (i < valid) out[i] = staging[paddedIndex(i)];
+        for (int k = 0; k < kVectors; ++k) {
+            const unsigned v = k * width + rank;
+            if (aligned && 4 * size_t(v) + 4 <= valid) {
+                reinterpret_cast<uint4*>(out)[v] = vectors[v];
+            } else {
+                T part[4];
+                detail::unpackVector(vectors[v], part);
+#pragma unroll
+                for (int j = 0; j < 4; ++j)
+                    if (4 * v + j < valid) out[4 * v + j] = part[j];
+            }
+        }
+        sync();
+    } else {
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) staging[paddedIndex(rank * CHUNK + k)] = chunk[k];
+        sync();
+#pragma unroll
+        for (int k = 0; k < CHUNK; ++k) {
+            const unsigned i = k * width + rank;
+            if (i < valid) out[i] = staging[paddedIndex(i)];
+        }
+        sync();
     }
-    sync();
 }
 
 // The barriers to pass as `sync`.

@@ -31,10 +31,11 @@ TilePlan planTiles(size_t n, unsigned blockSize, unsigned maxBlocks = kMaxBlocks
                     tileSharedBytes<T>(blockSize)};
 }
 
-// Task 4's tiles for n elements: one per blockSize * LookbackPolicy items (at least one).
+// Task 4's tiles for n elements: one per blockSize * lookbackItemsPerThread items (at
+// least one).
 template <class T>
 unsigned lookbackTiles(size_t n, unsigned blockSize) {
-    const size_t tileItems = size_t(blockSize) * LookbackPolicy<T>::kItemsPerThread;
+    const size_t tileItems = size_t(blockSize) * lookbackItemsPerThread<T>(blockSize);
     return unsigned(std::max<size_t>(1, (n + tileItems - 1) / tileItems));
 }
 

@@ -86,6 +86,7 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
         const long long t = end - 1 - lane;
         T value = Op::identity();
         unsigned status, prefixLanes, stop;
+        unsigned delay = 64;  // ns
         for (;;) {
             if constexpr (kPackedTiles<T>) {
                 const unsigned long long word =
@@ -102,7 +103,10 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
             stop = prefixLanes ? unsigned(__ffs(int(prefixLanes)) - 1) : kWarpSize - 1;
             const unsigned upToStop = stop == kWarpSize - 1 ? kFullMask : (2u << stop) - 1;
             if ((__ballot_sync(kFullMask, status == lookback::kTileInvalid) & upToStop) == 0) break;
-            __nanosleep(32);  // a predecessor has not published yet: ask again
+            // A predecessor has not published yet: ask again, a little later each time,
+            // so that waiting warps leave the memory system to the loads.
+            __nanosleep(delay);
+            delay = delay < 512 ? 2 * delay : delay;
         }
         if constexpr (!kPackedTiles<T>) {
             __threadfence();  // the values read below are no older than the statuses
@@ -153,6 +157,8 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     const size_t base = size_t(tile) * tileItems;
     const size_t valid = n - base;  // the plan launches no tile past the end
 
+    // Coalesced (16-byte vectors for 4-byte elements: loadChunks), then each thread
+    // scans its CHUNK consecutive elements in registers.
     T chunk[CHUNK];
     loadChunks<CHUNK>(in + base, valid, Op::identity(), staging, tid, blockDim.x, chunk,
                       BlockSync{});
@@ -170,21 +176,12 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
         if (w < warp) warpPrefix = Op::apply(warpPrefix, t);
         tileTotal = Op::apply(tileTotal, t);
     }
-
-    // Each element combined with everything before it in the tile (earlier warps,
-    // earlier lanes), staged in shared memory: no element stays in a register across
-    // the look-back, and the store below needs no barrier of its own. (The barrier
-    // above ended the warp scans' use of the staging area.)
+    // Everything before this thread's chunk inside the tile (earlier warps, lanes).
     const T earlierLanes = shuffleUp(threadScan, 1);
-    T inTile = warpPrefix;
-    if (lane > 0) inTile = Op::apply(inTile, earlierLanes);
-#pragma unroll
-    for (int k = 0; k < CHUNK; ++k) {
-        const T before = k == 0 ? inTile : Op::apply(inTile, chunk[k - 1]);
-        staging[paddedIndex(tid * CHUNK + k)] = INCLUSIVE ? Op::apply(inTile, chunk[k]) : before;
-    }
+    const T inTile = lane > 0 ? Op::apply(warpPrefix, earlierLanes) : warpPrefix;
 
-    // Warp 0 publishes and looks back while the other warps wait at the barrier.
+    // Warp 0 publishes and looks back while the other warps wait at the barrier, their
+    // chunks in registers.
     if (warp == 0) {
         T tilePrefix = Op::identity();
         if (tile == 0) {
@@ -200,13 +197,18 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     }
     __syncthreads();
 
-    // Coalesced: thread t writes elements t, t + blockDim.x, ... of the tile.
-    const T tilePrefix = *prefixSlot;
+    // out = everything before the chunk (+) the chunk's scan; exclusive: shifted by one.
+    const T before = Op::apply(*prefixSlot, inTile);
+    if constexpr (INCLUSIVE) {
 #pragma unroll
-    for (int k = 0; k < CHUNK; ++k) {
-        const unsigned i = k * blockDim.x + tid;
-        if (i < valid) out[base + i] = Op::apply(tilePrefix, staging[paddedIndex(i)]);
+        for (int k = 0; k < CHUNK; ++k) chunk[k] = Op::apply(before, chunk[k]);
+    } else {
+#pragma unroll
+        for (int k = CHUNK - 1; k > 0; --k) chunk[k] = Op::apply(before, chunk[k - 1]);
+        chunk[0] = before;
     }
+    // The staging area is free: the warp scans ended before the barriers above.
+    storeChunks<CHUNK>(chunk, staging, tid, blockDim.x, out + base, valid, BlockSync{});
     //@@ placeholder
     //| // TODO(task 4): replace this placeholder (block 0 scans everything, the other
     //| // blocks do nothing) with the single pass described at the top of this file.
