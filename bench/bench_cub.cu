@@ -7,7 +7,8 @@
 // `scanlab-bench --tune-lookback`: the look-back scan's tile shapes (threads x items
 // per thread) against CUB at 2^24 and 2^28, to choose LookbackPolicy (harness/policy.cuh).
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
-// as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others.
+// as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others
+// (CUB's scan in the panels of the three-phase scan and of the look-back scan).
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan
 // moves 3n elements to CUB's 2n, so 0.67x is its bound); look-back scan >= 1.0x CUB
@@ -118,12 +119,16 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
         CubCase cub(n);
         std::vector<Contestant> cs{cub.reduce(), cub.scan()};
         measure(cs, 10, std::max(1, int((size_t(1) << 20) / n)));
-        const char* tasks[] = {"reduce", "scan"};
-        for (int i = 0; i < 2; ++i) {
-            const double ms = median(cs[i].msPerLaunch);
+        // CUB's scan is drawn in the panels of both scans: the three-phase one and the
+        // single-pass look-back (task 4), which is CUB's own algorithm.
+        const struct { int contestant; const char* task; } rows[] = {
+            {0, "reduce"}, {1, "scan"}, {1, "lookback-scan"}};
+        for (const auto& row : rows) {
+            const Contestant& c = cs[size_t(row.contestant)];
+            const double ms = median(c.msPerLaunch);
             char line[256];
             std::snprintf(line, sizeof line, "%s,baseline,cuda,%s,%s,add-i32,256,%zu,pass,%.6f,%.3f,%.6g\n",
-                          cs[i].name, dev.name.c_str(), tasks[i], n, ms, cs[i].bytes / (ms * 1e6),
+                          c.name, dev.name.c_str(), row.task, n, ms, c.bytes / (ms * 1e6),
                           double(n) / (ms * 1e-3));
             csv << line;
         }
@@ -134,15 +139,22 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
     return csv ? 0 : 2;
 }
 
-// The reference look-back kernel with a tile shape of its own (the plan's is
-// lookbackItemsPerThread's): what --tune-lookback compares.
-template <int kItems>
+// The reference look-back kernel with a tile shape and look-back window of its own.
+template <int kItems, int kTilesPerLane>
+__global__ void tuneLookbackKernel(const int32_t* in, int32_t* out, size_t n,
+                                   lookback::TileState<int32_t> tiles) {
+    lookback_reference::scanTile<Op, kItems, true, kTilesPerLane>(in, out, n, tiles);
+}
+
+// The plan's launch with that kernel (the plan's own: lookbackItemsPerThread and
+// lookback_reference::kTilesPerLane): what --tune-lookback compares.
+template <int kItems, int kTilesPerLane = lookback_reference::kTilesPerLane>
 Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
-    static char names[64][48];
+    static char names[64][64];
     static int used = 0;
     char* name = names[used++ % 64];
-    std::snprintf(name, sizeof names[0], "look-back %u x %d%s", block, kItems,
-                  kVectorChunks<int32_t, kItems> ? " (vec)" : "");
+    std::snprintf(name, sizeof names[0], "look-back %u x %d%s, window %d", block, kItems,
+                  kVectorChunks<int32_t, kItems> ? " (vec)" : "", kWarpSize * kTilesPerLane);
     return {name, 2 * c.elementBytes(), [&c, &ws, block] {
                 const size_t tileItems = size_t(block) * kItems;
                 const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
@@ -153,8 +165,8 @@ Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
                                                  reinterpret_cast<char*>(state.tileCounter))),
                           "cudaMemsetAsync");
                 state.tiles = tiles;
-                launchKernel("lookbackScanKernel", lookbackScanKernel<Op, kItems, true>, dim3(tiles),
-                             dim3(block), lookbackSharedBytes<int32_t>(block, kItems),
+                launchKernel("tuneLookbackKernel", tuneLookbackKernel<kItems, kTilesPerLane>,
+                             dim3(tiles), dim3(block), lookbackSharedBytes<int32_t>(block, kItems),
                              static_cast<const int32_t*>(c.in.data()), c.out.data(), c.n, state);
             }};
 }
@@ -162,16 +174,20 @@ Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
 int tuneLookback() {
     bool ok = true;
     std::printf("--tune-lookback: the look-back kernel's tile shapes (threads x items a thread;\n"
-                "(vec): 16-byte loads and stores) against CUB; the plan uses %d x %d at 256 threads\n",
-                256, lookbackItemsPerThread<int32_t>(256));
+                "(vec): 16-byte loads and stores) and look-back windows (tiles a warp reads at\n"
+                "once) against CUB; the plan uses %d x %d, window %d, at 256 threads\n",
+                256, lookbackItemsPerThread<int32_t>(256), kWarpSize * lookback_reference::kTilesPerLane);
     for (int log2n : {20, 24, 28}) {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
         std::vector<Contestant> cs{cub.scan(),
+                                   lookbackShape<12, 1>(cub, ws, 256),
+                                   lookbackShape<12, 2>(cub, ws, 256),
+                                   lookbackShape<12, 4>(cub, ws, 256),
+                                   lookbackShape<12, 8>(cub, ws, 256),
                                    lookbackShape<8>(cub, ws, 256),
                                    lookbackShape<4>(cub, ws, 256),
                                    lookbackShape<12>(cub, ws, 128),
-                                   lookbackShape<12>(cub, ws, 256),
                                    lookbackShape<12>(cub, ws, 384),
                                    lookbackShape<12>(cub, ws, 512),
                                    lookbackShape<20>(cub, ws, 128),

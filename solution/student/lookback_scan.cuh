@@ -73,72 +73,99 @@ __device__ void publish(const lookback::TileState<T>& tiles, unsigned tile,
     }
 }
 
+// Tiles each lane reads per step of the look-back: the warp sees a window of 32 * K
+// tiles per round trip to L2. A tile whose window holds no inclusive prefix moves the
+// window back, one round trip per window; while many tiles are in flight, the nearest
+// prefix can lie hundreds of tiles back, and a window of 32 walks too slowly: the
+// whole scan then runs at the speed of the walk (scanlab-bench --tune-lookback).
+constexpr int kTilesPerLane = 4;
+
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
-// aggregate: the combination of every element before the tile. Lane l looks at tile
-// end-1-l of a window of 32 tiles; the window moves back until it holds a tile with
-// its inclusive prefix.
-template <class Op>
+// aggregate: the combination of every element before the tile. Lane l looks at the K
+// tiles end-(l+1)K .. end-lK-1 of a window of 32K tiles ending at `end`; the window
+// moves back until it holds a tile with its inclusive prefix. Tiles before 0 count as
+// the identity with its prefix (no bounds to check in the loop below).
+template <class Op, int K>
 __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::Element>& tiles,
                                          unsigned tile, unsigned lane) {
     using T = typename Op::Element;
     T exclusive = Op::identity();  // of the tiles after the window, up to `tile`
-    for (long long end = tile;; end -= kWarpSize) {
-        const long long t = end - 1 - lane;
-        T value = Op::identity();
-        unsigned status, prefixLanes, stop;
+    for (long long end = tile;; end -= kWarpSize * K) {
+        const long long first = end - (long long)(lane + 1) * K;  // this lane's oldest
+        T value[K];
+        unsigned status[K];
+        int newestPrefix;  // this lane's newest tile with its prefix (-1: none)
+        unsigned prefixLanes, stop;
         unsigned delay = 64;  // ns
         for (;;) {
-            if constexpr (kPackedTiles<T>) {
-                const unsigned long long word =
-                    t >= 0 ? lookback::loadVolatile(&tiles.packed[t])
-                           : lookback::packTile(lookback::kTilePrefix, Op::identity());
-                status = lookback::statusOf(word);
-                value = lookback::valueOf<T>(word);
-            } else {
-                status = t >= 0 ? lookback::loadVolatile(&tiles.status[t])
-                                : unsigned(lookback::kTilePrefix);
+#pragma unroll
+            for (int j = 0; j < K; ++j) {
+                const long long t = first + j;
+                value[j] = Op::identity();
+                if constexpr (kPackedTiles<T>) {
+                    const unsigned long long word =
+                        t >= 0 ? lookback::loadVolatile(&tiles.packed[t])
+                               : lookback::packTile(lookback::kTilePrefix, Op::identity());
+                    status[j] = lookback::statusOf(word);
+                    value[j] = lookback::valueOf<T>(word);
+                } else {
+                    status[j] = t >= 0 ? lookback::loadVolatile(&tiles.status[t])
+                                       : unsigned(lookback::kTilePrefix);
+                }
             }
-            prefixLanes = __ballot_sync(kFullMask, status == lookback::kTilePrefix);
-            // The nearest tile with its prefix ends the walk; tiles past it do not matter.
+            newestPrefix = -1;
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                if (status[j] == lookback::kTilePrefix) newestPrefix = j;
+            prefixLanes = __ballot_sync(kFullMask, newestPrefix >= 0);
+            // The nearest tile with its prefix ends the walk; tiles before it do not matter.
             stop = prefixLanes ? unsigned(__ffs(int(prefixLanes)) - 1) : kWarpSize - 1;
-            const unsigned upToStop = stop == kWarpSize - 1 ? kFullMask : (2u << stop) - 1;
-            if ((__ballot_sync(kFullMask, status == lookback::kTileInvalid) & upToStop) == 0) break;
-            // A predecessor has not published yet: ask again, a little later each time,
-            // so that waiting warps leave the memory system to the loads.
+            bool missing = false;  // a tile that matters has published nothing yet
+#pragma unroll
+            for (int j = 0; j < K; ++j)
+                missing = missing || (status[j] == lookback::kTileInvalid &&
+                                      (lane < stop || (lane == stop && j > newestPrefix)));
+            if (!__ballot_sync(kFullMask, missing)) break;
+            // Ask again, a little later each time, so that waiting warps leave the
+            // memory system to the loads.
             __nanosleep(delay);
             delay = delay < 512 ? 2 * delay : delay;
         }
+        // This lane's part: its tiles from its newest prefix on (the stop lane), all of
+        // them (the lanes before it), none (the lanes past it). Oldest first.
+        const int from = lane == stop ? (newestPrefix < 0 ? 0 : newestPrefix) : 0;
         if constexpr (!kPackedTiles<T>) {
             __threadfence();  // the values read below are no older than the statuses
-            if (lane <= stop && t >= 0) {
-                value = status == lookback::kTilePrefix
-                            ? lookback::loadVolatile(&tiles.inclusivePrefix[t])
-                            : lookback::loadVolatile(&tiles.aggregate[t]);
+#pragma unroll
+            for (int j = 0; j < K; ++j) {
+                const long long t = first + j;
+                if (lane <= stop && j >= from && t >= 0)
+                    value[j] = status[j] == lookback::kTilePrefix
+                                   ? lookback::loadVolatile(&tiles.inclusivePrefix[t])
+                                   : lookback::loadVolatile(&tiles.aggregate[t]);
             }
         }
-        if (lane > stop) value = Op::identity();
+        T mine = Op::identity();
+#pragma unroll
+        for (int j = 0; j < K; ++j)
+            if (lane <= stop && j >= from) mine = Op::apply(mine, value[j]);
         // Combine the window, earlier tiles (higher lanes) first: after the step with
         // distance d, lane i holds lanes i .. i+2d-1.
 #pragma unroll
         for (unsigned d = 1; d < kWarpSize; d <<= 1) {
-            const T earlier = shuffleDown(value, d);
-            if (lane + d < kWarpSize) value = Op::apply(earlier, value);
+            const T earlier = shuffleDown(mine, d);
+            if (lane + d < kWarpSize) mine = Op::apply(earlier, mine);
         }
-        exclusive = Op::apply(shuffleIndex(value, 0), exclusive);
+        exclusive = Op::apply(shuffleIndex(mine, 0), exclusive);
         if (prefixLanes != 0) return exclusive;
     }
 }
 
-}  // namespace lookback_reference
-//@@ placeholder
-//| // Helpers of your own (a look-back function, say) may go here, best in a namespace
-//| // of your own: each task is graded with the reference's versions of the other files.
-//@@ end
-
-template <class Op, int CHUNK, bool INCLUSIVE>
-__global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::Element* out,
-                                   size_t n, lookback::TileState<typename Op::Element> tiles) {
-    //@@ solution
+// One block's work: one tile, from its id to its output. K: kTilesPerLane (a
+// parameter so that scanlab-bench --tune-lookback can try others).
+template <class Op, int CHUNK, bool INCLUSIVE, int K>
+__device__ void scanTile(const typename Op::Element* in, typename Op::Element* out, size_t n,
+                         const lookback::TileState<typename Op::Element>& tiles) {
     using T = typename Op::Element;
     SCANLAB_DYNAMIC_SHARED(T, shared);
     const unsigned tid = threadIdx.x;
@@ -185,13 +212,12 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     if (warp == 0) {
         T tilePrefix = Op::identity();
         if (tile == 0) {
-            if (lane == 0) lookback_reference::publish(tiles, 0, lookback::kTilePrefix, tileTotal);
+            if (lane == 0) publish(tiles, 0, lookback::kTilePrefix, tileTotal);
         } else {
+            if (lane == 0) publish(tiles, tile, lookback::kTileAggregate, tileTotal);
+            tilePrefix = lookBack<Op, K>(tiles, tile, lane);
             if (lane == 0)
-                lookback_reference::publish(tiles, tile, lookback::kTileAggregate, tileTotal);
-            tilePrefix = lookback_reference::lookBack<Op>(tiles, tile, lane);
-            if (lane == 0) lookback_reference::publish(tiles, tile, lookback::kTilePrefix,
-                                                         Op::apply(tilePrefix, tileTotal));
+                publish(tiles, tile, lookback::kTilePrefix, Op::apply(tilePrefix, tileTotal));
         }
         if (lane == 0) *prefixSlot = tilePrefix;
     }
@@ -209,6 +235,20 @@ __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::
     }
     // The staging area is free: the warp scans ended before the barriers above.
     storeChunks<CHUNK>(chunk, staging, tid, blockDim.x, out + base, valid, BlockSync{});
+}
+
+}  // namespace lookback_reference
+//@@ placeholder
+//| // Helpers of your own (a look-back function, say) may go here, best in a namespace
+//| // of your own: each task is graded with the reference's versions of the other files.
+//@@ end
+
+template <class Op, int CHUNK, bool INCLUSIVE>
+__global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::Element* out,
+                                   size_t n, lookback::TileState<typename Op::Element> tiles) {
+    //@@ solution
+    lookback_reference::scanTile<Op, CHUNK, INCLUSIVE, lookback_reference::kTilesPerLane>(
+        in, out, n, tiles);
     //@@ placeholder
     //| // TODO(task 4): replace this placeholder (block 0 scans everything, the other
     //| // blocks do nothing) with the single pass described at the top of this file.
