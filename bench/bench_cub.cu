@@ -181,6 +181,7 @@ int tuneLookback() {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
         std::vector<Contestant> cs{cub.scan(),
+                                   lookbackShape<8, 1>(cub, ws, 256),
                                    lookbackShape<12, 1>(cub, ws, 256),
                                    lookbackShape<12, 2>(cub, ws, 256),
                                    lookbackShape<12, 4>(cub, ws, 256),
