@@ -139,22 +139,29 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
     return csv ? 0 : 2;
 }
 
-// The reference look-back kernel with a tile shape and look-back window of its own.
-template <int kItems, int kTilesPerLane>
+// The reference look-back kernel with a tile shape and look-back wait of its own.
+template <int kItems, class Wait>
 __global__ void tuneLookbackKernel(const int32_t* in, int32_t* out, size_t n,
                                    lookback::TileState<int32_t> tiles) {
-    lookback_reference::scanTile<Op, kItems, true, kTilesPerLane>(in, out, n, tiles);
+    lookback_reference::scanTile<Op, kItems, true, Wait>(in, out, n, tiles);
+}
+// The same with at most 32 registers a thread (8 blocks of 256 threads on an SM).
+template <int kItems, class Wait>
+__global__ void __launch_bounds__(256, 8) tuneLookbackKernel32(const int32_t* in, int32_t* out, size_t n,
+                                   lookback::TileState<int32_t> tiles) {
+    lookback_reference::scanTile<Op, kItems, true, Wait>(in, out, n, tiles);
 }
 
 // The plan's launch with that kernel (the plan's own: lookbackItemsPerThread and
-// lookback_reference::kTilesPerLane): what --tune-lookback compares.
-template <int kItems, int kTilesPerLane = lookback_reference::kTilesPerLane>
+// lookback_reference::DefaultWait): what --tune-lookback compares.
+template <int kItems, class Wait = lookback_reference::DefaultWait, bool kBounded = false>
 Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
-    static char names[64][64];
+    static char names[64][96];
     static int used = 0;
     char* name = names[used++ % 64];
-    std::snprintf(name, sizeof names[0], "look-back %u x %d%s, window %d", block, kItems,
-                  kVectorChunks<int32_t, kItems> ? " (vec)" : "", kWarpSize * kTilesPerLane);
+    std::snprintf(name, sizeof names[0], "%u x %d%s w%d %u/%u-%u%s", block, kItems,
+                  kVectorChunks<int32_t, kItems> ? "v" : "", kWarpSize * Wait::kTilesPerLane,
+                  Wait::kFirstNs, Wait::kPollNs, Wait::kMaxPollNs, kBounded ? " r32" : "");
     return {name, 2 * c.elementBytes(), [&c, &ws, block] {
                 const size_t tileItems = size_t(block) * kItems;
                 const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
@@ -165,7 +172,8 @@ Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
                                                  reinterpret_cast<char*>(state.tileCounter))),
                           "cudaMemsetAsync");
                 state.tiles = tiles;
-                launchKernel("tuneLookbackKernel", tuneLookbackKernel<kItems, kTilesPerLane>,
+                auto kernel = kBounded ? tuneLookbackKernel32<kItems, Wait> : tuneLookbackKernel<kItems, Wait>;
+                launchKernel("tuneLookbackKernel", kernel,
                              dim3(tiles), dim3(block), lookbackSharedBytes<int32_t>(block, kItems),
                              static_cast<const int32_t*>(c.in.data()), c.out.data(), c.n, state);
             }};
@@ -174,27 +182,36 @@ Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
 int tuneLookback() {
     bool ok = true;
     std::printf("--tune-lookback: the look-back kernel's tile shapes (threads x items a thread;\n"
-                "(vec): 16-byte loads and stores) and look-back windows (tiles a warp reads at\n"
-                "once) against CUB; the plan uses %d x %d, window %d, at 256 threads\n",
-                256, lookbackItemsPerThread<int32_t>(256), kWarpSize * lookback_reference::kTilesPerLane);
+                "v: 16-byte loads and stores), look-back windows (w: tiles a warp reads at\n"
+                "once), waits (ns before the first read / between reads, doubling up to) and at\n"
+                "most 32 registers (r32) against CUB; the plan uses %d x %d at 256 threads\n",
+                256, lookbackItemsPerThread<int32_t>(256));
     for (int log2n : {20, 24, 28}) {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
+        using namespace lookback_reference;
+        using Cubish = LookbackWait<1, 1200, 650, 650>;
         std::vector<Contestant> cs{cub.scan(),
-                                   lookbackShape<8, 1>(cub, ws, 256),
-                                   lookbackShape<12, 1>(cub, ws, 256),
-                                   lookbackShape<12, 2>(cub, ws, 256),
-                                   lookbackShape<12, 4>(cub, ws, 256),
-                                   lookbackShape<12, 8>(cub, ws, 256),
-                                   lookbackShape<8>(cub, ws, 256),
-                                   lookbackShape<4>(cub, ws, 256),
-                                   lookbackShape<12>(cub, ws, 128),
-                                   lookbackShape<12>(cub, ws, 384),
-                                   lookbackShape<12>(cub, ws, 512),
-                                   lookbackShape<20>(cub, ws, 128),
+                                   lookbackShape<8, LookbackWait<1, 0, 32, 32>>(cub, ws, 256),
+                                   lookbackShape<12>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 32, 32>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 128, 128>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 256, 256>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 650, 650>>(cub, ws, 256),
+                                   lookbackShape<12, Cubish>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 600, 256, 256>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 32, 1024>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<2, 0, 64, 512>>(cub, ws, 256),
+                                   lookbackShape<12, DefaultWait, true>(cub, ws, 256),
+                                   lookbackShape<12, Cubish, true>(cub, ws, 256),
                                    lookbackShape<20>(cub, ws, 256),
-                                   lookbackShape<16>(cub, ws, 256),
-                                   lookbackShape<24>(cub, ws, 128)};
+                                   lookbackShape<20, Cubish>(cub, ws, 256),
+                                   lookbackShape<20>(cub, ws, 192),
+                                   lookbackShape<12>(cub, ws, 512),
+                                   lookbackShape<12, Cubish>(cub, ws, 512),
+                                   lookbackShape<12>(cub, ws, 384),
+                                   lookbackShape<28>(cub, ws, 128),
+                                   lookbackShape<20, DefaultWait, true>(cub, ws, 256)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);
         printRow(cs[0], nullptr);

@@ -73,22 +73,30 @@ __device__ void publish(const lookback::TileState<T>& tiles, unsigned tile,
     }
 }
 
-// Tiles each lane reads per step of the look-back: the warp sees a window of 32 * K
-// tiles per round trip to L2. A tile whose window holds no inclusive prefix moves the
-// window back, one round trip per window; while many tiles are in flight, the nearest
-// prefix can lie hundreds of tiles back, and a window of 32 walks too slowly: the
-// whole scan then runs at the speed of the walk (scanlab-bench --tune-lookback).
-constexpr int kTilesPerLane = 4;
+// How the look-back waits (scanlab-bench --tune-lookback tries others):
+// kTilesPerLane: tiles each lane reads per step, a window of 32 * kTilesPerLane tiles;
+// kFirstNs: a sleep before the first read (the predecessors are still at work);
+// kPollNs .. kMaxPollNs: the sleep between reads while a predecessor has published
+// nothing, doubled each time. Each read of a window is one round trip to L2 for the
+// warp; read too often, the waiting warps take L2 bandwidth from the loads.
+template <int TilesPerLane, int FirstNs, int PollNs, int MaxPollNs>
+struct LookbackWait {
+    static constexpr int kTilesPerLane = TilesPerLane;
+    static constexpr unsigned kFirstNs = FirstNs, kPollNs = PollNs, kMaxPollNs = MaxPollNs;
+};
+using DefaultWait = LookbackWait<1, 0, 64, 512>;
 
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
 // aggregate: the combination of every element before the tile. Lane l looks at the K
 // tiles end-(l+1)K .. end-lK-1 of a window of 32K tiles ending at `end`; the window
 // moves back until it holds a tile with its inclusive prefix. Tiles before 0 count as
 // the identity with its prefix (no bounds to check in the loop below).
-template <class Op, int K>
+template <class Op, class Wait>
 __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::Element>& tiles,
                                          unsigned tile, unsigned lane) {
     using T = typename Op::Element;
+    constexpr int K = Wait::kTilesPerLane;
+    if (Wait::kFirstNs > 0) __nanosleep(Wait::kFirstNs);
     T exclusive = Op::identity();  // of the tiles after the window, up to `tile`
     for (long long end = tile;; end -= kWarpSize * K) {
         const long long first = end - (long long)(lane + 1) * K;  // this lane's oldest
@@ -96,7 +104,7 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
         unsigned status[K];
         int newestPrefix;  // this lane's newest tile with its prefix (-1: none)
         unsigned prefixLanes, stop;
-        unsigned delay = 64;  // ns
+        unsigned delay = Wait::kPollNs;
         for (;;) {
 #pragma unroll
             for (int j = 0; j < K; ++j) {
@@ -129,7 +137,7 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
             // Ask again, a little later each time, so that waiting warps leave the
             // memory system to the loads.
             __nanosleep(delay);
-            delay = delay < 512 ? 2 * delay : delay;
+            delay = delay < Wait::kMaxPollNs ? 2 * delay : delay;
         }
         // This lane's part: its tiles from its newest prefix on (the stop lane), all of
         // them (the lanes before it), none (the lanes past it). Oldest first.
@@ -161,9 +169,9 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
     }
 }
 
-// One block's work: one tile, from its id to its output. K: kTilesPerLane (a
-// parameter so that scanlab-bench --tune-lookback can try others).
-template <class Op, int CHUNK, bool INCLUSIVE, int K>
+// One block's work: one tile, from its id to its output. Wait: how the look-back
+// waits (a parameter so that scanlab-bench --tune-lookback can try others).
+template <class Op, int CHUNK, bool INCLUSIVE, class Wait = DefaultWait>
 __device__ void scanTile(const typename Op::Element* in, typename Op::Element* out, size_t n,
                          const lookback::TileState<typename Op::Element>& tiles) {
     using T = typename Op::Element;
@@ -215,7 +223,7 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
             if (lane == 0) publish(tiles, 0, lookback::kTilePrefix, tileTotal);
         } else {
             if (lane == 0) publish(tiles, tile, lookback::kTileAggregate, tileTotal);
-            tilePrefix = lookBack<Op, K>(tiles, tile, lane);
+            tilePrefix = lookBack<Op, Wait>(tiles, tile, lane);
             if (lane == 0)
                 publish(tiles, tile, lookback::kTilePrefix, Op::apply(tilePrefix, tileTotal));
         }
@@ -247,8 +255,7 @@ template <class Op, int CHUNK, bool INCLUSIVE>
 __global__ void lookbackScanKernel(const typename Op::Element* in, typename Op::Element* out,
                                    size_t n, lookback::TileState<typename Op::Element> tiles) {
     //@@ solution
-    lookback_reference::scanTile<Op, CHUNK, INCLUSIVE, lookback_reference::kTilesPerLane>(
-        in, out, n, tiles);
+    lookback_reference::scanTile<Op, CHUNK, INCLUSIVE>(in, out, n, tiles);
     //@@ placeholder
     //| // TODO(task 4): replace this placeholder (block 0 scans everything, the other
     //| // blocks do nothing) with the single pass described at the top of this file.
