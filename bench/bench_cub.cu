@@ -159,9 +159,10 @@ Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
     static char names[64][96];
     static int used = 0;
     char* name = names[used++ % 64];
-    std::snprintf(name, sizeof names[0], "%u x %d%s w%d %u/%u-%u%s", block, kItems,
+    std::snprintf(name, sizeof names[0], "%u x %d%s w%d %u/%u-%u%s%s", block, kItems,
                   kVectorChunks<int32_t, kItems> ? "v" : "", kWarpSize * Wait::kTilesPerLane,
-                  Wait::kFirstNs, Wait::kPollNs, Wait::kMaxPollNs, kBounded ? " r32" : "");
+                  Wait::kFirstNs, Wait::kPollNs, Wait::kMaxPollNs,
+                  Wait::kSleepFromTiles ? "" : " always", kBounded ? " r32" : "");
     return {name, 2 * c.elementBytes(), [&c, &ws, block] {
                 const size_t tileItems = size_t(block) * kItems;
                 const unsigned tiles = unsigned((c.n + tileItems - 1) / tileItems);
@@ -190,14 +191,15 @@ int tuneLookback() {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
         using namespace lookback_reference;
-        using Cubish = LookbackWait<1, 1200, 650, 650>;
+        using Cubish = LookbackWait<1, 1245, 648, 648>;  // CUB's sm90 delays for 4 bytes
+        using Spin = LookbackWait<1, 0, 32, 32>;
         std::vector<Contestant> cs{cub.scan(),
-                                   lookbackShape<8, LookbackWait<1, 0, 32, 32>>(cub, ws, 256),
+                                   lookbackShape<8, LookbackWait<1, 0, 32, 32, 0>>(cub, ws, 256),
                                    lookbackShape<12>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 32, 32>>(cub, ws, 256),
+                                   lookbackShape<12, Spin>(cub, ws, 256),
                                    lookbackShape<12, LookbackWait<1, 0, 128, 128>>(cub, ws, 256),
                                    lookbackShape<12, LookbackWait<1, 0, 256, 256>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 650, 650>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 648, 648>>(cub, ws, 256),
                                    lookbackShape<12, Cubish>(cub, ws, 256),
                                    lookbackShape<12, LookbackWait<1, 600, 256, 256>>(cub, ws, 256),
                                    lookbackShape<12, LookbackWait<1, 0, 32, 1024>>(cub, ws, 256),
@@ -211,6 +213,8 @@ int tuneLookback() {
                                    lookbackShape<12, Cubish>(cub, ws, 512),
                                    lookbackShape<12>(cub, ws, 384),
                                    lookbackShape<28>(cub, ws, 128),
+                                   lookbackShape<28, Cubish>(cub, ws, 128),
+                                   lookbackShape<20, Cubish>(cub, ws, 128),
                                    lookbackShape<20, DefaultWait, true>(cub, ws, 256)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);

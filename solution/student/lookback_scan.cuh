@@ -78,11 +78,14 @@ __device__ void publish(const lookback::TileState<T>& tiles, unsigned tile,
 // kFirstNs: a sleep before the first read (the predecessors are still at work);
 // kPollNs .. kMaxPollNs: the sleep between reads while a predecessor has published
 // nothing, doubled each time. Each read of a window is one round trip to L2 for the
-// warp; read too often, the waiting warps take L2 bandwidth from the loads.
-template <int TilesPerLane, int FirstNs, int PollNs, int MaxPollNs>
+// warp; read too often, the waiting warps take L2 bandwidth from the loads. A launch
+// of fewer than kSleepFromTiles tiles fits on the GPU at once: there nobody sleeps
+// (__nanosleep(0) still lets the CPU emulator run the other blocks).
+template <int TilesPerLane, int FirstNs, int PollNs, int MaxPollNs, int SleepFromTiles = 500>
 struct LookbackWait {
     static constexpr int kTilesPerLane = TilesPerLane;
     static constexpr unsigned kFirstNs = FirstNs, kPollNs = PollNs, kMaxPollNs = MaxPollNs;
+    static constexpr unsigned kSleepFromTiles = SleepFromTiles;
 };
 using DefaultWait = LookbackWait<1, 0, 64, 512>;
 
@@ -96,7 +99,8 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
                                          unsigned tile, unsigned lane) {
     using T = typename Op::Element;
     constexpr int K = Wait::kTilesPerLane;
-    if (Wait::kFirstNs > 0) __nanosleep(Wait::kFirstNs);
+    const bool sleepy = gridDim.x >= Wait::kSleepFromTiles;
+    if (Wait::kFirstNs > 0 && sleepy) __nanosleep(Wait::kFirstNs);
     T exclusive = Op::identity();  // of the tiles after the window, up to `tile`
     for (long long end = tile;; end -= kWarpSize * K) {
         const long long first = end - (long long)(lane + 1) * K;  // this lane's oldest
@@ -104,7 +108,7 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
         unsigned status[K];
         int newestPrefix;  // this lane's newest tile with its prefix (-1: none)
         unsigned prefixLanes, stop;
-        unsigned delay = Wait::kPollNs;
+        unsigned delay = sleepy ? Wait::kPollNs : 0;
         for (;;) {
 #pragma unroll
             for (int j = 0; j < K; ++j) {
@@ -137,7 +141,7 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
             // Ask again, a little later each time, so that waiting warps leave the
             // memory system to the loads.
             __nanosleep(delay);
-            delay = delay < Wait::kMaxPollNs ? 2 * delay : delay;
+            delay = delay < Wait::kMaxPollNs ? 2 * delay : delay;  // 0 stays 0
         }
         // This lane's part: its tiles from its newest prefix on (the stop lane), all of
         // them (the lanes before it), none (the lanes past it). Oldest first.
