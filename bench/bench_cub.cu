@@ -139,22 +139,22 @@ int sweepCub(const std::string& path, const DeviceInfo& dev) {
     return csv ? 0 : 2;
 }
 
-// The reference look-back kernel with a tile shape and look-back wait of its own.
+// The reference look-back kernel with a tile shape and look-back wait of its own, and
+// the plan's launch bounds (at most 32 registers a thread: r32) or none.
 template <int kItems, class Wait>
-__global__ void tuneLookbackKernel(const int32_t* in, int32_t* out, size_t n,
-                                   lookback::TileState<int32_t> tiles) {
+__global__ void __launch_bounds__(1024, LookbackPolicy<int32_t>::kMinBlocksOf1024)
+    tuneLookbackKernel32(const int32_t* in, int32_t* out, size_t n, lookback::TileState<int32_t> tiles) {
     lookback_reference::scanTile<Op, kItems, true, Wait>(in, out, n, tiles);
 }
-// The same with at most 32 registers a thread (8 blocks of 256 threads on an SM).
 template <int kItems, class Wait>
-__global__ void __launch_bounds__(256, 8) tuneLookbackKernel32(const int32_t* in, int32_t* out, size_t n,
+__global__ void tuneLookbackKernel(const int32_t* in, int32_t* out, size_t n,
                                    lookback::TileState<int32_t> tiles) {
     lookback_reference::scanTile<Op, kItems, true, Wait>(in, out, n, tiles);
 }
 
 // The plan's launch with that kernel (the plan's own: lookbackItemsPerThread and
 // lookback_reference::DefaultWait): what --tune-lookback compares.
-template <int kItems, class Wait = lookback_reference::DefaultWait, bool kBounded = false>
+template <int kItems, class Wait = lookback_reference::DefaultWait, bool kBounded = true>
 Contestant lookbackShape(CubCase& c, Workspace<Op>& ws, unsigned block) {
     static char names[64][96];
     static int used = 0;
@@ -191,31 +191,19 @@ int tuneLookback() {
         CubCase cub(size_t(1) << log2n);
         Workspace<Op> ws;
         using namespace lookback_reference;
-        using Cubish = LookbackWait<1, 1245, 648, 648>;  // CUB's sm90 delays for 4 bytes
-        using Spin = LookbackWait<1, 0, 32, 32>;
+        using Textbook = LookbackWait<1, 0, 32, 32, 0>;  // poll, 32 ns apart, at once
         std::vector<Contestant> cs{cub.scan(),
-                                   lookbackShape<8, LookbackWait<1, 0, 32, 32, 0>>(cub, ws, 256),
-                                   lookbackShape<12>(cub, ws, 256),
-                                   lookbackShape<12, Spin>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 128, 128>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 256, 256>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 648, 648>>(cub, ws, 256),
-                                   lookbackShape<12, Cubish>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 600, 256, 256>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 32, 1024>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<2, 0, 64, 512>>(cub, ws, 256),
-                                   lookbackShape<12, DefaultWait, true>(cub, ws, 256),
-                                   lookbackShape<12, Cubish, true>(cub, ws, 256),
-                                   lookbackShape<20>(cub, ws, 256),
-                                   lookbackShape<20, Cubish>(cub, ws, 256),
-                                   lookbackShape<20>(cub, ws, 192),
-                                   lookbackShape<12>(cub, ws, 512),
-                                   lookbackShape<12, Cubish>(cub, ws, 512),
-                                   lookbackShape<12>(cub, ws, 384),
-                                   lookbackShape<28>(cub, ws, 128),
-                                   lookbackShape<28, Cubish>(cub, ws, 128),
-                                   lookbackShape<20, Cubish>(cub, ws, 128),
-                                   lookbackShape<20, DefaultWait, true>(cub, ws, 256)};
+                                   lookbackShape<8, Textbook, false>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 64, 512>, false>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 0, 64, 512>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 1245, 648, 648>, false>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 1245, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 2000, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 3000, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 2000, 300, 300>>(cub, ws, 256),
+                                   lookbackShape<12, LookbackWait<1, 2000, 648, 648>>(cub, ws, 512),
+                                   lookbackShape<20, LookbackWait<1, 2000, 648, 648>, false>(cub, ws, 256),
+                                   lookbackShape<28, LookbackWait<1, 2000, 648, 648>, false>(cub, ws, 128)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);
         printRow(cs[0], nullptr);

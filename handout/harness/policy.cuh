@@ -48,10 +48,17 @@ namespace scanlab {
 // elements keep task 3's CHUNK (32 bytes a thread). A block too wide for its tile's
 // shared memory (the 48 KiB every GPU grants a block: 1024 threads of 12 int32) takes
 // kItemsPerThreadWide instead.
+//
+// kMinBlocksOf1024: lookbackScanKernel is compiled (__launch_bounds__) for blocks of up
+// to 1024 threads with at least this many of them resident on an SM, so with at most
+// 65536 / (1024 * kMinBlocksOf1024) registers a thread: 32 for 4-byte elements, which
+// lets 8 blocks of 256 threads share an SM (at 39 registers only 6 fit). The more tiles
+// are in flight, the more loads are in flight while other tiles look back.
 template <class T>
 struct LookbackPolicy {
     static constexpr int kItemsPerThread = sizeof(T) == 4 ? 12 : ChunkPolicy<T>::kItemsPerThread;
     static constexpr int kItemsPerThreadWide = ChunkPolicy<T>::kItemsPerThread;
+    static constexpr int kMinBlocksOf1024 = sizeof(T) == 4 ? 2 : 1;
 };
 
 // Dynamic shared memory of lookbackScanKernel with `items` elements a thread: a tile's
