@@ -5,7 +5,8 @@
 // cub::DeviceScan::InclusiveScan with the same operator; all measured in this run on
 // this GPU.
 // `scanlab-bench --tune-lookback`: the look-back scan's tile shapes (threads x items
-// per thread) against CUB at 2^24 and 2^28, to choose LookbackPolicy (harness/policy.cuh).
+// per thread), register bounds and look-back waits against CUB at 2^20, 2^24 and 2^28,
+// to choose LookbackPolicy (harness/policy.cuh) and lookback_reference::DefaultWait.
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
 // as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others
 // (CUB's scan in the panels of the three-phase scan and of the look-back scan).

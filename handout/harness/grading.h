@@ -48,12 +48,12 @@ inline constexpr double kFullCreditSlowdown = 1.2;
 inline constexpr int kWarmup = 5;
 inline constexpr int kReps = 30;
 inline constexpr const char* kReferenceDevice = "NVIDIA H100 80GB HBM3";
-inline constexpr double kReferenceCopyGbps = 2929.8;
+inline constexpr double kReferenceCopyGbps = 2888.4;
 
-inline constexpr PerfCase kWarpScanPerf[] = {{"warp-scan", "add-i32", 67108864u, 256u, 0.25259}};
-inline constexpr PerfCase kReducePerf[] = {{"reduce", "add-i32", 67108864u, 256u, 0.09984}};
-inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.29766}};
-inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.0}};
+inline constexpr PerfCase kWarpScanPerf[] = {{"warp-scan", "add-i32", 67108864u, 256u, 0.25373}};
+inline constexpr PerfCase kReducePerf[] = {{"reduce", "add-i32", 67108864u, 256u, 0.09963}};
+inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.2977}};
+inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.24814}};
 
 inline constexpr Task kTasks[] = {
     {1, "warp-scan", 10.0, 5.0, 4, 4, kWarpScanPerf, 1},

@@ -8,7 +8,9 @@
 // consecutive chunk back from shared memory.
 //
 // Shared layout: one pad slot every 32 elements (paddedIndex), so the striped and
-// the chunked accesses both hit 32 different banks for 4-byte elements.
+// the chunked accesses both hit 32 different banks for 4-byte elements; or, for
+// 4-byte elements in chunks of 4, 12, 20 or 28, 16-byte vectors without padding
+// (kVectorChunks below). Either fits in stagedSlots(width*CHUNK) elements.
 #pragma once
 #include <cstddef>
 #include <cstring>

@@ -13,7 +13,8 @@
 //    started. A tile id from the counter is only ever handed to a block that runs, so
 //    every tile it waits for belongs to a block that has started.
 // 2. Scan the tile as in task 3 (loadChunks, a sequential scan of each chunk, the warp
-//    scans, the warp totals) and get the tile's total.
+//    scans, the warp totals) and get the tile's total. (CHUNK is 12 for 4-byte
+//    elements: loadChunks and storeChunks then move 16-byte vectors.)
 // 3. Publish. Tile 0: its inclusive prefix (status kTilePrefix). Any other tile: its
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
@@ -23,7 +24,8 @@
 // 4. Look back over tiles tile-1, tile-2, ... combining their aggregates until one has
 //    its inclusive prefix, which ends the walk. Read a status, __threadfence(), then
 //    the value it announces (or the packed word, both at once). A status still
-//    kTileInvalid: read it again (spin).
+//    kTileInvalid: read it again (spin, with a __nanosleep between reads; a tile that
+//    sleeps a little before its first read finds its neighbours done: README, task 4).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
 //    Stage the tile's scan in shared memory before the look-back: then no element waits
@@ -31,7 +33,8 @@
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared
-// memory (harness/policy.cuh). blockDim.x is a multiple of 32, from 32 to 1024.
+// memory (harness/policy.cuh): a tile's staging, one slot per warp, two spare slots.
+// blockDim.x is a multiple of 32, from 32 to 1024.
 // A loop that waits for another block must contain a __threadfence(), an atomic or a
 // __nanosleep(): the CPU emulator lets other threads run at those points.
 #pragma once
@@ -88,7 +91,10 @@ struct LookbackWait {
     static constexpr unsigned kFirstNs = FirstNs, kPollNs = PollNs, kMaxPollNs = MaxPollNs;
     static constexpr unsigned kSleepFromTiles = SleepFromTiles;
 };
-using DefaultWait = LookbackWait<1, 1245, 648, 648>;
+// The reference's: sleep 3 us, then read every 648 ns (CUB's sm90 poll). On an H100
+// at 2^28 int32 (--tune-lookback) no first sleep ran at 0.82x CUB, 1245 ns at 0.94x,
+// 3000 ns at 0.95x; windows of 64 to 256 tiles were slower than 32.
+using DefaultWait = LookbackWait<1, 3000, 648, 648>;
 
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
 // aggregate: the combination of every element before the tile. Lane l looks at the K
