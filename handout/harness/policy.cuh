@@ -51,14 +51,23 @@ namespace scanlab {
 //
 // kMinBlocksOf1024: lookbackScanKernel is compiled (__launch_bounds__) for blocks of up
 // to 1024 threads with at least this many of them resident on an SM, so with at most
-// 65536 / (1024 * kMinBlocksOf1024) registers a thread: 32 for 4-byte elements, which
-// lets 8 blocks of 256 threads share an SM (at 39 registers only 6 fit). The more tiles
-// are in flight, the more loads are in flight while other tiles look back.
+// 65536 / (1024 * kMinBlocksOf1024) registers a thread: 32 for 4-byte elements on GPUs
+// whose SMs hold 2048 threads (sm_70, sm_80, sm_90, sm_100; the others hold fewer, and
+// take 1), which lets 8 blocks of 256 threads share an SM (at 39 registers only 6
+// fit). The more tiles are in flight, the more loads are in flight while other tiles
+// look back.
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 700 || __CUDA_ARCH__ == 800 || \
+                               __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000)
+constexpr int kBlocksOf1024PerSm = 2;
+#else
+constexpr int kBlocksOf1024PerSm = 1;
+#endif
+
 template <class T>
 struct LookbackPolicy {
     static constexpr int kItemsPerThread = sizeof(T) == 4 ? 12 : ChunkPolicy<T>::kItemsPerThread;
     static constexpr int kItemsPerThreadWide = ChunkPolicy<T>::kItemsPerThread;
-    static constexpr int kMinBlocksOf1024 = sizeof(T) == 4 ? 2 : 1;
+    static constexpr int kMinBlocksOf1024 = sizeof(T) == 4 ? kBlocksOf1024PerSm : 1;
 };
 
 // Dynamic shared memory of lookbackScanKernel with `items` elements a thread: a tile's
