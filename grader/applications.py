@@ -70,6 +70,17 @@ def run_applications(setup: RunSetup, binary: Path, n: int,
         return [r for r in pool.map(one, apps) if r is not None]
 
 
+def not_run(setup: RunSetup, n: int, why: str) -> list[AppResult]:
+    """Every application, not run, for `why` (the integration build hung; the time
+    budget was spent): said in the reports, nothing started."""
+    out = []
+    for app in list_applications(setup.reference):
+        result = _new_result(setup, app, n)
+        result.message = why
+        out.append(result)
+    return out
+
+
 def _new_result(setup: RunSetup, app: Application, n: int) -> AppResult:
     task = default_assignment().driver_task(app.driver_task).task
     prefix = "SCANLAB_EMU_SEED=1 " if setup.backend == "emulator" else ""

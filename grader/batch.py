@@ -12,24 +12,28 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from grader import canvas, exits
 from grader.build import Layout
+from grader.canvas import read_layout
 from grader.collect import is_archive, source_digest, submission_name
 from grader.grade import grade
 from grader.report import gradebook, html, jsonfile, problems
 from grader.report import leaderboard
 from grader.report.class_summary import class_summary
+from grader.report.copies import SimilarPair, find_copies
 from grader.report.folder import safe_name, write_reports
 from grader.results import Identity, SubmissionResult
-from grader.roster import (METADATA_FILE, RosterError, export_root, identities, parse_due,
-                           read_gradescope_metadata, read_roster)
+from grader.roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, export_root,
+                           identities, parse_due, read_gradescope_metadata, read_roster)
 from grader.rubric import Rubric
 from grader.session import Options, Session
 
@@ -135,11 +139,35 @@ class _Progress:
         return f"  ETA {_duration(per * left)}"
 
 
+class BatchInterrupted(Exception):
+    """Ctrl-C stopped a batch; what finished is in `results` and written to the outputs."""
+
+    def __init__(self, results: list[SubmissionResult], why: str):
+        super().__init__(why)
+        self.results = results
+        self.why = why
+
+
+@dataclass
+class ClassExtras:
+    """What the class files say beside the grades: the roster's disagreements with the
+    class folder, and the folder to compare with `--similarity` (None: not compared)."""
+    roster: RosterCheck | None = None
+    similarity: Path | None = None
+
+
 def run_batch(session: Session, entries: list[Path], out: Path,
               say: Callable[[str], None] = print,
-              who: dict[str, Identity] | None = None, resume: bool = False) -> list[SubmissionResult]:
+              who: dict[str, Identity] | None = None, resume: bool = False,
+              extras: ClassExtras | None = None) -> list[SubmissionResult]:
     """Grades `entries` with `session` into `out` (see the module doc). `who` gives each
-    submission name's identity. Returns the results, sorted by name."""
+    submission name's identity. Returns the results, sorted by name.
+
+    Ctrl-C (KeyboardInterrupt) stops it: no submission not yet started starts (they are
+    cancelled), the ones being graded finish and are written, the class's files are
+    written from what finished (marked interrupted), and BatchInterrupted is raised. A
+    second Ctrl-C while they finish quits the process at once (exit 130), with the class
+    files written from what had finished by then."""
     rubric = session.rubric
     out.mkdir(parents=True, exist_ok=True)
     state = BatchState(session.seed, rubric.digest, session.backend)
@@ -171,24 +199,54 @@ def run_batch(session: Session, entries: list[Path], out: Path,
         tag = name[:28]
         return grade(session, entry, on_phase=lambda text: say(f"    {tag}: {text}"))
 
+    def done(future: Future[SubmissionResult]) -> None:
+        entry = futures[future]
+        result = future.result()
+        result.identity = (who or {}).get(submission_name(entry), Identity())
+        with progress.lock:
+            write_reports(result, rubric, out / "submissions" / names[entry])
+            gradebook.append_plain(result, rubric, plain)
+            results.append(result)
+            progress.done += 1
+            progress.graded_now += 1
+            say(_progress_line(progress.done, progress.total, result, progress.eta()))
+
+    extras = extras or ClassExtras()
     # Submissions build in parallel; their GPU runs still take the GPU one at a time.
     workers = max(1, min(len(todo), 2 * session.jobs))
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission") as pool:
-        futures = {pool.submit(grade_one, e): e for e in todo}
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission")
+    futures = {pool.submit(grade_one, e): e for e in todo}
+    interrupted = ""
+    try:
         for future in as_completed(futures):
-            entry = futures[future]
-            result = future.result()
-            result.identity = (who or {}).get(submission_name(entry), Identity())
-            with progress.lock:
-                write_reports(result, rubric, out / "submissions" / names[entry])
-                gradebook.append_plain(result, rubric, plain)
-                results.append(result)
-                progress.done += 1
-                progress.graded_now += 1
-                say(_progress_line(progress.done, progress.total, result, progress.eta()))
+            done(future)
+    except KeyboardInterrupt:
+        cancelled = sum(1 for f in futures if f.cancel())
+        running = [f for f in futures if not f.done() and not f.cancelled()]
+        say(f"interrupted: {cancelled} submission(s) not started are cancelled; the {len(running)} being "
+            "graded finish and are kept (Ctrl-C again to quit at once and lose them)")
+        try:
+            for future in as_completed(running):
+                done(future)
+        except KeyboardInterrupt:
+            why = (f"interrupted twice: {len(results)} of {len(entries)} submission(s) graded, the ones "
+                   "being graded lost; `batch --resume` grades the rest")
+            say(why)
+            finish_batch(results, rubric, entries, out, None, extras.roster, why)
+            os._exit(exits.INTERRUPTED)   # the grading threads cannot be stopped otherwise
+        interrupted = (f"interrupted by Ctrl-C: {len(results)} of {len(entries)} submission(s) graded "
+                       f"({cancelled} not started); `batch --resume` grades the rest")
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     if progress.graded_now:
         say(throughput_line(progress.graded_now, time.monotonic() - progress.start, session))
-    return finish_batch(results, rubric, entries, out)
+    pairs = None
+    if extras.similarity is not None and not interrupted:
+        pairs = similarity_pairs(extras.similarity, rubric, session.layout, out, say)
+    finish_batch(results, rubric, entries, out, pairs, extras.roster, interrupted)
+    if interrupted:
+        raise BatchInterrupted(results, interrupted)
+    return results
 
 
 def throughput_line(graded: int, seconds: float, session: Session) -> str:
@@ -205,28 +263,64 @@ def throughput_line(graded: int, seconds: float, session: Session) -> str:
 
 
 def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],
-                 out: Path) -> list[SubmissionResult]:
-    """The class's files from every submission's result: the gradebook files, the class
-    summary, the leaderboard and the class page (a local batch, and `merge` after a
-    Slurm one)."""
+                 out: Path, pairs: list[SimilarPair] | None = None, roster: RosterCheck | None = None,
+                 interrupted: str = "") -> list[SubmissionResult]:
+    """The class's files from every submission's result: the gradebook files (with a 0
+    row for each roster student who submitted nothing), the class summary, the
+    leaderboard and the class page (a local batch, and `merge` after a Slurm one).
+    `pairs`: the similarity found (None: not compared)."""
     names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
-    gradebook.write_all(results, rubric, out)
-    (out / "class-summary.md").write_text(class_summary(results, rubric), encoding="utf-8")
+    copies = find_copies(results, pairs)
+    absent = roster.absent if roster is not None else []
+    gradebook.write_all(results, rubric, out, copies, absent)
+    (out / "class-summary.md").write_text(class_summary(results, rubric, copies, roster, interrupted),
+                                          encoding="utf-8")
     leaderboard.write_csv(results, rubric, out / LEADERBOARD_FILE)
     links = {str(e): f"submissions/{names[e]}/report.html" for e in entries}
-    (out / CLASS_PAGE).write_text(html.class_page(results, links, [t.name for t in rubric.tasks]),
-                                  encoding="utf-8")
+    (out / CLASS_PAGE).write_text(html.class_page(results, links, [t.name for t in rubric.tasks], copies,
+                                                  roster, interrupted), encoding="utf-8")
     return results
+
+
+def similarity_pairs(folder: Path, rubric: Rubric, layout: Layout, out: Path,
+                     say: Callable[[str], None]) -> list[SimilarPair] | None:
+    """similarity.html and .csv beside the grades; the pairs (None where it cannot run)."""
+    from grader.similarity import SimilarityError, similarity_report
+    try:
+        return similarity_report(folder, rubric, layout, out)
+    except SimilarityError as e:
+        say(f"similarity not compared: {e}")
+        return None
+
+
+def read_class(folder: Path, entries: list[Path], roster: Path | None,
+               due: str | None) -> tuple[dict[str, Identity], RosterCheck | None]:
+    """Whose each submission is (a Gradescope export's metadata, Canvas's file names, the
+    roster), and what the roster and the folder disagree on (None without a roster)."""
+    metadata = folder / METADATA_FILE
+    rows = read_roster(roster) if roster is not None else []
+    names = [submission_name(e) for e in entries]
+    who = identities(names, read_gradescope_metadata(metadata) if metadata.is_file() else {},
+                     rows, parse_due(due) if due else None, read_layout(folder))
+    return who, (check_roster(names, rows, who) if roster is not None else None)
 
 
 def read_identities(folder: Path, entries: list[Path], roster: Path | None,
                     due: str | None) -> dict[str, Identity]:
-    metadata = folder / METADATA_FILE
-    return identities([submission_name(e) for e in entries],
-                      read_gradescope_metadata(metadata) if metadata.is_file() else {},
-                      read_roster(roster) if roster is not None else [],
-                      parse_due(due) if due else None)
+    return read_class(folder, entries, roster, due)[0]
+
+
+def class_folder(folder: Path, rubric: Rubric, out: Path, say: Callable[[str], None]) -> Path:
+    """The folder to grade: a Gradescope export's root, or Canvas's flat bulk download
+    (and loose student files) gathered per student under `out` (grader/canvas.py)."""
+    folder = export_root(folder)
+    if canvas.is_flat(folder, rubric.submitted_files):
+        staged = canvas.stage(folder, rubric.submitted_files, out)
+        say(f"{folder}: student files laid out flat (Canvas's bulk download, or loose files): "
+            f"gathered per student into {staged}")
+        return staged
+    return folder
 
 
 def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
@@ -234,17 +328,24 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     folder: Path = args.folder
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
-        return 2
-    folder = export_root(folder)
+        return exits.GRADER
+    out: Path = args.out or Path("grader-out") / "batch"
+    folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     entries, skipped = find_submissions(folder)
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
+    if not entries:
+        print(f"grader: {args.folder}: no submissions to grade (a batch folder holds one subfolder, "
+              ".zip, .tar.gz, .tgz or .tar per submission, a Gradescope export, or Canvas's bulk "
+              "download)", file=sys.stderr)
+        return exits.GRADER
     try:
-        who = read_identities(folder, entries, args.roster, args.due)
+        who, check = read_class(folder, entries, args.roster, args.due)
     except RosterError as e:
         print(f"grader: {e}", file=sys.stderr)
-        return 2
-    out: Path = args.out or Path("grader-out") / "batch"
+        return exits.GRADER
+    for line in check.lines() if check is not None else []:
+        print(f"roster: {line}", file=sys.stderr)
     if args.resume:
         before = BatchState.read(out)
         if before is None:
@@ -260,29 +361,21 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
               f"{session.backend}, {session.jobs} parallel jobs"
               + (f"; {known} with their students' names" if known else ""), flush=True)
-        run_batch(session, entries, out, lambda line: print(line, flush=True), who, args.resume)
-    if getattr(args, "similarity", False):
-        _similarity_section(folder, rubric, layout, out)
+        extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None)
+        status = exits.OK
+        try:
+            run_batch(session, entries, out, lambda line: print(line, flush=True), who, args.resume, extras)
+        except BatchInterrupted as e:
+            print(f"grader: {e.why}", file=sys.stderr)
+            status = exits.INTERRUPTED
     print()
     print((out / "class-summary.md").read_text(encoding="utf-8"))
+    if extras.similarity is not None and (out / "similarity.csv").is_file():
+        print(f"similarity: {out / 'similarity.html'}, {out / 'similarity.csv'}")
     print(f"gradebook: {', '.join(str(out / f) for f in gradebook.FILES)}")
     print(f"class summary: {out / 'class-summary.md'} and {out / CLASS_PAGE}; reports: "
           f"{out / 'submissions'}/")
-    return 0
+    return status
 
 
-def _similarity_section(folder: Path, rubric: Rubric, layout: Layout, out: Path) -> None:
-    """similarity.html and .csv beside the grades, the closest pairs in class-summary.md."""
-    from grader.similarity import HTML_FILE, SimilarityError, similarity_report, summary_lines
-    try:
-        lines = summary_lines(similarity_report(folder, rubric, layout, out))
-        lines.append(f"\nThe code side by side: {HTML_FILE}; every pair: similarity.csv. A lead for "
-                     "a person to read, never a verdict: no grade depends on it.")
-    except SimilarityError as e:
-        lines = [f"not compared: {e}"]
-    with open(out / "class-summary.md", "a", encoding="utf-8") as f:
-        f.write("\n## Similarity (copydetect; the handout and the solution are boilerplate)\n\n```text\n"
-                + "\n".join(lines) + "\n```\n")
-
-
-__all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name"]
+__all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name", "BatchInterrupted"]

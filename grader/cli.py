@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from grader import REPO_ROOT, __version__
+from grader import REPO_ROOT, __version__, exits
 from grader.build import Layout
 from grader.grade import grade
 from grader.report import terminal
@@ -16,8 +16,8 @@ from grader.session import GraderError, Options, Session, default_cache_dir
 from grader.slurm import SlurmError
 from grader.rubric import Rubric, RubricError, load_rubric, settings_table
 
-EXIT_OK = 0
-EXIT_GRADER = 2      # the grader could not run (setup, rubric, arguments)
+EXIT_OK = exits.OK
+EXIT_GRADER = exits.GRADER      # the grader could not run (setup, rubric, arguments)
 
 DESCRIPTION = """scanlab's autograder.
 
@@ -32,9 +32,12 @@ DESCRIPTION = """scanlab's autograder.
                      cache, and on a GPU time the reference's baselines (once per
                      machine; e.g. in Gradescope's setup.sh)
   gradescope-zip     build the Gradescope autograder zip
-  slurm FOLDER       grade a class on a Slurm cluster: an array job (one task per
-                     submission) and a merge job that writes the class's files
-  similarity FOLDER  which submissions of a class are alike (copydetect)
+  slurm FOLDER       grade a class on a Slurm cluster: a prepare job, an array job (one
+                     task per submission) and a merge job that writes the class's files
+  slurm-task OUT     (run by Slurm) grade one submission of a Slurm batch
+  merge OUT          the class's files of a Slurm batch from its results
+  similarity FOLDER  which submissions of a class are alike, the reference solution
+                     included (copydetect)
 
 See grader/README.md."""
 
@@ -71,12 +74,15 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _class(p: argparse.ArgumentParser, out_help: str) -> None:
     """The arguments of the commands that grade a class (batch, slurm)."""
-    p.add_argument("folder", type=Path)
+    p.add_argument("folder", type=Path,
+                   help="the class: one subfolder or archive per submission, a Gradescope export "
+                        "(unzipped), or Canvas's bulk download (flat, name-prefixed files)")
     _common(p)
     p.add_argument("--out", type=Path, default=None, help=out_help)
     p.add_argument("--roster", type=Path, default=None,
                    help="a roster CSV (submission, name, sid, email, login, section, late "
-                        "columns) naming whose each submission is")
+                        "columns), or Canvas's gradebook export (ID, SIS User ID, SIS Login ID): whose "
+                        "each submission is; its students with no submission get 0 in the upload files")
     p.add_argument("--due", default=None,
                    help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
                         "after it are marked late")
@@ -84,12 +90,17 @@ def _class(p: argparse.ArgumentParser, out_help: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scanlab-grade" if Path(sys.argv[0]).name == "scanlab-grade" else "python3 -m grader", description=DESCRIPTION,
+                                     epilog=exits.text(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"scanlab grader {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    g = sub.add_parser("grade", help="grade one submission")
-    g.add_argument("submission", type=Path)
+    g = sub.add_parser("grade", help="grade one submission",
+                       description="Grade one submission: print its report and write the report files.",
+                       epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    g.add_argument("submission", type=Path,
+                   help="a folder, a .zip/.tar.gz/.tgz/.tar, a copy of the handout, or one student file "
+                        "(scan.cuh, or name-prefixed: alice_scan.cuh)")
     _common(g)
     g.add_argument("--out", type=Path, default=None,
                    help="folder for the reports (default grader-out/<submission name>)")
@@ -98,54 +109,83 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--show-hidden", action="store_true",
                    help="show the details of hidden cases in the terminal report (instructors)")
 
-    b = sub.add_parser("batch", help="grade every submission in a folder")
+    b = sub.add_parser("batch", help="grade every submission in a folder",
+                       description="Grade a class: the reports of each submission, grades.csv, the "
+                                   "Gradescope and Canvas upload files, class-summary.md and class.html.",
+                       epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     _class(b, "folder for grades.csv, the class summary and the reports (default grader-out/batch)")
     b.add_argument("--resume", action="store_true",
                    help="go on with an interrupted batch in --out: submissions already graded "
                         "with the same rubric, seed and bytes are kept, not regraded")
 
     b.add_argument("--similarity", action="store_true",
-                   help="also compare the class's student files (copydetect): similarity.html "
-                        "and similarity.csv in --out, the closest pairs in class-summary.md")
+                   help="also compare the class's student files with each other and with the "
+                        "reference solution (copydetect; the handout's lines excluded): similarity.html "
+                        "and similarity.csv in --out, the alike in grades.csv, class-summary.md, class.html")
 
-    sl = sub.add_parser("slurm", help="grade a class on a Slurm cluster: an array job and a merge")
+    sl = sub.add_parser("slurm", help="grade a class on a Slurm cluster: an array job and a merge",
+                        description="Grade a class on a Slurm cluster: a prepare job (the reference, "
+                                    "once), an array job after it (one task per submission) and a merge "
+                                    "job that writes the same files as batch.",
+                        epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     _class(sl, "folder for the plan, the reports and the class's files, on a file system the "
                "nodes share (default grader-out/batch)")
     sl.add_argument("--partition", default=None, help="sbatch --partition (default: the rubric's [slurm])")
     sl.add_argument("--account", default=None, help="sbatch --account (default: the rubric's [slurm])")
     sl.add_argument("--gres", default=None,
                     help="sbatch --gres of each array task (default: the rubric's [slurm], gpu:1; "
-                         "'' for none)")
+                         "none with --backend emulator; '' for none)")
+    sl.add_argument("--throttle", type=int, default=0, metavar="N",
+                    help="at most N array tasks at once (sbatch --array=...%%N; default: no limit)")
     sl.add_argument("--sbatch-arg", action="append", metavar="ARG",
-                    help="one more sbatch option for both jobs (repeatable), e.g. --sbatch-arg=--qos=class")
+                    help="one more sbatch option for every job (repeatable), e.g. --sbatch-arg=--qos=class")
     sl.add_argument("--python", default=None,
                     help="the Python the jobs run the grader with (default: this one)")
     sl.add_argument("--resubmit", action="store_true",
                     help="submit only the submissions of the plan in --out without a result, and the merge")
     sl.add_argument("--dry-run", action="store_true", help="write the plan and print the sbatch commands")
-    st = sub.add_parser("slurm-task", help="(run by Slurm) grade one submission of a plan")
-    st.add_argument("out", type=Path)
+    st = sub.add_parser("slurm-task", help="(run by Slurm) grade one submission of a plan",
+                        description="Run by the array job of `slurm`: grade submission number "
+                                    "$SLURM_ARRAY_TASK_ID of the plan in OUT.")
+    st.add_argument("out", type=Path, help="the --out folder of `slurm` (holding slurm/plan.json)")
     st.add_argument("--index", type=int, default=None, help="the submission (default $SLURM_ARRAY_TASK_ID)")
-    mg = sub.add_parser("merge", help="the class's files of a Slurm batch from its results")
-    mg.add_argument("out", type=Path)
+    mg = sub.add_parser("merge", help="the class's files of a Slurm batch from its results",
+                        description="Write grades.csv, the upload files, class-summary.md and "
+                                    "class.html of a Slurm batch from its submissions' results (exit 1, "
+                                    "writing nothing, while some have none).",
+                        epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    mg.add_argument("out", type=Path, help="the --out folder of `slurm`")
 
-    m = sub.add_parser("similarity", help="which submissions of a class are alike (copydetect)")
-    m.add_argument("folder", type=Path)
+    m = sub.add_parser("similarity", help="which submissions of a class are alike (copydetect)",
+                       description="Compare the student files of a class with each other and with the "
+                                   "reference solution (copydetect; the handout's lines excluded). A lead "
+                                   "for a person to read, never a verdict.")
+    m.add_argument("folder", type=Path, help="the class, as batch takes it")
     m.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
                    help="the rubric (default: data/rubric.toml): the files and the limits")
     m.add_argument("--out", type=Path, default=Path("grader-out") / "similarity",
                    help="folder for similarity.html and similarity.csv (default grader-out/similarity)")
 
-    sub.add_parser("doctor", help="check this machine")
-    sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning")
+    sub.add_parser("doctor", help="check this machine",
+                   description="List the GPU(s), driver, nvcc, CMake, g++, Boost.Context and the "
+                               "sandbox, and say what this machine can grade (exit 1: nothing).")
+    sub.add_parser("rubric-keys", help="every rubric setting with its default and meaning",
+                   description="Print every rubric setting: its table, key, default and meaning.")
 
     p = sub.add_parser("prepare", help="build the reference and the prebuilt harness into the cache; "
-                                       "on a GPU, time the reference's baselines")
+                                       "on a GPU, time the reference's baselines",
+                       description="Build the reference driver and the prebuilt harness into the cache "
+                                   "and, on a GPU, time the reference's baselines: once per machine "
+                                   "(Gradescope's setup.sh, the prepare job of `slurm`).")
     _common(p)
 
-    z = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip")
-    z.add_argument("--out", type=Path, default=REPO_ROOT / "dist" / "scanlab-autograder.zip")
-    z.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml")
+    z = sub.add_parser("gradescope-zip", help="build the Gradescope autograder zip",
+                       description="Write the Gradescope autograder zip (it holds the solution: keep it "
+                                   "private).")
+    z.add_argument("--out", type=Path, default=REPO_ROOT / "dist" / "scanlab-autograder.zip",
+                   help="where the zip goes (default dist/scanlab-autograder.zip)")
+    z.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
+                   help="the rubric the autograder grades with (default: data/rubric.toml)")
     return parser
 
 
@@ -256,5 +296,5 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_GRADER
     except KeyboardInterrupt:
         print("grader: interrupted", file=sys.stderr)
-        return 130
+        return exits.INTERRUPTED
     return EXIT_GRADER

@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import io
 import os
+import shutil
 import stat
 import tarfile
 import zipfile
@@ -70,6 +71,15 @@ def submission_name(path: Path) -> str:
         if name.lower().endswith(suffix):
             return name[: -len(suffix)] or name
     return name
+
+
+def student_file_of(name: str, wanted: tuple[str, ...]) -> str | None:
+    """The student file a lone file is: `scan.cuh`, or with a name before it
+    (`alice_scan.cuh`, `alice-scan.cuh`); None for any other name."""
+    for w in wanted:
+        if name == w or (len(name) > len(w) + 1 and name.endswith(w) and name[-len(w) - 1] in "_-"):
+            return w
+    return None
 
 
 def is_archive(path: Path) -> bool:
@@ -323,7 +333,8 @@ def find_files(root: Path, wanted: tuple[str, ...], limits: SubmissionLimits,
 def collect(path: Path, wanted: tuple[str, ...], limits: SubmissionLimits, workdir: Path) -> Submission:
     """Reads the submission at `path`. Never raises for a bad submission: the problem
     is in Submission.error (nothing gradable) or in its notes and missing files."""
-    kind = "folder" if path.is_dir() else "zip" if path.name.lower().endswith(".zip") else "tar"
+    kind = "folder" if path.is_dir() else "zip" if path.name.lower().endswith(".zip") else \
+        "file" if student_file_of(path.name, wanted) else "tar"
     sub = Submission(name=submission_name(path), origin=str(path), kind=kind)
     try:
         if path.is_symlink() and not path.exists():
@@ -334,6 +345,13 @@ def collect(path: Path, wanted: tuple[str, ...], limits: SubmissionLimits, workd
             root = workdir / "unpacked"
             root.mkdir(parents=True)
             sub.notes.extend(unpack(path, root, limits))
+        elif path.is_file() and student_file_of(path.name, wanted):
+            # A single student file submitted on its own.
+            root = workdir / "unpacked"
+            root.mkdir(parents=True)
+            if path.stat().st_size > limits.max_total_bytes:
+                raise SubmissionError(f"{path.name} is larger than {limits.max_total_bytes} bytes: refused")
+            shutil.copyfile(path, root / str(student_file_of(path.name, wanted)))
         elif not path.exists():
             raise SubmissionError(f"{path} does not exist")
         else:

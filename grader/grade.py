@@ -22,7 +22,7 @@ from typing import Callable
 
 from grader import __version__
 from grader import backends
-from grader.applications import ExerciseBuild, run_applications
+from grader.applications import ExerciseBuild, not_run, run_applications
 from grader.assignment import Exercise, default_assignment
 from grader.build import BuildResult
 from grader.cases import Case
@@ -129,15 +129,17 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     exercises = plan_exercises(session, sub, integ) if session.rubric.integration.applications else []
     result.timings["collect"] = time.monotonic() - phase
 
-    def applications() -> list[AppResult]:
+    def applications(skip: str = "") -> list[AppResult]:
         """The applications on the integration build, once it and the exercises are built
-        (they run beside the other builds' cases)."""
+        and its cases have run (beside the other builds' cases); `skip`: why none runs."""
         if not (integ.build is not None and integ.build.ok and integ.build.binary is not None
                 and not integ.build.violations):
             return []
         started = time.monotonic()
         n = (session.rubric.integration.application_emulator_n if session.backend == "emulator"
              else session.rubric.integration.application_n)
+        if skip:
+            return not_run(ready(), n, skip)
         builds = {e.exercise.file: e.outcome() for e in exercises}
         done = run_applications(ready(), integ.build.binary, n,
                                 {f: b for f, b in builds.items() if b is not None})
@@ -145,9 +147,10 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         return done
 
     phase = time.monotonic()
+    budget = Budget(phase + session.rubric.limits.budget_s, session.rubric.limits.budget_s)
     apps = build_and_check(session, ready, parts, {n: f.path for n, f in sub.files.items()}, say,
                            result.timings, phase_done, exercises,
-                           applications if session.rubric.integration.applications else None)
+                           applications if session.rubric.integration.applications else None, budget)
     result.timings["builds+cases"] = time.monotonic() - phase
     if apps:
         result.applications = apps
@@ -156,7 +159,7 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     result.perf_seed = session.draw_perf_seed()
     time_tasks(session, ready(), [(part.task, part.outcome, part.build) for part in parts
                                   if part.task is not None and isinstance(part.outcome, TaskResult)],
-               say, result.perf_seed)
+               say, result.perf_seed, budget)
     result.timings["performance"] = time.monotonic() - phase
     measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
     if measured:
@@ -212,6 +215,8 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
         parts.append(part)
         found = sub.files.get(t.file)
         handout = session.handout_files.get(t.file)
+        if found is not None:
+            tr.digest = found.sha256
         if t.bonus and t.file not in sub.refused and (
                 found is None or found.data == handout or (handout is not None and same_code(
                     found.text, handout.decode("utf-8", errors="replace")))):
@@ -305,16 +310,40 @@ def cases_of(rubric: Rubric, part: Part, emulator: bool) -> list[Case]:
 CaseFutures = list["Future[list[CaseResult]]"]
 
 
+@dataclass(frozen=True)
+class Budget:
+    """A submission's time budget ([limits] budget_s): what starts after its end is not run."""
+    end: float            # time.monotonic() at which it is spent
+    seconds: float
+
+    @property
+    def spent(self) -> bool:
+        return time.monotonic() > self.end
+
+    @property
+    def why(self) -> str:
+        return f"not run: the submission's time budget ({self.seconds:.0f} s, [limits] budget_s) was spent"
+
+
+NO_BUDGET = Budget(float("inf"), float("inf"))
+
+
 def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list[Part], paths: dict[str, str],
                     say: Say, timings: dict[str, float], phase_done: Say = lambda line: None,
                     exercises: list[ExercisePart] | None = None,
-                    applications: Callable[[], list[AppResult]] | None = None) -> list[AppResult]:
+                    applications: Callable[[str], list[AppResult]] | None = None,
+                    budget: Budget = NO_BUDGET) -> list[AppResult]:
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
     (the race check). `applications` runs once everything is built, beside the cases;
     what it returns is returned. `ready` gives the run setup (the builds start before
-    it is there)."""
+    it is there).
+
+    On the emulator a build's smallest case runs first, alone: a build that hangs there
+    costs one time limit, and its other cases (and, for the integration build, the
+    applications) are not started ([limits] max_timeouts_per_task). Nothing starts once
+    the submission's `budget` is spent."""
     rubric = session.rubric
     start = time.monotonic()
     race_builder = session.race_builder
@@ -342,7 +371,20 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                            for e in exercises or [] if e.files is not None}
 
         def one(binary: Path, key: str, run: RunSetup, case: Case) -> list[CaseResult]:
+            if budget.spent:
+                return [CaseResult(case, case.seed(session.seed), "not_run", budget.why)]
             return [run_case(run, binary, key, case, session.seed, session.timeouts)]
+
+        def probe_then_rest(binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
+            if not cases:
+                return []
+            first = min(range(len(cases)), key=lambda i: (cases[i].n, i))
+            done = {first: one(binary, key, run, cases[first])[0]}
+            rest = [i for i in range(len(cases)) if i != first]
+            with ThreadPoolExecutor(max_workers=max(1, session.jobs), thread_name_prefix="cases") as inner:
+                for i, r in zip(rest, inner.map(lambda i: one(binary, key, run, cases[i])[0], rest)):
+                    done[i] = r
+            return [done[i] for i in range(len(cases))]
 
         setup: RunSetup | None = None
         race_setup: RunSetup | None = None
@@ -382,7 +424,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, session.seed,
                                        session.timeouts)]
             else:
-                futures = [pool.submit(one, b.binary, b.key, setup, c) for c in cases]
+                futures = [pool.submit(probe_then_rest, b.binary, b.key, setup, cases)]
             checks.append((part, futures))
             if session.sanitizer is not None and part.task is not None:
                 # The task's own GPU build under compute-sanitizer, beside its cases.
@@ -396,7 +438,15 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             exercise = exercise_builds[exercise_future]
             exercise.build = exercise_future.result()
             say(f"build {exercise.build.label}: " + ("ok" if exercise.build.ok else "FAILED"))
-        apps = pool.submit(applications) if applications is not None else None
+        def applications_after_cases(run_apps: Callable[[str], list[AppResult]]) -> list[AppResult]:
+            """The applications once the integration build's cases are done: none where
+            one of them timed out (the build hangs) or the budget is spent."""
+            integ_done = [c for part, fs in checks if part.task is None for f in fs for c in f.result()]
+            if any(c.status == "timeout" for c in integ_done):
+                return run_apps("not run: the integration build hung (a case timed out)")
+            return run_apps(budget.why if budget.spent else "")
+
+        apps = pool.submit(applications_after_cases, applications) if applications is not None else None
         timings["builds"] = time.monotonic() - start
         built = [p for p in parts if p.build is not None]
         failed = sum(1 for p in built if not p.build or not p.build.ok)
@@ -509,11 +559,16 @@ def _say_when_only_order_matters(tr: TaskResult) -> None:
 
 def time_tasks(session: Session, setup: RunSetup,
                tasks: list[tuple[TaskRubric, TaskResult, BuildResult | None]], say: Say,
-               perf_seed: int) -> None:
+               perf_seed: int, budget: Budget = NO_BUDGET) -> None:
     """Times the eligible tasks' builds against the reference, all in one go on one GPU
     (perf.measure_all), on the timed inputs of `perf_seed`; the same build on the same
-    perf case is timed once a session."""
+    perf case is timed once a session. Nothing is timed once the submission's budget is
+    spent (0 points, said so)."""
     eligible = [(t, tr, build) for t, tr, build in tasks if _eligible_for_timing(session, t, tr, build)]
+    if eligible and budget.spent:
+        for _, tr, _ in eligible:
+            tr.perf_status, tr.perf_message = "failed", "0: " + budget.why.replace("not run", "not timed")
+        return
     jobs: dict[tuple[str, PerfCase], PerfJob] = {}
     for t, tr, build in eligible:
         assert build is not None and build.binary is not None and session.run_reference is not None

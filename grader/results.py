@@ -98,6 +98,7 @@ class TaskResult:
     path: str | None = None                   # where the file is in the submission
     unchanged: bool = False                   # identical to the handout's placeholder
     identical_to_reference: bool = False
+    digest: str = ""                          # sha256 of the student's file (identical files in a class)
     placeholder: bool = False                 # the handout's file, up to comments and spaces
     violations: list[Violation] = field(default_factory=list)
     build: BuildInfo | None = None
@@ -208,6 +209,7 @@ class Student:
     email: str = ""
     login: str = ""
     section: str = ""
+    canvas_id: str = ""                  # Canvas's user ID (the gradebook export's ID column)
 
 
 @dataclass(frozen=True)

@@ -30,8 +30,10 @@ from __future__ import annotations
 import csv
 import dataclasses
 import datetime
+import difflib
 import json
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.results import Identity, Student
@@ -145,7 +147,12 @@ def read_gradescope_metadata(path: Path) -> dict[str, Identity]:
 _COLUMNS = {"submission": "submission", "folder": "submission", "name": "name",
             "student": "name", "sid": "sid", "studentid": "sid", "email": "email",
             "login": "login", "section": "section", "late": "late",
-            "submittedat": "submitted_at"}
+            "submittedat": "submitted_at",
+            # Canvas's gradebook export: ID is Canvas's user id (its bulk download's file
+            # names carry it), SIS User ID the student id, SIS Login ID the login.
+            "id": "canvas_id", "sisuserid": "sid", "sisloginid": "login"}
+# Rows of a Canvas gradebook export that are no student.
+_NOT_STUDENTS = ("points possible", "muted")
 
 
 def read_roster(path: Path) -> list[dict[str, str]]:
@@ -166,8 +173,10 @@ def read_roster(path: Path) -> list[dict[str, str]]:
         named: dict[str, str] = {}
         for k, v in row.items():
             column = names.get(k) if k else None
-            if column:
+            if column and not named.get(column):
                 named[column] = (v or "").strip() if isinstance(v, str) else ""
+        if named.get("name", "").lower() in _NOT_STUDENTS or not any(named.values()):
+            continue
         rows.append(named)
     return rows
 
@@ -183,7 +192,7 @@ def _truthy(text: str) -> bool | None:
 
 def _student(row: dict[str, str]) -> Student:
     return Student(row.get("name", ""), row.get("sid", ""), row.get("email", ""),
-                   row.get("login", ""), row.get("section", ""))
+                   row.get("login", ""), row.get("section", ""), row.get("canvas_id", ""))
 
 
 def _merge(known: Student, row: dict[str, str]) -> Student:
@@ -195,14 +204,19 @@ def _merge(known: Student, row: dict[str, str]) -> Student:
 
 
 def identities(names: list[str], metadata: dict[str, Identity],
-               roster: list[dict[str, str]], due: datetime.datetime | None = None
-               ) -> dict[str, Identity]:
-    """The identity of each submission name (folder or archive name without extension)."""
+               roster: list[dict[str, str]], due: datetime.datetime | None = None,
+               canvas: dict[str, Identity] | None = None) -> dict[str, Identity]:
+    """The identity of each submission name (folder or archive name without extension).
+    `canvas`: the identities a Canvas bulk download's file names give (grader/canvas.py),
+    completed here from the roster's rows of the same Canvas user id."""
     by_submission: dict[str, list[dict[str, str]]] = {}
     by_key: dict[str, dict[str, str]] = {}
+    by_canvas: dict[str, list[dict[str, str]]] = {}
     for row in roster:
         if row.get("submission"):
             by_submission.setdefault(row["submission"], []).append(row)
+        if row.get("canvas_id"):
+            by_canvas.setdefault(row["canvas_id"], []).append(row)
         for key in ("sid", "email"):
             if row.get(key):
                 by_key[f"{key}:{row[key].lower()}"] = row
@@ -210,6 +224,12 @@ def identities(names: list[str], metadata: dict[str, Identity],
     for name in names:
         ident = metadata.get(name, Identity())
         rows = by_submission.get(name, [])
+        if canvas and name in canvas:
+            ident = canvas[name]
+            ids = {s.canvas_id for s in ident.students}
+            rows = rows or [r for i in sorted(ids) for r in by_canvas.get(i, [])]
+            if rows:
+                ident = dataclasses.replace(ident, students=())
         if rows:
             students = tuple(_student(r) for r in rows)
             if ident.students:  # both: the metadata's names, the roster's extras
@@ -256,3 +276,65 @@ def parse_due(text: str) -> datetime.datetime:
     if due.tzinfo is None:
         raise RosterError(f"--due {text!r}: give the time zone too (e.g. -08:00 or Z)")
     return due
+
+
+# ---- what the roster and the class folder disagree on -------------------------------------
+
+@dataclass
+class RosterCheck:
+    """A roster held against the class folder: its rows whose submission is not there,
+    its students who submitted nothing, and the submissions no row names."""
+    mismatched: list[tuple[str, Student, list[str]]] = field(default_factory=list)
+    absent: list[Student] = field(default_factory=list)     # 0 in the upload files
+    unclaimed: list[str] = field(default_factory=list)      # submissions of nobody on the roster
+
+    def lines(self) -> list[str]:
+        """The findings in words, one a line (stderr and the class summary)."""
+        out = []
+        for submission, s, close in self.mismatched:
+            out.append(f"roster row of {who(s)} names submission {submission!r}, which is not in the "
+                       "class folder" + (f" (closest: {', '.join(close)})" if close else ""))
+        for s in self.absent:
+            out.append(f"no submission from {who(s)} (on the roster): 0 in the upload files")
+        for name in self.unclaimed:
+            out.append(f"submission {name} matches no roster row: its rows carry no student")
+        return out
+
+
+def who(s: Student) -> str:
+    """A student in words: the name and the first id known."""
+    ids = [x for x in (s.sid, s.email, s.canvas_id and f"Canvas {s.canvas_id}") if x]
+    return f"{s.name or '(no name)'}" + (f" ({ids[0]})" if ids else "")
+
+
+def _keys(s: Student) -> set[str]:
+    keys = {f"sid:{s.sid.lower()}" if s.sid else "", f"email:{s.email.lower()}" if s.email else "",
+            f"canvas:{s.canvas_id}" if s.canvas_id else "", f"login:{s.login.lower()}" if s.login else ""}
+    keys.discard("")
+    return keys or ({f"name:{s.name.lower()}"} if s.name else set())
+
+
+def check_roster(names: list[str], roster: list[dict[str, str]],
+                 found: dict[str, Identity]) -> RosterCheck:
+    """What `roster` and the class's submissions `names` (with the identities `found`
+    for them) disagree on."""
+    check = RosterCheck()
+    if not roster:
+        return check
+    have = set(names)
+    for row in roster:
+        submission = row.get("submission", "")
+        if submission and submission not in have:
+            check.mismatched.append((submission, _student(row),
+                                     difflib.get_close_matches(submission, names, n=2, cutoff=0.5)))
+    matched = {k for ident in found.values() for s in ident.students for k in _keys(s)}
+    seen: set[str] = set()
+    for row in roster:
+        s = _student(row)
+        keys = _keys(s)
+        if not keys or keys & matched or keys & seen:
+            continue
+        seen |= keys
+        check.absent.append(s)
+    check.unclaimed = [n for n in names if not found.get(n, Identity()).students]
+    return check

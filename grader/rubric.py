@@ -129,11 +129,17 @@ class Limits:
     TABLE = "limits"
     run_timeout_s: float = setting(30.0, "wall-clock limit of one student process on the GPU",
                                    minimum=1)
-    emulator_run_timeout_s: float = setting(120.0, "wall-clock limit of one student process on "
-                                            "the CPU emulator", table="emulator",
+    emulator_run_timeout_s: float = setting(20.0, "wall-clock limit of one student process on "
+                                            "the CPU emulator (the reference's slowest case takes "
+                                            "under 1 s on 2 cores)", table="emulator",
                                             key="run_timeout_s", minimum=1)
-    max_timeouts_per_task: int = setting(2, "after this many timeouts a build's remaining cases "
-                                         "are not run (failed)", minimum=1)
+    max_timeouts_per_task: int = setting(1, "after this many timeouts a build's remaining cases "
+                                         "(and, for the integration build, the applications) are "
+                                         "not run (failed)", minimum=1)
+    budget_s: float = setting(900.0, "a submission's time budget: once its grading has taken "
+                              "this long, no more cases, applications or timings start (they "
+                              "count as failed, said as such); Gradescope's timeout must be above "
+                              "it (grader/README.md)", minimum=10)
     memory_mb: int = setting(16384, "memory of one student process, MiB", minimum=256)
     build_timeout_s: float = setting(600.0, "wall-clock limit of one build", minimum=10)
     emulator_build_type: str = setting("Release", "CMAKE_BUILD_TYPE of the emulator builds "

@@ -2,10 +2,12 @@
 
 The student files of every submission (as `collect` finds them) are compared file by
 file, same name with same name, by copydetect (PyPI: MOSS's winnowing over the tokens
-of the code, so renamed variables and changed spacing do not hide a copy). The handout
-and the solution are boilerplate: what a student got, or what everyone writes the
-same, is not evidence. Output: copydetect's HTML report, and similarity.csv, one row
-per pair of submissions and file, ranked by the larger of the two shares.
+of the code, so renamed variables and changed spacing do not hide a copy). The reference
+solution takes part as one more submission, named "(reference solution)", so a leaked
+solution shows as its students' pairs with it; only the handout's own lines are
+boilerplate (what every student got is not evidence). Output: copydetect's HTML report,
+and similarity.csv, one row per pair of submissions and file, ranked by the larger of
+the two shares.
 
 A finding is a lead for a person to read, never a verdict: the grade is not touched.
 """
@@ -14,13 +16,13 @@ from __future__ import annotations
 import csv
 import importlib
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from grader.batch import find_submissions, folder_names
 from grader.build import Layout
 from grader.collect import collect
+from grader.report.copies import REFERENCE, SimilarPair
 from grader.rubric import Rubric
 
 CSV_FILE = "similarity.csv"
@@ -31,20 +33,6 @@ CSV_COLUMNS = ["rank", "submission_a", "submission_b", "file", "share_of_a", "sh
 
 class SimilarityError(RuntimeError):
     """copydetect is missing, or there is nothing to compare."""
-
-
-@dataclass(frozen=True)
-class SimilarPair:
-    first: str          # submission (report folder name)
-    second: str
-    file: str           # the student file compared
-    first_share: float  # of first's file, the part also in second's (0..1)
-    second_share: float
-    tokens: int         # tokens in common
-
-    @property
-    def share(self) -> float:
-        return max(self.first_share, self.second_share)
 
 
 def _detector_class() -> Any:
@@ -77,17 +65,17 @@ def gather(folder: Path, rubric: Rubric, where: Path) -> dict[str, Path]:
 def compare(laid: dict[str, Path], layout: Layout, out: Path, display: float = 0.2) -> list[SimilarPair]:
     """copydetect over the laid-out files; writes out/similarity.html and similarity.csv."""
     detector_class = _detector_class()
-    if len(laid) < 2:
-        raise SimilarityError(f"{len(laid)} submission(s) with student files: nothing to compare")
+    if len(laid) < 1:
+        raise SimilarityError("no submission with student files: nothing to compare")
+    laid = {**laid, REFERENCE: layout.solution}
     out.mkdir(parents=True, exist_ok=True)
     detector = detector_class(extensions=["cuh"], same_name_only=True, display_t=display,
                               autoopen=False, silent=True, out_file=str(out / HTML_FILE))
     for folder in laid.values():
         for f in sorted(folder.glob("*.cuh")):
             detector.add_file(str(f))
-    for boilerplate in (layout.handout / "student", layout.solution):
-        for f in sorted(boilerplate.glob("*.cuh")):
-            detector.add_file(str(f), type="boilerplate")
+    for f in sorted((layout.handout / "student").glob("*.cuh")):
+        detector.add_file(str(f), type="boilerplate")
     detector.run()
     owner = {str(f): name for name, folder in laid.items() for f in folder.glob("*.cuh")}
     pairs: dict[tuple[str, str, str], SimilarPair] = {}
@@ -114,7 +102,8 @@ def compare(laid: dict[str, Path], layout: Layout, out: Path, display: float = 0
     else:
         (out / HTML_FILE).write_text("<!doctype html><meta charset='utf-8'><title>similarity</title>"
                                      f"<p>No pair of files shares more than {display:.0%} of its code "
-                                     "beyond the handout and the solution.</p>\n", encoding="utf-8")
+                                     "beyond the handout (the reference solution compared too).</p>\n",
+                                     encoding="utf-8")
     return ranked
 
 
@@ -128,4 +117,4 @@ def summary_lines(pairs: list[SimilarPair], top: int = 10) -> list[str]:
     """The first pairs, for the terminal and class-summary.md."""
     lines = [f"  {p.share:6.1%}  {p.first} ~ {p.second} ({p.file}, {p.tokens} tokens in common)"
              for p in pairs[:top] if p.share > 0]
-    return lines or ["  no pair shares code beyond the handout and the solution"]
+    return lines or ["  no pair shares code beyond the handout (the reference solution included)"]

@@ -29,14 +29,13 @@ from pathlib import Path
 from typing import Callable
 
 from grader import REPO_ROOT
-from grader.batch import (BatchState, find_submissions, finish_batch, folder_names,
-                          graded_before, read_identities)
+from grader.batch import (BatchState, class_folder, find_submissions, finish_batch, folder_names,
+                          graded_before, read_class, read_identities)
 from grader.build import Layout
 from grader.collect import submission_name
 from grader.grade import grade
 from grader.report.folder import write_reports
 from grader.results import Identity, SubmissionResult
-from grader.roster import export_root
 from grader.rubric import Rubric, SlurmRubric, load_rubric
 from grader.session import Options, Session
 
@@ -111,28 +110,47 @@ def array_spec(indices: list[int]) -> str:
     return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
+@dataclass
+class Jobs:
+    """The three sbatch command lines, each without its --dependency (added when the job
+    it waits for has its id): the prepare job (the reference and the prebuilt harness
+    into the shared cache, once), the array job (after the prepare job succeeded:
+    afterok) and the merge job (after the array, whatever its tasks did: afterany)."""
+    prepare: list[str]
+    grade: list[str]
+    merge: list[str]
+
+    @staticmethod
+    def after(argv: list[str], kind: str, job: str) -> list[str]:
+        return argv[:-1] + [f"--dependency={kind}:{job}", argv[-1]]
+
+
 def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
-                    extra: list[str]) -> tuple[list[str], list[str]]:
-    """The two sbatch command lines (the merge's without its --dependency)."""
+                    extra: list[str], throttle: int = 0) -> Jobs:
+    """The sbatch command lines of a batch (see Jobs). `throttle`: at most this many
+    array tasks at once (sbatch --array=...%N; 0: as many as the cluster gives)."""
     logs = out / "slurm" / "logs"
     where = ([f"--partition={settings.partition}"] if settings.partition else []) + \
             ([f"--account={settings.account}"] if settings.account else [])
-    grade_job = ["sbatch", "--parsable", "--job-name=scanlab-grade", f"--array={array_spec(indices)}",
-                 f"--output={logs}/grade-%A_%a.out", f"--time={settings.minutes}",
-                 f"--mem={settings.memory}", f"--cpus-per-task={settings.cpus}", *where]
+    resources = [f"--time={settings.minutes}", f"--mem={settings.memory}",
+                 f"--cpus-per-task={settings.cpus}", *where]
     if settings.gres:
-        grade_job.append(f"--gres={settings.gres}")
-    grade_job += [*extra, str(out / "slurm" / "grade.sh")]
+        resources.append(f"--gres={settings.gres}")
+    prepare_job = ["sbatch", "--parsable", "--job-name=scanlab-prepare", f"--output={logs}/prepare-%j.out",
+                   *resources, *extra, str(out / "slurm" / "prepare.sh")]
+    spec = array_spec(indices) + (f"%{throttle}" if throttle > 0 else "")
+    grade_job = ["sbatch", "--parsable", "--job-name=scanlab-grade", f"--array={spec}",
+                 f"--output={logs}/grade-%A_%a.out", *resources, *extra, str(out / "slurm" / "grade.sh")]
     merge_job = ["sbatch", "--parsable", "--job-name=scanlab-merge", f"--output={logs}/merge-%j.out",
                  "--time=30", "--mem=2G", "--cpus-per-task=1", *where, *extra,
                  str(out / "slurm" / "merge.sh")]
-    return grade_job, merge_job
+    return Jobs(prepare_job, grade_job, merge_job)
 
 
-def _script(out: Path, python: str, command: str) -> str:
+def _script(python: str, command: list[str]) -> str:
     return ("#!/usr/bin/env bash\n# Written by `grader slurm`: run by Slurm, not by hand.\n"
             f"cd {shlex.quote(str(REPO_ROOT))} || exit 2\n"
-            f"exec {shlex.quote(python)} -m grader {command} {shlex.quote(str(out))}\n")
+            f"exec {shlex.quote(python)} -m grader {shlex.join(command)}\n")
 
 
 def _sbatch(argv: list[str]) -> str:
@@ -160,16 +178,15 @@ def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] 
     out: Path = (args.out or Path("grader-out") / "batch").resolve()
     overrides = {k: v for k, v in (("partition", args.partition), ("account", args.account),
                                    ("gres", args.gres)) if v is not None}
-    settings = dataclasses.replace(rubric.slurm, **overrides)
     if args.resubmit:
         plan = Plan.read(out)
         rubric = load_rubric(plan.arguments(out).rubric)   # the plan's, whatever --rubric says
-        settings = dataclasses.replace(rubric.slurm, **overrides)
+        backend = plan.arguments(out).backend
         indices = missing(plan, rubric, out)
         if not indices:
             say(f"every submission of {out} is graded: only the merge is submitted")
     else:
-        folder = export_root(args.folder.resolve())
+        folder = class_folder(args.folder.resolve(), rubric, out, say)
         entries, skipped = find_submissions(folder)
         for s in skipped:
             say(f"skipped {s}")
@@ -186,28 +203,44 @@ def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] 
         plan.write(out)
         read_identities(folder, entries, plan_args.roster, plan_args.due)   # a broken roster fails here
         indices = list(range(len(entries)))
+    # Emulator jobs need no GPU: no gres unless --gres asks for one.
+    if backend == "emulator" and args.gres is None:
+        overrides["gres"] = ""
+    settings = dataclasses.replace(rubric.slurm, **overrides)
     python = args.python or sys.executable
-    for name, command in (("grade.sh", "slurm-task"), ("merge.sh", "merge")):
+    options = plan.arguments(out)
+    prepare = ["prepare", *_grading_options(options, options.seed, options.backend)]
+    for name, command in (("prepare.sh", prepare), ("grade.sh", ["slurm-task", str(out)]),
+                          ("merge.sh", ["merge", str(out)])):
         script = out / "slurm" / name
-        script.write_text(_script(out, python, command), encoding="utf-8")
+        script.write_text(_script(python, command), encoding="utf-8")
         script.chmod(0o755)
     (out / "slurm" / "logs").mkdir(parents=True, exist_ok=True)
-    grade_job, merge_job = sbatch_commands(out, settings, indices, args.sbatch_arg or [])
+    jobs = sbatch_commands(out, settings, indices, args.sbatch_arg or [], args.throttle or 0)
     if args.dry_run:
         say("would run:")
-        say("  " + shlex.join(grade_job) if indices else "  (no array job: nothing to grade)")
-        say("  " + shlex.join(merge_job[:-1] + ["--dependency=afterany:<array job>", merge_job[-1]]))
+        if indices:
+            say("  " + shlex.join(jobs.prepare))
+            say("  " + shlex.join(Jobs.after(jobs.grade, "afterok", "<prepare job>")))
+        else:
+            say("  (no array job: nothing to grade)")
+        say("  " + shlex.join(Jobs.after(jobs.merge, "afterany", "<array job>")))
         return 0
-    dependency: list[str] = []
+    merge_argv = jobs.merge
+    watch: list[str] = []
     if indices:
-        job = _sbatch(grade_job)
-        dependency = [f"--dependency=afterany:{job}"]
+        prepared = _sbatch(jobs.prepare)
+        say(f"submitted prepare job {prepared}: the reference and the prebuilt harness into the cache, once")
+        job = _sbatch(Jobs.after(jobs.grade, "afterok", prepared))
+        merge_argv = Jobs.after(jobs.merge, "afterany", job)
+        watch = [prepared, job]
         say(f"submitted array job {job}: {len(indices)} submission(s) "
             f"({settings.minutes} min, {settings.memory}, {settings.cpus} CPUs"
-            + (f", {settings.gres}" if settings.gres else "") + " each)")
-    merge = _sbatch(merge_job[:-1] + dependency + [merge_job[-1]])
-    say(f"submitted merge job {merge}" + (f" (after {dependency[0].split(':')[1]})" if dependency else ""))
-    say(f"watch: squeue -j {','.join([d.split(':')[1] for d in dependency] + [merge])}; logs: {out / 'slurm' / 'logs'}/")
+            + (f", {settings.gres}" if settings.gres else ", no GPU")
+            + (f", at most {args.throttle} at once" if args.throttle else "") + f" each), after {prepared}")
+    merge = _sbatch(merge_argv)
+    say(f"submitted merge job {merge}" + (f" (after {watch[1]})" if watch else ""))
+    say(f"watch: squeue -j {','.join(watch + [merge])}; logs: {out / 'slurm' / 'logs'}/")
     say(f"then: {out / 'grades.csv'}, {out / 'class-summary.md'}, {out / 'class.html'}; "
         f"a task that failed: python3 -m grader slurm {args.folder} --out {out} --resubmit")
     return 0
@@ -261,14 +294,14 @@ def merge(out: Path, say: Callable[[str], None] = print) -> int:
         return EXIT_MISSING
     entries = plan.paths()
     names = folder_names(entries)
-    who = read_identities(Path(plan.folder), entries, args.roster, args.due)
+    who, check = read_class(Path(plan.folder), entries, args.roster, args.due)
     results: list[SubmissionResult] = []
     for e in entries:
         r = graded_before(out / "submissions" / names[e], e, state, rubric.submission.max_total_bytes)
         assert r is not None  # missing() said so
         r.identity = who.get(r.name, r.identity)
         results.append(r)
-    finish_batch(results, rubric, entries, out)
+    finish_batch(results, rubric, entries, out, roster=check)
     say(f"merged {len(results)} submission(s): {out / 'grades.csv'}, {out / 'class-summary.md'}, "
         f"{out / 'class.html'}")
     return 0

@@ -2,21 +2,31 @@
 from __future__ import annotations
 
 import io
+import math
 import statistics
 
 from grader.report import leaderboard, problems
+from grader.report.copies import Copies, markdown
 from grader.report.gradebook import flags, unmatched
 from grader.results import SubmissionResult
+from grader.roster import RosterCheck
 from grader.rubric import Rubric
 
 
-def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
-    """The class at a glance (Markdown, also printed)."""
+def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copies | None = None,
+                  roster: RosterCheck | None = None, interrupted: str = "") -> str:
+    """The class at a glance (Markdown, also printed). `copies`: what the files share;
+    `roster`: what the roster and the class folder disagree on; `interrupted`: why the
+    batch stopped early (what it says instead of a whole class)."""
     out = io.StringIO()
     n = len(results)
     scores = [r.score for r in results]
     max_score = results[0].max_score if results else rubric.max_correctness + rubric.max_performance
     out.write(f"# scanlab: class summary ({n} submission{'s' if n != 1 else ''})\n\n")
+    if interrupted:
+        out.write(f"**Interrupted**: {interrupted}\n\n")
+    if roster is not None:
+        out.write(roster_section(roster))
     if not results:
         return out.getvalue() + "No submissions.\n"
     measured = all(r.performance_measured for r in results)
@@ -40,14 +50,20 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
                   f"{count('missing') + count('not_attempted')} | {mean:.2f} / {most:g}"
                   f"{' (bonus)' if t.bonus else ''} |\n")
     out.write("\nScore distribution:\n\n```text\n")
-    bins = [0] * 10
+    # Bins of 10% up to the maximum, and on past it as far as a bonus takes a score.
+    top = max(scores + [max_score])
+    nbins = 10 + (math.ceil(10 * (top - max_score) / max_score) if max_score and top > max_score else 0)
+    bins = [0] * nbins
     for s in scores:
-        bins[min(9, int(10 * s / max_score)) if max_score else 0] += 1
+        at = (0 if not max_score else min(9, int(10 * s / max_score)) if s <= max_score
+              else min(nbins - 1, 10 + int(10 * (s - max_score) / max_score)))
+        bins[at] += 1
     for b, in_bin in enumerate(bins):
-        out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * in_bin} {in_bin}\n")
+        bonus = "  (bonus)" if b >= 10 else ""
+        out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * in_bin} {in_bin}{bonus}\n")
     out.write("```\n\n| submission | student(s) | score | problems |\n| --- | --- | --- | --- |\n")
     for r in sorted(results, key=lambda r: r.name):
-        said = problems(r) + flags(r)
+        said = problems(r) + flags(r) + (copies.words(r.name) if copies is not None else [])
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         out.write(f"| {r.name} | {who.replace('|', '/')} | {r.score:.2f} | "
                   f"{'; '.join(p.replace('|', '/') for p in said) or '-'} |\n")
@@ -56,5 +72,18 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric) -> str:
         if missing:
             out.write(f"\nNot in the gradebook upload files (no SID or email known): "
                       f"{', '.join(missing)}\n")
+    if copies is not None:
+        out.write(markdown(copies))
     out.write(leaderboard.markdown_section(results, rubric))
     return out.getvalue()
+
+
+def roster_section(check: RosterCheck) -> str:
+    """The roster's disagreements with the class folder (also said on stderr)."""
+    lines = check.lines()
+    if not lines:
+        return "Roster: every row matches a submission, every submission a row.\n\n"
+    return ("## Roster problems\n\n" + "\n".join(f"- {line}" for line in lines)
+            + f"\n\n{len(check.mismatched)} roster row(s) name no submission here, {len(check.absent)} "
+            f"student(s) submitted nothing (0 rows in the upload files), {len(check.unclaimed)} "
+            "submission(s) match no row.\n\n")

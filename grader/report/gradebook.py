@@ -20,6 +20,7 @@ import csv
 from pathlib import Path
 
 from grader.report import problems
+from grader.report.copies import Copies
 from grader.results import Student, SubmissionResult
 from grader.rubric import Rubric
 
@@ -29,6 +30,12 @@ CANVAS = "canvas-grades.csv"
 FILES = (PLAIN, GRADESCOPE, CANVAS)
 
 IDENTITY = ["submission", "name", "sid", "email", "section", "submission_id", "submitted_at", "late"]
+# What the file shares (grader/report/copies.py): task numbers ("1 3"), submission names, a share.
+COPY_COLUMNS = ["same_as_reference", "same_as_handout", "identical_to", "most_similar",
+                "most_similar_share"]
+NO_SUBMISSION = "no submission"
+# The columns of words (the others hold numbers, or nothing).
+WORDS = {*IDENTITY, "same_as_reference", "same_as_handout", "identical_to", "most_similar", "comment"}
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -43,7 +50,7 @@ def columns(rubric: Rubric) -> list[str]:
         n = f"task{t.number}"
         cols += [f"{n}_passed", f"{n}_total", f"{n}_correctness", f"{n}_performance",
                  f"{n}_slowdown", f"{n}_placeholder"]
-    return cols + ["integration_passed", "integration_total", "seed", "seconds", "comment"]
+    return cols + ["integration_passed", "integration_total", *COPY_COLUMNS, "seed", "seconds", "comment"]
 
 
 def flags(result: SubmissionResult) -> list[str]:
@@ -69,7 +76,22 @@ def students_of(result: SubmissionResult) -> tuple[Student, ...]:
     return result.identity.students or (Student(),)
 
 
-def plain_rows(result: SubmissionResult) -> list[dict[str, str]]:
+def _copy_cells(result: SubmissionResult, copies: Copies | None) -> dict[str, str]:
+    same_ref = [tr.number for tr in result.tasks if tr.identical_to_reference]
+    same_handout = [tr.number for tr in result.tasks if tr.placeholder and tr.status != "not_attempted"]
+    cells = {"same_as_reference": " ".join(map(str, same_ref)),
+             "same_as_handout": " ".join(map(str, same_handout)),
+             "identical_to": "", "most_similar": "", "most_similar_share": ""}
+    if copies is not None:
+        cells["identical_to"] = " ".join(sorted({o for others in copies.identical.get(result.name, {}).values()
+                                                 for o in others}))
+        if result.name in copies.similar:
+            other, share, _ = copies.similar[result.name]
+            cells["most_similar"], cells["most_similar_share"] = other, f"{share:.3f}"
+    return cells
+
+
+def plain_rows(result: SubmissionResult, copies: Copies | None = None) -> list[dict[str, str]]:
     ident = result.identity
     base = {"submission": result.name, "submission_id": ident.submission_id,
             "submitted_at": ident.submitted_at,
@@ -88,6 +110,7 @@ def plain_rows(result: SubmissionResult) -> list[dict[str, str]]:
                      f"{n}_slowdown": _num(slow, 4), f"{n}_placeholder": str(int(tr.placeholder))})
     integ = result.integration
     base.update({"integration_passed": str(integ.passed), "integration_total": str(integ.total),
+                 **_copy_cells(result, copies),
                  "seed": str(result.seed), "seconds": _num(result.seconds, 1),
                  "comment": comment(result)})
     return [{**base, "name": s.name, "sid": s.sid, "email": s.email, "section": s.section}
@@ -102,8 +125,8 @@ def upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None
 
 
 def unmatched(results: list[SubmissionResult]) -> list[str]:
-    """Submissions the upload files cannot carry: nobody with an SID or email."""
-    return [r.name for r in results if not any(s.sid or s.email for s in r.identity.students)]
+    """Submissions the upload files cannot carry: nobody with an SID, email or Canvas id."""
+    return [r.name for r in results if not any(s.sid or s.email or s.canvas_id for s in r.identity.students)]
 
 
 def _write(path: Path, header: list[str], rows: list[list[str]]) -> None:
@@ -115,9 +138,20 @@ def _write(path: Path, header: list[str], rows: list[list[str]]) -> None:
     tmp.replace(path)
 
 
-def write_plain(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+def absent_row(s: Student, rubric: Rubric) -> dict[str, str]:
+    """grades.csv's row of a student on the roster who submitted nothing: score 0."""
+    row = {c: "" for c in columns(rubric)}
+    row.update({"name": s.name, "sid": s.sid, "email": s.email, "section": s.section,
+                "score": _num(0.0), "comment": NO_SUBMISSION})
+    return row
+
+
+def write_plain(results: list[SubmissionResult], rubric: Rubric, path: Path,
+                copies: Copies | None = None, absent: list[Student] | None = None) -> None:
     cols = columns(rubric)
-    _write(path, cols, [[row[c] for c in cols] for r in results for row in plain_rows(r)])
+    rows = [row for r in results for row in plain_rows(r, copies)] + \
+        [absent_row(s, rubric) for s in absent or []]
+    _write(path, cols, [[row[c] for c in cols] for row in rows])
 
 
 def append_plain(result: SubmissionResult, rubric: Rubric, path: Path) -> None:
@@ -133,28 +167,34 @@ def append_plain(result: SubmissionResult, rubric: Rubric, path: Path) -> None:
         f.flush()
 
 
-def write_gradescope(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+def write_gradescope(results: list[SubmissionResult], rubric: Rubric, path: Path,
+                     absent: list[Student] | None = None) -> None:
     rows = []
     for r in results:
         score, _ = upload_score(r, rubric)
         rows += [[s.name, s.sid, s.email, _num(score)] for s in r.identity.students if s.sid or s.email]
+    # A student who submitted nothing: 0 (Gradescope's upload has no "missing" mark).
+    rows += [[s.name, s.sid, s.email, _num(0.0)] for s in absent or [] if s.sid or s.email]
     _write(path, ["Name", "SID", "Email", "Total Score"], rows)
 
 
-def write_canvas(results: list[SubmissionResult], rubric: Rubric, path: Path) -> None:
+def write_canvas(results: list[SubmissionResult], rubric: Rubric, path: Path,
+                 absent: list[Student] | None = None) -> None:
     maximum = rubric.max_performance if rubric.gradebook.score == "performance" else \
         (results[0].max_score if results else rubric.max_correctness + rubric.max_performance)
     rows = [["Points Possible", "", "", "", "", _num(maximum)]]
-    for r in results:
-        score, _ = upload_score(r, rubric)
-        rows += [[s.name, "", s.sid, s.login or s.email, s.section, _num(score)]
-                 for s in r.identity.students if s.sid or s.email]
+    scored = [(s, upload_score(r, rubric)[0]) for r in results for s in r.identity.students]
+    # A student who submitted nothing: 0, as Canvas's "missing" submissions score.
+    scored += [(s, 0.0) for s in absent or []]
+    rows += [[s.name, s.canvas_id, s.sid, s.login or s.email, s.section, _num(score)]
+             for s, score in scored if s.sid or s.email or s.canvas_id]
     _write(path, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", rubric.gradebook.assignment],
            rows)
 
 
-def write_all(results: list[SubmissionResult], rubric: Rubric, out: Path) -> list[Path]:
-    write_plain(results, rubric, out / PLAIN)
-    write_gradescope(results, rubric, out / GRADESCOPE)
-    write_canvas(results, rubric, out / CANVAS)
+def write_all(results: list[SubmissionResult], rubric: Rubric, out: Path, copies: Copies | None = None,
+              absent: list[Student] | None = None) -> list[Path]:
+    write_plain(results, rubric, out / PLAIN, copies, absent)
+    write_gradescope(results, rubric, out / GRADESCOPE, absent)
+    write_canvas(results, rubric, out / CANVAS, absent)
     return [out / name for name in FILES]

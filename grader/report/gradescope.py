@@ -64,7 +64,11 @@ def document(result: SubmissionResult, visibility: str = "visible",
         tests.append({"name": "Submission", "score": 0.0, "max_score": 0.0,
                       "status": "failed" if result.error or result.missing else "passed",
                       "output": _clip("\n".join(lines)), "visibility": visibility})
+    skipped_bonus = []
     for tr in result.tasks:
+        if tr.status == "not_attempted":
+            skipped_bonus.append(tr)   # optional: not a failed test (said once in the output)
+            continue
         correct = (tr.status == "graded" and tr.passed == tr.total and tr.total > 0
                    and tr.correctness_points >= tr.correctness_max - 1e-9)
         tests.append({"name": f"Task {tr.number} ({tr.file}): correctness", "number": f"{tr.number}.1",
@@ -90,13 +94,20 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "max_score": integ.max_points,
                       "status": "passed" if integ.status == "graded" and integ.passed == integ.total else "failed",
                       "output": _clip(text), "visibility": visibility})
-    summary = [f"Score: {headline(result)}", f"Seed: {result.seed}"]
-    if not result.performance_measured and result.performance_max > 0:
+    unmeasured = not result.performance_measured and result.performance_max > 0
+    bonus = f" ({result.bonus_score:.2f} of it bonus)" if result.bonus_score > 0 else ""
+    # Where performance is not measured, one paragraph says so (not the headline and the
+    # machine's note too).
+    summary = [f"Score: {result.score:.2f} / {result.max_score:g}{bonus}" if unmeasured
+               else f"Score: {headline(result)}", f"Seed: {result.seed}"]
+    if unmeasured:
         summary.append(
             f"Performance ({result.performance_max:g} points) is not measured here: there is no GPU. "
             f"This score is out of the {result.correctness_max:g} correctness points; the performance "
             "points are graded on the course's GPU machine and given separately.")
-    if result.machine.note:
+    for tr in skipped_bonus:
+        summary.append(f"Bonus task {tr.number} ({tr.file}) not attempted: it is optional, nothing is lost.")
+    if result.machine.note and not (unmeasured and "not measured" in result.machine.note):
         summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
     if result.machine.sandbox and not result.machine.contained:
         summary.append(f"Warning: student code was {result.machine.sandbox}.")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from grader.report import application_lines, failure_texts, fmt_points, headline, problems
 from grader.report import plots
+from grader.report.copies import Copies
 from grader.results import SubmissionResult
+from grader.roster import RosterCheck
 
 MAX_FAILURES = 5
 STYLE = """
@@ -23,6 +25,7 @@ th { background: #f3f3f3; }
 pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
 img.plot { display: block; max-width: 100%; margin: 1em 0; }
 .note { color: #666; }
+.flag { background: #fff4e5; border-left: 4px solid #e65100; padding: 0.4em 0.8em; }
 """
 
 
@@ -49,6 +52,11 @@ def submission_page(result: SubmissionResult) -> str:
             + f"{escape(where)}; seed <code>{result.seed}</code>; graded {escape(result.graded_at)}</p>"]
     if result.error:
         body.append(f"<p class=\"wrong\"><strong>Not gradable:</strong> {escape(result.error)}</p>")
+    same = [tr for tr in result.tasks if tr.identical_to_reference]
+    if same:
+        body.append("<p class=\"flag\" id=\"identical-to-reference\"><strong>Identical to the reference "
+                    "solution</strong> (byte for byte): " + escape(", ".join(
+                        f"task {tr.number} ({tr.file})" for tr in same)) + "</p>")
     body += ["<h2>Tasks</h2>", "<table>",
              "<tr><th>task</th><th>file</th><th>verdict</th><th>cases passed</th>"
              "<th>correctness</th><th>performance</th><th>note</th></tr>"]
@@ -110,11 +118,21 @@ def submission_page(result: SubmissionResult) -> str:
     return _page(f"scanlab: {result.name}", body)
 
 
-def class_page(results: list[SubmissionResult], links: dict[str, str], task_names: list[str]) -> str:
-    """`links`: submission origin -> the relative URL of its report.html."""
+def class_page(results: list[SubmissionResult], links: dict[str, str], task_names: list[str],
+               copies: Copies | None = None, roster: RosterCheck | None = None,
+               interrupted: str = "") -> str:
+    """`links`: submission origin -> the relative URL of its report.html; `copies`,
+    `roster`, `interrupted`: as class_summary takes them."""
     pictures = plots.class_pictures(results, task_names)
     n = len(results)
     body = [f"<h1>scanlab: the class ({n} submission{'s' if n != 1 else ''})</h1>"]
+    if interrupted:
+        body.append(f"<p class=\"flag\"><strong>Interrupted:</strong> {escape(interrupted)}</p>")
+    if roster is not None:
+        lines = roster.lines()
+        body += ["<h2 id=\"roster\">Roster</h2>",
+                 "<ul>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>" if lines else
+                 "<p>Every roster row matches a submission, and every submission a row.</p>"]
     if not pictures:
         body.append(f"<p class=\"note\">{escape(plots.MISSING)}</p>")
     for key, alt in (("scores", "score histogram"), ("verdicts", "verdicts per task"),
@@ -127,10 +145,32 @@ def class_page(results: list[SubmissionResult], links: dict[str, str], task_name
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         link = links.get(r.origin)
         name = f"<a href=\"{escape(link)}\">{escape(r.name)}</a>" if link else escape(r.name)
+        said = problems(r) + (copies.words(r.name) if copies is not None else [])
         body.append(f"<tr><td>{name}</td><td>{escape(who)}</td><td>{r.score:.2f} / {r.max_score:g}</td>"
-                    f"<td>{escape('; '.join(problems(r)) or '-')}</td></tr>")
+                    f"<td>{escape('; '.join(said) or '-')}</td></tr>")
     body.append("</table>")
+    if copies is not None:
+        body += _copies_section(copies)
     return _page("scanlab: class", body)
+
+
+def _copies_section(copies: Copies) -> list[str]:
+    """Who handed in the reference, the untouched handout or another's file."""
+    body = ["<h2 id=\"copies\">Copies: identical to the reference, the handout or each other</h2>"]
+    rows = [(n, "; ".join(copies.words(n))) for n in copies.flagged()]
+    rows += [(n, "the untouched handout: task " + ", ".join(map(str, t)))
+             for n, t in sorted(copies.same_as_handout.items()) if t]
+    if rows:
+        body += ["<table class=\"copies\">", "<tr><th>submission</th><th>what</th></tr>"]
+        body += [f"<tr><td>{escape(n)}</td><td>{escape(w)}</td></tr>" for n, w in rows]
+        body.append("</table>")
+    else:
+        body.append("<p>No file identical to the reference or to another student's.</p>")
+    body.append("<p class=\"note\">" + ("Similarity compared with copydetect (the reference included; "
+                                           "the handout's lines excluded): similarity.html. " if copies.compared
+                                           else "Similarity not compared (<code>batch --similarity</code>). ")
+                + "A lead for a person to read, never a verdict.</p>")
+    return body
 
 
 def write(result: SubmissionResult, path: Path) -> None:

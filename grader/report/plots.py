@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import io
+import math
 from typing import Any
 
 from grader.results import SubmissionResult
@@ -91,8 +92,14 @@ def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> di
     pictures: dict[str, str] = {}
     figure, axes = plt.subplots(figsize=(6, 3))
     top = max(r.max_score for r in results) or 1.0
-    axes.hist([r.score for r in results], bins=10, range=(0, top), color="#4c72b0", edgecolor="white")
-    axes.set_xlabel(f"score (of {top:g})")
+    # A bonus takes a score past the maximum: the range goes as far as the best score.
+    high = max([top, *(r.score for r in results)])
+    bins = 10 + (math.ceil(10 * (high - top) / top) if high > top else 0)
+    axes.hist([r.score for r in results], bins=bins, range=(0, top * bins / 10), color="#4c72b0",
+              edgecolor="white")
+    if high > top:
+        axes.axvline(top, color="#888", linestyle="--", linewidth=1)
+    axes.set_xlabel(f"score (of {top:g}" + (", beyond it the bonus)" if high > top else ")"))
     axes.set_ylabel("submissions")
     axes.set_title("Scores")
     pictures["scores"] = _data_uri(plt, figure)

@@ -44,7 +44,8 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
     speed = speedup_line(tr)
     if speed:
         out.append(f"  speedup      {speed}")
-    out.append(f"  points       {fmt_points(tr.performance_points, tr.performance_max)} (performance)")
+    if tr.performance_points is not None:   # "not measured" is the performance line's word
+        out.append(f"  points       {fmt_points(tr.performance_points, tr.performance_max)} (performance)")
     failures = [c for c in tr.cases if not c.passed]
     if failures:
         hidden_failed = sum(1 for c in failures if c.case.hidden and not reveal_hidden)

@@ -28,8 +28,7 @@ def gradescope_export(dest: Path, parts: Path) -> Path:
 
 
 def _numeric_columns(rubric) -> list[str]:
-    identity = set(gradebook.IDENTITY) | {"comment"}
-    return [c for c in gradebook.columns(rubric) if c not in identity]
+    return [c for c in gradebook.columns(rubric) if c not in gradebook.WORDS]
 
 
 def check_gradebook_files(out: Path, rubric) -> dict[str, dict[str, str]]:

@@ -122,6 +122,10 @@ def test_gradescope_spec(tmp_path, measured):
         assert perf == []
         assert "Performance (40 points) is not measured here" in data["output"]
         assert "out of the 60 correctness points" in data["output"]
+        assert data["output"].count("not measured") == 1, data["output"]
+    # The bonus left alone is no failed test: no test of task 4, one line in the output.
+    assert not any(t["name"].startswith("Task 4") for t in data["tests"])
+    assert "Bonus task 4 (lookback_scan.cuh) not attempted" in data["output"]
 
 
 def test_junit_parses(tmp_path):
@@ -222,6 +226,8 @@ def test_terminal(tmp_path):
     assert str(SECRET_N) in terminal.render(sample(), reveal_hidden=True)
     text = terminal.render(sample(False))
     assert "not measured" in text and "No GPU" in text
+    # A task's performance says "not measured" once, not again as its points.
+    assert "points       not measured" not in text
     assert "TOTAL  35.00 / 60 (correctness; performance, 40 points, not measured)" in text
 
 

@@ -1,5 +1,6 @@
-"""The class similarity report (grader/similarity.py, copydetect): a copy with every
-name changed ranks first; untouched handouts, all boilerplate, do not pair."""
+"""The class similarity report (grader/similarity.py, copydetect): a copy of the reference
+solution pairs with it in full, a copy with every name changed ranks first among the
+students; untouched handouts, all boilerplate, do not pair."""
 from __future__ import annotations
 
 import csv
@@ -17,6 +18,7 @@ pytest.importorskip("copydetect", reason="copydetect is not installed (pyproject
 
 from grader.build import Layout  # noqa: E402
 from grader.rubric import load_rubric  # noqa: E402
+from grader.report.copies import REFERENCE  # noqa: E402
 from grader.similarity import CSV_COLUMNS, similarity_report  # noqa: E402
 
 SIMILAR = REPO / "tests" / "fixtures" / "similarity"
@@ -55,19 +57,25 @@ def test_a_disguised_copy_ranks_first_and_the_handouts_do_not_pair(tmp_path: Pat
     assert disguised("T buffer = width;  // x\n") == "Elem smem = threads;\n"
     pairs = similarity_report(tmp_path / "class", load_rubric(REPO / "data" / "rubric.toml"),
                               Layout(REPO), tmp_path / "out")
-    top = pairs[0]
+    # The copied reference pairs with the reference solution, every file of it, first.
+    leaked = [p for p in pairs if (p.first, p.second) == (REFERENCE, "reference")]
+    assert {"warp_scan.cuh", "reduce.cuh", "scan.cuh"} <= {p.file for p in leaked}
+    assert all(p.share > 0.95 for p in leaked) and pairs[0] in leaked
+    students = [p for p in pairs if not {p.first, p.second} & {REFERENCE, "reference"}]
+    top = students[0]
     assert (top.first, top.second, top.file) == ("alice", "bob", "scan.cuh")
     assert top.share > 0.6 and top.tokens > 50
     by_pair = {(p.first, p.second, p.file): p for p in pairs}
     assert by_pair[("alice", "carol", "scan.cuh")].share < 0.5 * top.share
-    # Untouched handouts and the reference are boilerplate through and through.
+    # Untouched handouts are boilerplate through and through: with each other and with
+    # the reference (whose handout lines are the handout's).
     for p in pairs:
-        if {p.first, p.second} <= {"dave", "erin", "reference"}:
-            assert p.share < 0.05, p
+        if {p.first, p.second} <= {"dave", "erin", "reference", REFERENCE}:
+            assert p.share < 0.05 or {p.first, p.second} == {"reference", REFERENCE}, p
     rows = list(csv.DictReader(open(tmp_path / "out" / "similarity.csv", encoding="utf-8")))
     assert list(rows[0]) == CSV_COLUMNS
     assert [int(r["rank"]) for r in rows] == list(range(1, len(rows) + 1))
-    assert (rows[0]["submission_a"], rows[0]["submission_b"]) == ("alice", "bob")
+    assert (rows[0]["submission_a"], rows[0]["submission_b"]) == (REFERENCE, "reference")
     html = (tmp_path / "out" / "similarity.html").read_text(encoding="utf-8")
     assert "alice" in html and "bob" in html
 
@@ -78,8 +86,9 @@ def test_the_similarity_command(tmp_path: Path):
                         "--out", str(tmp_path / "out")], cwd=REPO, capture_output=True, text=True,
                        timeout=300)
     assert r.returncode == 0, r.stderr
-    first = r.stdout.splitlines()[1]
-    assert "alice ~ bob (scan.cuh" in first
+    lines = r.stdout.splitlines()
+    assert f"{REFERENCE} ~ reference (" in lines[1]
+    assert any("alice ~ bob (scan.cuh" in line for line in lines[1:10]), lines
     assert (tmp_path / "out" / "similarity.csv").is_file()
     r = subprocess.run([sys.executable, "-m", "grader", "similarity", str(tmp_path / "nothing")],
                        cwd=REPO, capture_output=True, text=True, timeout=60)

@@ -21,15 +21,39 @@ def test_the_array_list_joins_runs_of_indices(indices, spec):
 
 def test_sbatch_asks_for_what_the_rubric_says(tmp_path):
     settings = dataclasses.replace(load_rubric(TEST_RUBRIC).slurm, partition="gpu", account="cs149")
-    grade_job, merge_job = slurm.sbatch_commands(tmp_path, settings, [0, 1, 4], ["--qos=class"])
+    jobs = slurm.sbatch_commands(tmp_path, settings, [0, 1, 4], ["--qos=class"])
+    grade_job, merge_job, prepare_job = jobs.grade, jobs.merge, jobs.prepare
     assert "--array=0-1,4" in grade_job and "--gres=gpu:1" in grade_job
     assert {"--time=30", "--mem=16G", "--cpus-per-task=8", "--partition=gpu", "--account=cs149",
             "--qos=class"} <= set(grade_job)
     assert grade_job[-1] == str(tmp_path / "slurm" / "grade.sh")
     assert not any(a.startswith("--gres") for a in merge_job)   # the merge needs no GPU
     assert "--partition=gpu" in merge_job and merge_job[-1] == str(tmp_path / "slurm" / "merge.sh")
-    no_gpu = slurm.sbatch_commands(tmp_path, dataclasses.replace(settings, gres=""), [0], [])[0]
-    assert not any(a.startswith("--gres") for a in no_gpu)
+    # The prepare job builds the reference once, with a task's resources; the array waits
+    # for it to succeed, the merge for the array whatever it did.
+    assert prepare_job[-1] == str(tmp_path / "slurm" / "prepare.sh") and "--gres=gpu:1" in prepare_job
+    after = slurm.Jobs.after(grade_job, "afterok", "41")
+    assert after[-2:] == ["--dependency=afterok:41", grade_job[-1]]
+    no_gpu = slurm.sbatch_commands(tmp_path, dataclasses.replace(settings, gres=""), [0], [])
+    assert not any(a.startswith("--gres") for a in no_gpu.grade + no_gpu.prepare)
+    throttled = slurm.sbatch_commands(tmp_path, settings, list(range(300)), [], throttle=20)
+    assert "--array=0-299%20" in throttled.grade
+
+
+def test_emulator_jobs_ask_for_no_gpu_and_the_array_waits_for_the_prepare_job(tmp_path, capsys):
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference", "handout"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC),
+                     "--backend", "emulator", "--throttle", "4", "--dry-run"]) == 0
+    said = capsys.readouterr().out.splitlines()
+    prepare, grade, merge = [line for line in said if line.startswith("  sbatch")]
+    assert "--gres" not in " ".join(said)
+    assert "prepare.sh" in prepare and "--array=0-1%4" in grade and "--dependency=afterok:" in grade
+    assert "--dependency=afterany:" in merge
+    script = (out / "slurm" / "prepare.sh").read_text()
+    assert "-m grader prepare" in script and "--backend emulator" in script
 
 
 def test_a_dry_run_writes_the_plan_and_the_scripts(tmp_path, capsys):

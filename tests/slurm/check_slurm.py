@@ -163,7 +163,7 @@ def main() -> int:
                                  capture_output=True, text=True, cwd=repo, env=cluster.env, timeout=300)
             print(out.stdout + out.stderr, flush=True)
             assert out.returncode == 0, out.stderr
-            jobs = re.findall(r"submitted (?:array|merge) job (\d+)", out.stdout)
+            jobs = re.findall(r"submitted (?:prepare|array|merge) job (\d+)", out.stdout)
             assert jobs, out.stdout
             return jobs, out.stdout
 

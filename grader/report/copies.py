@@ -1,0 +1,107 @@
+"""What a class's files share: byte-identical to the reference solution, the untouched
+handout, identical between students, and (with `--similarity`) alike by copydetect,
+among students and with the reference.
+
+Every class-level report says it alike from `Copies`: the `same_as_reference`,
+`same_as_handout`, `identical_to`, `most_similar` and `most_similar_share` columns of
+grades.csv, a section of class-summary.md and of class.html. A lead for a person to
+read, never a verdict: no grade depends on it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from grader.results import SubmissionResult
+
+REFERENCE = "(reference solution)"   # the reference's name in a similarity pair
+
+
+@dataclass(frozen=True)
+class SimilarPair:
+    """A similarity finding (grader/similarity.py): two submissions' files of one name."""
+    first: str          # submission (report folder name), or REFERENCE
+    second: str
+    file: str           # the student file compared
+    first_share: float  # of first's file, the part also in second's (0..1)
+    second_share: float
+    tokens: int         # tokens in common
+
+    @property
+    def share(self) -> float:
+        return max(self.first_share, self.second_share)
+
+
+@dataclass
+class Copies:
+    same_as_reference: dict[str, list[int]] = field(default_factory=dict)   # submission -> tasks
+    same_as_handout: dict[str, list[int]] = field(default_factory=dict)     # unchanged from the handout
+    identical: dict[str, dict[int, list[str]]] = field(default_factory=dict)  # name -> task -> others
+    similar: dict[str, tuple[str, float, str]] = field(default_factory=dict)  # name -> (other, share, file)
+    pairs: list[SimilarPair] = field(default_factory=list)
+    compared: bool = False                                                  # --similarity ran
+
+    def words(self, name: str) -> list[str]:
+        """What the reports say of one submission."""
+        out = []
+        if self.same_as_reference.get(name):
+            out.append("identical to the reference solution: task "
+                       + ", ".join(map(str, self.same_as_reference[name])))
+        for task, others in sorted(self.identical.get(name, {}).items()):
+            out.append(f"task {task} identical to {', '.join(others)}")
+        if name in self.similar:
+            other, share, file = self.similar[name]
+            out.append(f"{share:.0%} of {file} alike with {other} (similarity)")
+        return out
+
+    def flagged(self) -> list[str]:
+        """The submissions with anything to look at, sorted."""
+        return sorted({*(n for n, t in self.same_as_reference.items() if t), *self.identical,
+                       *self.similar})
+
+
+def find_copies(results: list[SubmissionResult], pairs: list[SimilarPair] | None = None,
+                threshold: float = 0.5) -> Copies:
+    """The class's copies from its results (each task file's digest and its identity with
+    the reference and the handout), and the similarity pairs above `threshold`."""
+    copies = Copies(pairs=list(pairs or []), compared=pairs is not None)
+    by_digest: dict[tuple[int, str], list[str]] = {}
+    for r in results:
+        copies.same_as_reference[r.name] = [tr.number for tr in r.tasks if tr.identical_to_reference]
+        copies.same_as_handout[r.name] = [tr.number for tr in r.tasks
+                                          if tr.placeholder and tr.status != "not_attempted"]
+        for tr in r.tasks:
+            if tr.digest and not tr.identical_to_reference and not tr.placeholder:
+                by_digest.setdefault((tr.number, tr.digest), []).append(r.name)
+    for (task, _), names in by_digest.items():
+        for name in names:
+            others = sorted(n for n in names if n != name)
+            if others:
+                copies.identical.setdefault(name, {})[task] = others
+    for p in copies.pairs:
+        if p.share < threshold:
+            continue
+        for me, other in ((p.first, p.second), (p.second, p.first)):
+            if me != REFERENCE and (me not in copies.similar or copies.similar[me][1] < p.share):
+                copies.similar[me] = (other, p.share, p.file)
+    return copies
+
+
+def markdown(copies: Copies) -> str:
+    """The class summary's section."""
+    out = ["\n## Copies: identical to the reference, the handout or each other\n"]
+    flagged = copies.flagged()
+    handout = sorted(n for n, t in copies.same_as_handout.items() if t)
+    if not flagged and not handout:
+        out.append("No file identical to the reference or to another student's"
+                   + ("; no pair alike beyond the handout." if copies.compared else
+                      " (similarity not compared: `--similarity`).") + "\n")
+        return "\n".join(out)
+    out += ["| submission | what | \n| --- | --- |"]
+    for name in flagged:
+        out.append(f"| {name} | {'; '.join(copies.words(name)).replace('|', '/')} |")
+    for name in handout:
+        out.append(f"| {name} | the untouched handout: task "
+                   + ", ".join(map(str, copies.same_as_handout[name])) + " |")
+    if not copies.compared:
+        out.append("\nSimilarity not compared (`batch --similarity` compares the class, the "
+                   "reference included).")
+    return "\n".join(out) + "\n"
