@@ -272,7 +272,7 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
     copies = find_copies(results, pairs)
-    absent = roster.absent if roster is not None else []
+    absent = roster.zeros if roster is not None else []
     gradebook.write_all(results, rubric, out, copies, absent)
     (out / "class-summary.md").write_text(class_summary(results, rubric, copies, roster, interrupted),
                                           encoding="utf-8")

@@ -159,7 +159,7 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
     track = build_key
     if timeouts.exceeded(track, setup.max_timeouts):
         return CaseResult(case, seed, "not_run",
-                          f"not run: {setup.max_timeouts} earlier cases of this build timed out",
+                          f"not run: {setup.max_timeouts} earlier case(s) of this build timed out",
                           reproduce=reproduce)
     where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
     try:
@@ -183,7 +183,7 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
         # The program's own CPU check only adds a hint; on big inputs it would hold the GPU.
         argv.append("--no-check")
     limits = setup.limits(case)
-    skipped = CaseResult(case, seed, "not_run", f"not run: {setup.max_timeouts} earlier cases of "
+    skipped = CaseResult(case, seed, "not_run", f"not run: {setup.max_timeouts} earlier case(s) of "
                          "this build timed out", reproduce=reproduce)
     # The timeout count is checked and updated while holding the slot, so cases waiting
     # for it see the timeouts of the ones before them.

@@ -284,16 +284,23 @@ def parse_due(text: str) -> datetime.datetime:
 class RosterCheck:
     """A roster held against the class folder: its rows whose submission is not there,
     its students who submitted nothing, and the submissions no row names."""
-    mismatched: list[tuple[str, Student, list[str]]] = field(default_factory=list)
-    absent: list[Student] = field(default_factory=list)     # 0 in the upload files
+    mismatched: list[tuple[str, Student, list[str]]] = field(default_factory=list)  # 0 in the uploads
+    absent: list[Student] = field(default_factory=list)     # no submission: 0 in the upload files
     unclaimed: list[str] = field(default_factory=list)      # submissions of nobody on the roster
+
+    @property
+    def zeros(self) -> list[Student]:
+        """The students the upload files give 0: those who submitted nothing, and those
+        whose row names a submission that is not there (until the roster is corrected)."""
+        return [s for _, s, _ in self.mismatched] + self.absent
 
     def lines(self) -> list[str]:
         """The findings in words, one a line (stderr and the class summary)."""
         out = []
         for submission, s, close in self.mismatched:
             out.append(f"roster row of {who(s)} names submission {submission!r}, which is not in the "
-                       "class folder" + (f" (closest: {', '.join(close)})" if close else ""))
+                       "class folder" + (f" (closest: {', '.join(close)})" if close else "")
+                       + ": 0 in the upload files until the roster is corrected")
         for s in self.absent:
             out.append(f"no submission from {who(s)} (on the roster): 0 in the upload files")
         for name in self.unclaimed:
@@ -322,13 +329,14 @@ def check_roster(names: list[str], roster: list[dict[str, str]],
     if not roster:
         return check
     have = set(names)
+    seen: set[str] = set()
     for row in roster:
         submission = row.get("submission", "")
         if submission and submission not in have:
             check.mismatched.append((submission, _student(row),
                                      difflib.get_close_matches(submission, names, n=2, cutoff=0.5)))
+            seen |= _keys(_student(row))
     matched = {k for ident in found.values() for s in ident.students for k in _keys(s)}
-    seen: set[str] = set()
     for row in roster:
         s = _student(row)
         keys = _keys(s)

@@ -85,5 +85,5 @@ def roster_section(check: RosterCheck) -> str:
         return "Roster: every row matches a submission, every submission a row.\n\n"
     return ("## Roster problems\n\n" + "\n".join(f"- {line}" for line in lines)
             + f"\n\n{len(check.mismatched)} roster row(s) name no submission here, {len(check.absent)} "
-            f"student(s) submitted nothing (0 rows in the upload files), {len(check.unclaimed)} "
-            "submission(s) match no row.\n\n")
+            f"student(s) submitted nothing ({len(check.zeros)} rows of 0 in the upload files), "
+            f"{len(check.unclaimed)} submission(s) match no row.\n\n")

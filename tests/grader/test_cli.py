@@ -27,6 +27,25 @@ def test_help_and_version():
     assert grader("--version").stdout.startswith("scanlab grader")
 
 
+def test_every_command_and_argument_is_described_and_every_exit_status_documented():
+    import argparse
+    from grader import cli, exits
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    helped = {c.dest for c in commands._choices_actions if c.help}
+    assert helped == set(commands.choices), set(commands.choices) - helped
+    for name, sub in commands.choices.items():
+        assert sub.description, f"{name} has no description in --help"
+        for action in sub._actions:
+            if not isinstance(action, argparse._HelpAction):
+                assert action.help, f"{name} {action.option_strings or action.dest}: no help"
+    # One table of exit statuses: --help prints it, grader/README.md holds it as generated.
+    assert exits.text() in cli.build_parser().format_help()
+    assert exits.markdown() in (REPO / "grader" / "README.md").read_text(encoding="utf-8")
+    statuses = {status for status, _, _ in exits.TABLE}
+    assert statuses == {exits.OK, exits.MISSING, exits.GRADER, exits.INTERRUPTED}
+
+
 def test_bad_rubric_exits_2(tmp_path):
     bad = tmp_path / "r.toml"
     bad.write_text("[rubric\n")

@@ -55,6 +55,19 @@ def test_zip_of_a_student_folder(tmp_path):
     assert sub.ignored == ["README.md"]
 
 
+@pytest.mark.parametrize("name", ["scan.cuh", "alice_scan.cuh", "alice-scan.cuh"])
+def test_a_single_student_file_is_a_submission(tmp_path, name):
+    single = tmp_path / name
+    single.write_bytes((REPO / "solution" / "student" / "scan.cuh").read_bytes())
+    sub = collect(single, WANTED, LIMITS, tmp_path / "w")
+    assert sub.error is None and sub.kind == "file" and list(sub.files) == ["scan.cuh"]
+    assert sub.files["scan.cuh"].data == single.read_bytes()
+    assert "reduce.cuh" in sub.missing
+    other = tmp_path / "notes.txt"
+    other.write_text("not a student file")
+    assert "neither a folder nor" in (collect(other, WANTED, LIMITS, tmp_path / "w2").error or "")
+
+
 @pytest.mark.parametrize("suffix, mode", [(".tar.gz", "w:gz"), (".tgz", "w:gz"), (".tar", "w")])
 def test_tar_archives(tmp_path, suffix, mode):
     files = {f"bob/{k.split('/')[-1]}": v for k, v in reference_files().items()}   # top level

@@ -110,8 +110,12 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     assert set(statuses) == {"timeout", "not_run"}
     assert t1.passed == 0
     assert result.tasks[1].all_passed and result.tasks[2].all_passed
-    # Bounded: a few time limits, not one per case.
-    assert result.seconds < 8 * test_rubric.limits.emulator_run_timeout_s + 120
+    # The applications do not start on the hung integration build.
+    assert result.applications and all(a.status == "error" and "the integration build hung" in a.message
+                                       for a in result.applications)
+    # Bounded: the build's smallest case runs first, alone, so a hang costs one time
+    # limit (task 1 and the integration run hang side by side), not one per case.
+    assert result.seconds < 3 * test_rubric.limits.emulator_run_timeout_s + 120
 
 
 def test_garbage_output_does_not_count(emulator):

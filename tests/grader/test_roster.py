@@ -136,3 +136,70 @@ def test_export_root_finds_the_folder_inside_the_zip(tmp_path):
     assert export_root(tmp_path / "export") == inner
     assert export_root(inner) == inner
     assert export_root(tmp_path) == tmp_path
+
+
+# ---- Canvas: its gradebook export as a roster, its bulk download as a class ---------------
+
+CANVAS_EXPORT = """Student,ID,SIS User ID,SIS Login ID,Section,scanlab (12345),Final Score
+    Points Possible,,,,,100,
+"Hopper, Grace",102,S011,ghopper,CS 149 A,,88.5
+"Turing, Alan",103,S012,aturing,CS 149 B,,90
+"Nobody, Zed",104,S013,znobody,CS 149 B,,
+"Student, Test",999,,,CS 149 A,,
+"""
+
+
+def test_a_canvas_gradebook_export_is_a_roster(tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_text(CANVAS_EXPORT)
+    rows = read_roster(path)
+    assert [r["name"] for r in rows] == ["Hopper, Grace", "Turing, Alan", "Nobody, Zed", "Student, Test"]
+    assert rows[0] == {"name": "Hopper, Grace", "canvas_id": "102", "sid": "S011", "login": "ghopper",
+                       "section": "CS 149 A"}
+
+
+def test_canvas_bulk_download_is_gathered_per_student(tmp_path):
+    from grader.canvas import read_layout, stage
+    from grader.roster import check_roster
+    wanted = ("warp_scan.cuh", "reduce.cuh", "scan.cuh")
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "hoppergrace_102_9001_scan.cuh").write_text("old")
+    (flat / "hoppergrace_102_9005_scan-1.cuh").write_text("new")
+    (flat / "hoppergrace_102_9002_reduce.cuh").write_text("reduce")
+    (flat / "turingalan_LATE_103_9003_hw.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (flat / "carol_scan.cuh").write_text("loose")
+    (flat / "dave").mkdir()
+    (flat / "dave" / "scan.cuh").write_text("a folder as before")
+    staged = stage(flat, wanted, tmp_path / "out")
+    assert sorted(p.name for p in staged.iterdir() if not p.name.startswith(".")) == \
+        ["carol", "dave", "hoppergrace_102", "turingalan_103.zip"]
+    assert (staged / "hoppergrace_102" / "scan.cuh").read_text() == "new"      # the newest upload
+    assert (staged / "hoppergrace_102" / "reduce.cuh").read_text() == "reduce"
+    assert (staged / "carol" / "scan.cuh").read_text() == "loose"
+    layout = read_layout(staged)
+    assert layout["turingalan_103"].late is True and layout["hoppergrace_102"].late is False
+    # Matched to the gradebook export by Canvas's user id; Zed and the test student submitted nothing.
+    path = tmp_path / "export.csv"
+    path.write_text(CANVAS_EXPORT)
+    roster = read_roster(path)
+    names = ["carol", "dave", "hoppergrace_102", "turingalan_103"]
+    who = identities(names, {}, roster, None, layout)
+    assert who["hoppergrace_102"].students[0].sid == "S011"
+    assert who["turingalan_103"].students[0].canvas_id == "103" and who["turingalan_103"].late is True
+    check = check_roster(names, roster, who)
+    assert [s.name for s in check.absent] == ["Nobody, Zed", "Student, Test"]
+    assert check.unclaimed == ["carol", "dave"] and not check.mismatched
+
+
+def test_a_roster_row_naming_no_submission_is_a_mismatch(tmp_path):
+    from grader.roster import check_roster
+    path = tmp_path / "roster.csv"
+    path.write_text("submission,name,sid\ncarol,Carol,1\nkarol,Karl,2\n,Zed,3\n")
+    roster = read_roster(path)
+    who = identities(["carol", "dave"], {}, roster)
+    check = check_roster(["carol", "dave"], roster, who)
+    assert [(m[0], m[1].name, m[2]) for m in check.mismatched] == [("karol", "Karl", ["carol"])]
+    assert [s.name for s in check.absent] == ["Zed"] and check.unclaimed == ["dave"]
+    assert [s.name for s in check.zeros] == ["Karl", "Zed"]
+    assert any("names submission 'karol'" in line and "closest: carol" in line for line in check.lines())
