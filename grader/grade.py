@@ -34,7 +34,7 @@ from grader.perf import PerfJob, measure_all
 from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult, TaskResult, Violation)
 from grader.rubric import PerfCase, Rubric, TaskRubric
-from grader.score import correctness_points, performance_points
+from grader.score import score
 from grader.session import GraderError, Session
 
 Say = Callable[[str], None]
@@ -616,36 +616,3 @@ def _eligible_for_timing(session: Session, t: TaskRubric, tr: TaskResult,
     else:
         return True
     return False
-
-
-# ---- score ---------------------------------------------------------------------------------
-
-def score(result: SubmissionResult, rubric: Rubric) -> None:
-    for tr in result.tasks:
-        earns = tr.status == "graded" and not (tr.placeholder and rubric.correctness.zero_for_placeholders)
-        tr.correctness_points = correctness_points(
-            tr.passed, tr.total, tr.correctness_max, rubric.correctness_scoring) if earns else 0.0
-        if tr.perf_status == "not_measured":
-            tr.performance_points = None
-        elif tr.perf_status == "measured":
-            slowdowns = [p.slowdown for p in tr.perf if p.slowdown is not None]
-            tr.performance_points = performance_points(
-                slowdowns, tr.performance_max, rubric.performance.full_credit_slowdown)
-        else:
-            tr.performance_points = 0.0
-    integ = result.integration
-    integ.points = correctness_points(integ.passed, integ.total, integ.max_points, "proportional") \
-        if integ.status == "graded" else 0.0
-    result.correctness_score = sum(tr.correctness_points for tr in result.tasks) + integ.points
-    result.bonus_score = sum(tr.points for t, tr in zip(rubric.tasks, result.tasks) if t.bonus)
-    result.correctness_max = rubric.max_correctness
-    result.performance_max = rubric.max_performance
-    if all(tr.performance_points is not None for tr in result.tasks):
-        result.performance_score = sum(tr.performance_points or 0.0 for tr in result.tasks)
-        result.score = result.correctness_score + result.performance_score
-        result.max_score = result.correctness_max + result.performance_max
-    else:
-        # Without a GPU the score is out of the correctness points only.
-        result.performance_score = None
-        result.score = result.correctness_score
-        result.max_score = result.correctness_max

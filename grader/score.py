@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import math
 
+from grader.results import SubmissionResult
+from grader.rubric import Rubric
+
 
 def correctness_points(passed: int, total: int, points: float, scoring: str) -> float:
     """Correctness points for `passed` of `total` cases."""
@@ -36,3 +39,35 @@ def performance_points(slowdowns: list[float], points: float, full_credit_slowdo
         return 0.0
     credits = [performance_credit(s, full_credit_slowdown) for s in slowdowns]
     return points * sum(credits) / len(credits)
+
+
+def score(result: SubmissionResult, rubric: Rubric) -> None:
+    """Fills a graded result's points from its verdicts and timings, by the rubric."""
+    for tr in result.tasks:
+        earns = tr.status == "graded" and not (tr.placeholder and rubric.correctness.zero_for_placeholders)
+        tr.correctness_points = correctness_points(
+            tr.passed, tr.total, tr.correctness_max, rubric.correctness_scoring) if earns else 0.0
+        if tr.perf_status == "not_measured":
+            tr.performance_points = None
+        elif tr.perf_status == "measured":
+            slowdowns = [p.slowdown for p in tr.perf if p.slowdown is not None]
+            tr.performance_points = performance_points(
+                slowdowns, tr.performance_max, rubric.performance.full_credit_slowdown)
+        else:
+            tr.performance_points = 0.0
+    integ = result.integration
+    integ.points = correctness_points(integ.passed, integ.total, integ.max_points, "proportional") \
+        if integ.status == "graded" else 0.0
+    result.correctness_score = sum(tr.correctness_points for tr in result.tasks) + integ.points
+    result.bonus_score = sum(tr.points for t, tr in zip(rubric.tasks, result.tasks) if t.bonus)
+    result.correctness_max = rubric.max_correctness
+    result.performance_max = rubric.max_performance
+    if all(tr.performance_points is not None for tr in result.tasks):
+        result.performance_score = sum(tr.performance_points or 0.0 for tr in result.tasks)
+        result.score = result.correctness_score + result.performance_score
+        result.max_score = result.correctness_max + result.performance_max
+    else:
+        # Without a GPU the score is out of the correctness points only.
+        result.performance_score = None
+        result.score = result.correctness_score
+        result.max_score = result.correctness_max

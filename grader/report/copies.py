@@ -35,7 +35,10 @@ class Copies:
     same_as_reference: dict[str, list[int]] = field(default_factory=dict)   # submission -> tasks
     same_as_handout: dict[str, list[int]] = field(default_factory=dict)     # unchanged from the handout
     identical: dict[str, dict[int, list[str]]] = field(default_factory=dict)  # name -> task -> others
-    similar: dict[str, tuple[str, float, str]] = field(default_factory=dict)  # name -> (other, share, file)
+    # name -> (other, share, file): the closest (grades.csv), and the closest of the files
+    # not already said to be identical (the words).
+    closest: dict[str, tuple[str, float, str]] = field(default_factory=dict)
+    similar: dict[str, tuple[str, float, str]] = field(default_factory=dict)
     pairs: list[SimilarPair] = field(default_factory=list)
     compared: bool = False                                                  # --similarity ran
 
@@ -76,11 +79,21 @@ def find_copies(results: list[SubmissionResult], pairs: list[SimilarPair] | None
             others = sorted(n for n in names if n != name)
             if others:
                 copies.identical.setdefault(name, {})[task] = others
+    # A file already said to be identical (to the reference or another's) is not said again
+    # as alike.
+    said = {(r.name, tr.file) for r in results for tr in r.tasks
+            if tr.identical_to_reference or tr.number in copies.identical.get(r.name, {})}
+    # The words name the tasks' files (similarity.csv has every file, the exercises' too).
+    task_files = {tr.file for r in results for tr in r.tasks}
     for p in copies.pairs:
-        if p.share < threshold:
+        if p.share < threshold or p.file not in task_files:
             continue
         for me, other in ((p.first, p.second), (p.second, p.first)):
-            if me != REFERENCE and (me not in copies.similar or copies.similar[me][1] < p.share):
+            if me == REFERENCE:
+                continue
+            if me not in copies.closest or copies.closest[me][1] < p.share:
+                copies.closest[me] = (other, p.share, p.file)
+            if (me, p.file) not in said and (me not in copies.similar or copies.similar[me][1] < p.share):
                 copies.similar[me] = (other, p.share, p.file)
     return copies
 
@@ -95,7 +108,7 @@ def markdown(copies: Copies) -> str:
                    + ("; no pair alike beyond the handout." if copies.compared else
                       " (similarity not compared: `--similarity`).") + "\n")
         return "\n".join(out)
-    out += ["| submission | what | \n| --- | --- |"]
+    out += ["| submission | what |\n| --- | --- |"]
     for name in flagged:
         out.append(f"| {name} | {'; '.join(copies.words(name)).replace('|', '/')} |")
     for name in handout:

@@ -85,8 +85,8 @@ def _copy_cells(result: SubmissionResult, copies: Copies | None) -> dict[str, st
     if copies is not None:
         cells["identical_to"] = " ".join(sorted({o for others in copies.identical.get(result.name, {}).values()
                                                  for o in others}))
-        if result.name in copies.similar:
-            other, share, _ = copies.similar[result.name]
+        if result.name in copies.closest:
+            other, share, _ = copies.closest[result.name]
             cells["most_similar"], cells["most_similar_share"] = other, f"{share:.3f}"
     return cells
 

@@ -108,7 +108,7 @@ def test_the_class_is_graded_with_each_case_in_grades_csv(week):
     graded = {r["submission"]: r for r in rows(out / "grades.csv") if r["submission"]}
     assert sorted(graded) == SUBMISSIONS
     # The copied reference, the untouched handout, the identical pair, the similarity.
-    assert graded["copied_ref"]["same_as_reference"] == "1 2 3"
+    assert graded["copied_ref"]["same_as_reference"] == "1 2 3 4"     # the bonus too
     assert graded["handout"]["same_as_handout"] == "1 2 3" and graded["handout"]["same_as_reference"] == ""
     assert graded["alice"]["identical_to"] == "bob" and graded["bob"]["identical_to"] == "alice"
     assert graded["copied_ref"]["most_similar"] == REFERENCE
@@ -144,15 +144,20 @@ def test_the_class_summary_names_each_copy_and_the_hang(week):
     out, _, stdout, _, _ = week
     summary = (out / "class-summary.md").read_text(encoding="utf-8")
     copies = summary[summary.index("## Copies"):]
-    assert "| copied_ref | identical to the reference solution: task 1, 2, 3" in copies
-    assert "| alice | task 3 identical to bob" in copies and "| bob | task 3 identical to alice" in copies
-    assert f"alike with {REFERENCE} (similarity)" in copies
+    said = {line.split(" | ")[0].strip("| "): line for line in copies.splitlines() if line.startswith("| ")}
+    assert said["copied_ref"].startswith("| copied_ref | identical to the reference solution: task 1, 2, 3, 4")
+    # The fixtures are the reference with one file changed: their other files are the
+    # reference's (and said so); the changed one is what alice and bob share.
+    assert "task 3 identical to bob" in said["alice"] and "task 3 identical to alice" in said["bob"]
+    assert "identical to the reference solution: task 1, 2;" in said["alice"]
+    assert "task 2" not in said["carol"]        # its own (changed) reduce.cuh: neither identical nor said twice
     assert "| handout | the untouched handout: task 1, 2, 3 |" in copies
+    assert "hopperg_102" in said and "frank" not in said and "erin" not in said
     assert "| hang |" in summary and "task 1: " in summary.split("| hang |")[1].split("\n")[0]
     assert summary in stdout                          # printed at the end too
     report = (out / "submissions" / "copied_ref" / "report.html").read_text(encoding="utf-8")
     assert 'id="identical-to-reference"' in report
-    assert 'id="identical-to-reference"' not in (out / "submissions" / "carol" / "report.html").read_text()
+    assert 'id="identical-to-reference"' not in (out / "submissions" / "handout" / "report.html").read_text()
     # The hang's applications were not started on its hung integration build.
     hang = (out / "submissions" / "hang" / "report.txt").read_text(encoding="utf-8")
     assert "the integration build hung" in hang
@@ -172,12 +177,12 @@ def test_every_roster_student_has_a_row_in_the_uploads(week):
 
 
 def test_the_class_page_shows_them_in_a_real_browser(week, tmp_path):
-    out = week[0]
+    out = week[0].resolve()
     text = (out / "class.html").read_text(encoding="utf-8")
     page = Page(text)
     copies = next(t for t in page.tables if t and t[0] == ["submission", "what"])
     said = {row[0]: row[1] for row in copies[1:]}
-    assert said["copied_ref"].startswith("identical to the reference solution: task 1, 2, 3")
+    assert said["copied_ref"].startswith("identical to the reference solution: task 1, 2, 3, 4")
     assert "task 3 identical to bob" in said["alice"] and said["handout"].startswith("the untouched handout")
     browser = _chromium()
     shot = tmp_path / "class.png"
