@@ -199,7 +199,10 @@ def run_batch(session: Session, entries: list[Path], out: Path,
         tag = name[:28]
         return grade(session, entry, on_phase=lambda text: say(f"    {tag}: {text}"))
 
+    handled: set[Future[SubmissionResult]] = set()
+
     def done(future: Future[SubmissionResult]) -> None:
+        handled.add(future)
         entry = futures[future]
         result = future.result()
         result.identity = (who or {}).get(submission_name(entry), Identity())
@@ -222,7 +225,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
             done(future)
     except KeyboardInterrupt:
         cancelled = sum(1 for f in futures if f.cancel())
-        running = [f for f in futures if not f.done() and not f.cancelled()]
+        running = [f for f in futures if f not in handled and not f.cancelled()]
         say(f"interrupted: {cancelled} submission(s) not started are cancelled; the {len(running)} being "
             "graded finish and are kept (Ctrl-C again to quit at once and lose them)")
         try:

@@ -50,3 +50,13 @@ def test_scanlab_grade_runs_in_a_checkout_and_says_where_it_is_not(tmp_path: Pat
     r = subprocess.run([str(command), "rubric-keys"], cwd=tmp_path, capture_output=True, text=True,
                        timeout=60, env={**env, "SCANLAB_ROOT": str(REPO)})
     assert r.returncode == 0 and "zero_for_placeholders" in r.stdout
+
+
+def test_the_package_says_its_license_and_authors_and_names_no_made_up_address():
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert project["license"] == "MIT" and project["license-files"] == ["LICENSE"]
+    assert (REPO / "LICENSE").read_text().startswith("MIT License")
+    assert project["authors"] and all(a.get("name") for a in project["authors"])
+    assert "urls" not in project          # no public address is known: none is invented
+    ignored = (REPO / ".gitignore").read_text().splitlines()
+    assert "*.egg-info/" in ignored       # what `pip install .` leaves behind
