@@ -24,6 +24,7 @@ from grader import __version__
 from grader import backends
 from grader.applications import ExerciseBuild, not_run, run_applications
 from grader.assignment import Exercise, default_assignment
+from grader.budget import NO_BUDGET, Budget
 from grader.build import BuildResult
 from grader.cases import Case
 from grader.check import RunSetup, run_batch, run_case
@@ -308,24 +309,6 @@ def cases_of(rubric: Rubric, part: Part, emulator: bool) -> list[Case]:
 # ---- build and check: every build at once, each one's cases as soon as it is built -------------
 
 CaseFutures = list["Future[list[CaseResult]]"]
-
-
-@dataclass(frozen=True)
-class Budget:
-    """A submission's time budget ([limits] budget_s): what starts after its end is not run."""
-    end: float            # time.monotonic() at which it is spent
-    seconds: float
-
-    @property
-    def spent(self) -> bool:
-        return time.monotonic() > self.end
-
-    @property
-    def why(self) -> str:
-        return f"not run: the submission's time budget ({self.seconds:.0f} s, [limits] budget_s) was spent"
-
-
-NO_BUDGET = Budget(float("inf"), float("inf"))
 
 
 def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list[Part], paths: dict[str, str],
