@@ -227,13 +227,15 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
         return EXIT_GRADER
+    from grader.batch import class_folder   # a Gradescope export, Canvas's flat download
+    folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     try:
         pairs = similarity_report(folder, rubric, layout, out)
     except SimilarityError as e:
         print(f"grader: similarity: {e}", file=sys.stderr)
         return EXIT_GRADER
-    print("closest pairs (share of a file's code also in the other's, beyond the handout and the "
-          "solution):")
+    print("closest pairs (share of a file's code also in the other's, beyond the handout; the "
+          "reference solution included):")
     print("\n".join(summary_lines(pairs)))
     print(f"report: {out / HTML_FILE}; every pair: {out / 'similarity.csv'}")
     return EXIT_OK
