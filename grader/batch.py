@@ -337,11 +337,6 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     entries, skipped = find_submissions(folder)
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
-    if not entries:
-        print(f"grader: {args.folder}: no submissions to grade (a batch folder holds one subfolder, "
-              ".zip, .tar.gz, .tgz or .tar per submission, a Gradescope export, or Canvas's bulk "
-              "download)", file=sys.stderr)
-        return exits.GRADER
     try:
         who, check = read_class(folder, entries, args.roster, args.due)
     except RosterError as e:
@@ -359,6 +354,11 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
         elif options.seed != before.seed:
             print(f"note: --seed {options.seed} differs from the batch's {before.seed}: "
                   "every submission is graded again", file=sys.stderr)
+    if not entries:
+        print(f"grader: {args.folder}: no submissions to grade (a batch folder holds one subfolder, "
+              ".zip, .tar.gz, .tgz or .tar per submission, a Gradescope export, or Canvas's bulk "
+              "download)", file=sys.stderr)
+        return exits.GRADER
     with Session(rubric, layout, options, log) as session:
         known = sum(1 for i in who.values() if i.students)
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
