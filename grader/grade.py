@@ -216,8 +216,7 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
         parts.append(part)
         found = sub.files.get(t.file)
         handout = session.handout_files.get(t.file)
-        if found is not None:
-            tr.digest = found.sha256
+        tr.digest = found.sha256 if found is not None else ""
         if t.bonus and t.file not in sub.refused and (
                 found is None or found.data == handout or (handout is not None and same_code(
                     found.text, handout.decode("utf-8", errors="replace")))):
@@ -422,8 +421,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             exercise.build = exercise_future.result()
             say(f"build {exercise.build.label}: " + ("ok" if exercise.build.ok else "FAILED"))
         def applications_after_cases(run_apps: Callable[[str], list[AppResult]]) -> list[AppResult]:
-            """The applications once the integration build's cases are done: none where
-            one of them timed out (the build hangs) or the budget is spent."""
+            """The applications after the integration build's cases: none if one hung."""
             integ_done = [c for part, fs in checks if part.task is None for f in fs for c in f.result()]
             if any(c.status == "timeout" for c in integ_done):
                 return run_apps("not run: the integration build hung (a case timed out)")
