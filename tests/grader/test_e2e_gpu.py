@@ -158,7 +158,7 @@ def test_a_timing_cheat_earns_nothing_even_past_the_static_checks(gpu_session, t
     print(f"{name}: {p.status}; {p.message}; slowdown {p.slowdown}")
     if fails:
         assert p.status == "failed" and "timed repetition" in p.message, p.message
-    else:
+    elif p.status != "failed":   # (too slow for the time limit is no credit either)
         assert p.status == "measured", p.message
         assert p.slowdown is not None and rubric.full_credit_slowdown / p.slowdown < 0.01, p.slowdown
 
