@@ -447,7 +447,13 @@ class Builder:
     def _public_dirs(self) -> tuple[str, ...]:
         """The compiler's own header folders (and the CUDA toolkit's): files anyone has."""
         def find() -> tuple[str, ...]:
-            dirs = code_rules.compiler_search_dirs(os.environ.get("CXX") or "c++")
+            # Every C++ compiler a build may use: CMake's (CXX, else c++) and nvcc's host
+            # compiler (CUDAHOSTCXX, else g++ from PATH). A machine without `c++` (the
+            # H100's image) must not make gcc's own <limits.h> a file outside.
+            dirs: tuple[str, ...] = ()
+            for cxx in dict.fromkeys(filter(None, (os.environ.get("CXX"), os.environ.get("CUDAHOSTCXX"),
+                                                   "c++", "g++"))):
+                dirs += tuple(d for d in code_rules.compiler_search_dirs(cxx) if d not in dirs)
             if self.tools.nvcc:
                 dirs += (str(Path(self.tools.nvcc).resolve().parent.parent),)
             return dirs
