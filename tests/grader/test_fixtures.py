@@ -14,9 +14,10 @@ def test_edits_apply_to_the_solution(name, tmp_path):
     fx = load_fixture(name)
     submission = compose(name, tmp_path)
     for edit in fx.edits:
-        text = (submission / "student" / edit.file).read_text()
+        # Bytes as written: a lone carriage return (attack_cr_comment_cub) stays one.
+        text = (submission / "student" / edit.file).read_bytes().decode()
         assert edit.replace in text
-        assert text != (REPO / "solution" / "student" / edit.file).read_text()
+        assert text != (REPO / "solution" / "student" / edit.file).read_bytes().decode()
 
 
 @pytest.mark.parametrize("name", [n for n in fixture_names() if load_fixture(n).copies])
