@@ -381,6 +381,15 @@ class Builder:
             # What the unit reads and what the compiler sees, before anything is built.
             gate = self._gate(src, build_dir, kit[0].commands(src, build_dir)[0], sources, own,
                               env, identity, limits)
+            if isinstance(gate, str):
+                # The preprocessor itself failed (or ran out of time): nothing is built
+                # unless the rules could run. Its messages, as a build's, quote only public files.
+                rewrite = {f"{src}/student/{name}": student_paths.get(name, f"(reference) student/{name}")
+                           for name in files}
+                rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
+                errors = code_rules.only_public_messages(first_errors(gate, rewrite), self._public_dirs())
+                return BuildResult(label, False, None, time.monotonic() - start, False, gate[-20_000:],
+                                   errors or "the preprocessor failed without a message")
             if gate:
                 return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
                                    violations=gate)
@@ -461,19 +470,20 @@ class Builder:
 
     def _gate(self, src: Path, build_dir: Path, compile_argv: list[str], sources: dict[str, str],
               own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
-              limits: sandbox.Limits) -> list[Violation]:
+              limits: sandbox.Limits) -> list[Violation] | str:
         """Before the build: the files the student unit reads (the compiler's -M), each
         inside the submission, the handout's harness or the compiler's headers; then the
-        code rules over the unit preprocessed by the build's own command (-E)."""
+        code rules over the unit preprocessed by the build's own command (-E). A str: the
+        preprocessor failed (its output), so the rules could not run: not built."""
         student_files = {str(src / "student" / name): shown for name, shown in own.items()}
         steps = [("-M", build_dir / "student_unit.d"), ("-E", build_dir / "student_unit.i")]
         for mode, output in steps:
             argv = [self.tools.cmake, "-E", "chdir", str(build_dir),
                     *compiled.command_variant(compile_argv, mode, str(output))]
-            r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=min(limits.wall_s, 120)),
+            r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=limits.wall_s / 2),
                             env, identity, sandboxed=True)
             if not r.ok:
-                return []     # the build itself will say what is wrong (its errors are filtered)
+                return (r.stdout + r.stderr) or f"the preprocessor ({mode}): {r.describe_end()}"
             if mode == "-M":
                 outside = code_rules.outside_files(
                     code_rules.parse_dependencies(output.read_text(errors="replace")), set(student_files),
@@ -509,6 +519,8 @@ class Builder:
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's
         # (-E gave the gate the device's); the rules run on both.
         student_files = {f"{src}/student/{name}": shown for name, shown in own.items()}
+        if cuda and not list(keep.glob("*.ii")):
+            raise RuntimeError("nvcc kept no preprocessed unit (--keep) for the code rules")
         for kept in sorted((build_dir / "keep").glob("*.ii")) if (build_dir / "keep").is_dir() else []:
             for v in compiled.scan_preprocessed(kept.read_text(errors="replace"), student_files,
                                                 sources, self.forbidden,
