@@ -468,7 +468,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="the folder of your student files (default: the handout's student/)")
     p.add_argument("--handout", type=Path, default=here.parent, help="the handout folder")
     p.add_argument("--rules", type=Path, default=here / DATA_FILE, help="the rules' data")
-    p.add_argument("--cxx", default=os.environ.get("CXX") or "c++", help="the C++ compiler")
+    p.add_argument("--cxx", default=os.environ.get("CXX") or ("c++" if shutil.which("c++") else "g++"),
+                   help="the C++ compiler (default: $CXX, else c++, else g++)")
     args = p.parse_args(argv)
     rules = Rules.load(args.rules)
     findings, problem = check_student(args.student, args.handout, rules, args.cxx)
