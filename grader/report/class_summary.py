@@ -70,7 +70,7 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
     if any(r.identity.students for r in results):
         missing = unmatched(results)
         if missing:
-            out.write(f"\nNot in the gradebook upload files (no SID or email known): "
+            out.write(f"\nNot in the gradebook upload files (no SID, email or Canvas ID known): "
                       f"{', '.join(missing)}\n")
     if copies is not None:
         out.write(markdown(copies))
