@@ -114,8 +114,10 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     assert result.applications and all(a.status == "error" and "the integration build hung" in a.message
                                        for a in result.applications)
     # Bounded: the build's smallest case runs first, alone, so a hang costs one time
-    # limit (task 1 and the integration run hang side by side), not one per case.
-    assert result.seconds < 3 * test_rubric.limits.emulator_run_timeout_s + 120
+    # limit (task 1 and the integration run hang side by side), not one per case. (The
+    # bound is loose: the fixtures are graded all at once here, so this grade waits for
+    # CPU slots; grader/README.md has the hang's verdict time measured alone.)
+    assert result.seconds < 8 * test_rubric.limits.emulator_run_timeout_s + 120
 
 
 def test_garbage_output_does_not_count(emulator):
