@@ -8,6 +8,10 @@
 #     bank conflicts and barriers (emulator/emu_profile_hooks.cpp; `run` prints them).
 #   scanlab_link_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
 #     Links those student files, as a unit of their own, into <target> (a test).
+#   scanlab_add_isolation_drivers(<emulator driver> STUDENT_ROOT <dir>)
+#     For each folder F of harness/isolation/: <driver>-with-harness-F, the same
+#     student files except F's, which is the harness's own (not built by default;
+#     `make grade-local` builds them, `scanlab grade --student DIR` runs them).
 #
 # Options: SCANLAB_CUDA (default ON when nvcc is found), SCANLAB_EMULATOR (default
 # ON), SCANLAB_CUB_BASELINE (default OFF: CUB's scan as a baseline of task 4),
@@ -40,6 +44,15 @@ if(SCANLAB_EMULATOR AND NOT TARGET scanlab_emulator)
   add_subdirectory("${SCANLAB_HANDOUT_DIR}/emulator" "${CMAKE_BINARY_DIR}/scanlab_emulator")
 endif()
 
+# The profile build's instrumentation (emulator-profile): the student unit, and the
+# harness object too, since a template both instantiate (a placeholder of
+# harness/baselines.cuh, which the harness also times) is linked from the harness's
+# object: uninstrumented, its loads and stores would not be counted. The hooks count
+# only what runs inside a kernel.
+set(SCANLAB_PROFILE_FLAGS -O2 -fsanitize=kernel-address
+    --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
+    --param=asan-globals=0 --param=asan-use-after-return=0)
+
 # The student unit: harness/student_unit.cu with the student files of <dir>/student/,
 # an OBJECT library <target>-student of its own (see harness/student_api.h for why),
 # whose objects are added to <target> after its own sources: the harness's (or a
@@ -57,9 +70,7 @@ function(scanlab_link_student_unit target)
     if(ARG_BACKEND STREQUAL "emulator-profile")
       # Every load and store calls a hook of emu_profile_hooks.cpp (the kernel address
       # sanitizer's calls, which no runtime library provides); optimized as students build.
-      target_compile_options(${unit} PRIVATE -O2 -fsanitize=kernel-address
-        --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
-        --param=asan-globals=0 --param=asan-use-after-return=0)
+      target_compile_options(${unit} PRIVATE ${SCANLAB_PROFILE_FLAGS})
       target_sources(${target} PRIVATE $<TARGET_OBJECTS:scanlab_emulator_profile_hooks>)
     endif()
   endif()
@@ -96,6 +107,9 @@ function(scanlab_add_driver target)
     endif()
     add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/driver_emu.cpp")
     target_link_libraries(${target}-harness PRIVATE scanlab_emulator)
+    if(ARG_BACKEND STREQUAL "emulator-profile")
+      target_compile_options(${target}-harness PRIVATE ${SCANLAB_PROFILE_FLAGS})
+    endif()
   else()
     message(FATAL_ERROR "scanlab_add_driver: BACKEND must be cuda, emulator or emulator-profile")
   endif()
@@ -110,4 +124,28 @@ function(scanlab_add_driver target)
   endif()
   file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/${target}.objects"
        CONTENT "harness $<TARGET_OBJECTS:${target}-harness>\nstudent $<TARGET_OBJECTS:${target}-student>\nunit $<TARGET_PROPERTY:${target}-student,SOURCES>\n")
+endfunction()
+
+# The drivers that `grade` runs a task again with (harness/isolation.h): the student's
+# files with one of them replaced by the harness's version in harness/isolation/<F>/,
+# whose folder comes first on the include path. They reuse <driver>'s harness object.
+function(scanlab_add_isolation_drivers driver)
+  cmake_parse_arguments(ARG "" "STUDENT_ROOT" "" ${ARGN})
+  if(NOT TARGET ${driver})
+    return()
+  endif()
+  file(GLOB roots LIST_DIRECTORIES true "${SCANLAB_HANDOUT_DIR}/harness/isolation/*")
+  foreach(root ${roots})
+    if(NOT IS_DIRECTORY "${root}/student")
+      continue()
+    endif()
+    get_filename_component(stem "${root}" NAME)
+    set(t ${driver}-with-harness-${stem})
+    add_executable(${t} $<TARGET_OBJECTS:${driver}-harness>)
+    scanlab_link_student_unit(${t} STUDENT_ROOT "${ARG_STUDENT_ROOT}" BACKEND emulator)
+    target_include_directories(${t}-student BEFORE PRIVATE "${root}")
+    set_target_properties(${t} PROPERTIES LINKER_LANGUAGE CXX EXCLUDE_FROM_ALL ON)
+    set_target_properties(${t}-student PROPERTIES EXCLUDE_FROM_ALL ON)
+    target_link_libraries(${t} PRIVATE scanlab_emulator)
+  endforeach()
 endfunction()

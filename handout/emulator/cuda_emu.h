@@ -277,6 +277,10 @@ struct KernelCounters {
     uint64_t barriers = 0;  // __syncthreads passed, summed over blocks
     uint64_t warpOps = 0;  // shuffles, votes and __syncwarp completed, over warps
     uint64_t maxWarpGlobalRequests = 0;  // the most global requests one warp issued
+    // Spin-wait polls: a thread's load of the same global address at the same place
+    // as its last one there (a wait for another block's state). Not in the requests.
+    uint64_t pollLoads = 0;
+    uint64_t maxWarpPolls = 0;  // the most polls of one warp
     void add(const KernelCounters& other);
 };
 struct KernelProfile {

@@ -27,6 +27,8 @@ void KernelCounters::add(const KernelCounters& o) {
     barriers += o.barriers;
     warpOps += o.warpOps;
     maxWarpGlobalRequests = std::max(maxWarpGlobalRequests, o.maxWarpGlobalRequests);
+    pollLoads += o.pollLoads;
+    maxWarpPolls = std::max(maxWarpPolls, o.maxWarpPolls);
 }
 
 void setProfiling(bool on) { detail::gProfilingRequested = on; }

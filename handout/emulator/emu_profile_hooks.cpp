@@ -12,6 +12,10 @@
 //                  could fit in (a coalesced request of 32 4-byte lanes: 4 sectors);
 //   shared memory: its wavefronts, the most distinct 4-byte words it touches in one
 //                  of the 32 banks (1: conflict-free);
+// A global load of the same address as the same thread's last load at the same place
+// is a poll (a spin-wait on what another block writes, or a re-read an L1 serves): it
+// is counted apart (pollLoads, maxWarpPolls), not as a request, since how often a wait
+// polls on the emulator depends on the CPU's schedule, not on the kernel's traffic.
 // and the lanes it used (fewer than 32: divergence or idle threads). Barriers and warp
 // operations are counted by the scheduler. Accesses to anything else (the thread's
 // stack, kernel arguments, the emulator's own variables) are not counted.
@@ -65,6 +69,9 @@ struct BlockState {
     std::unordered_map<LaneSiteKey, uint32_t, LaneSiteHash> occurrences;
     std::unordered_map<RequestKey, Request, RequestKeyHash> requests;
     std::vector<uint64_t> warpGlobalRequests;  // per warp: its global requests, in order
+    std::unordered_map<LaneSiteKey, uintptr_t, LaneSiteHash> lastLoad;  // its last global load there
+    uint64_t polls = 0;
+    std::vector<uint64_t> warpPolls;
 };
 thread_local BlockState tlsBlock;
 
@@ -121,6 +128,16 @@ void record(uintptr_t address, size_t size, bool write, uintptr_t pc) {
     }
     const Thread& t = *w->current;
     BlockState& b = tlsBlock;
+    if (space == Space::Global && !write) {
+        auto [last, fresh] = b.lastLoad.try_emplace(LaneSiteKey{pc, t.linear}, address);
+        if (!fresh && last->second == address) {
+            ++b.polls;
+            if (b.warpPolls.size() <= t.linear / 32) b.warpPolls.resize(t.linear / 32 + 1);
+            ++b.warpPolls[t.linear / 32];
+            return;
+        }
+        last->second = address;
+    }
     const uint32_t k = b.occurrences[LaneSiteKey{pc, t.linear}]++;
     Request& r = b.requests[RequestKey{pc, t.linear / 32, k}];
     if (r.lanes == 0) {
@@ -188,6 +205,11 @@ void blockEnd(Worker& w) {
         }
     }
     for (uint64_t n : b.warpGlobalRequests) c.maxWarpGlobalRequests = std::max(c.maxWarpGlobalRequests, n);
+    for (uint64_t n : b.warpPolls) c.maxWarpPolls = std::max(c.maxWarpPolls, n);
+    c.pollLoads = b.polls;
+    b.lastLoad.clear();
+    b.warpPolls.clear();
+    b.polls = 0;
     c.barriers = w.profileBarriers;
     c.warpOps = w.profileWarpOps;
     b.requests.clear();
@@ -230,3 +252,7 @@ extern "C" void __asan_storeN_noabort(void* p, size_t n) {
                                  reinterpret_cast<uintptr_t>(__builtin_return_address(0)));
 }
 extern "C" void __asan_handle_no_return() {}
+// The harness object of the profile build is instrumented too (handout/cmake/scanlab.cmake):
+// its static initializers call these.
+extern "C" void __asan_before_dynamic_init(const char*) {}
+extern "C" void __asan_after_dynamic_init() {}

@@ -43,9 +43,10 @@ struct Args {
 inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", "--seed", "--dist",
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
-                                            "--rep", "--min-n", "--label", "--csv"};
+                                            "--rep", "--min-n", "--label", "--csv",
+                                            "--student"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
-                                           "--serve"};
+                                           "--serve", "--isolated", "--no-isolation"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;

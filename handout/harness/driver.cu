@@ -59,8 +59,8 @@ commands:
   info     describe the device and measure its copy bandwidth
   batch    many runs in one process (for the grader): --cases FILE holds the
            options of one `run` per line, --json FILE gets one line per case
-  app A    an application on your kernels (pi, normal-cdf, compaction, or all:
-           the default), checked on the CPU; --n, --block, --seed, --output,
+  app A    an application on your kernels (pi, normal-cdf, compaction,
+           radix-sort, or all: the default), checked on the CPU; --n, --block, --seed, --output,
            --json (apps/apps.h)
   verify-app A --output FILE --n N
            check an output file written by `app A --output` (CPU only)
@@ -107,9 +107,17 @@ test options:
   --large       add the large sizes (up to 2^28) of the suite
   --json FILE   one JSON object per case, one per line
   --junit FILE  a JUnit XML report (one test case per case)
+  --isolated    instead: each task that includes another student file, run
+                with the harness's version of that file (as the grader runs it
+                with the reference's); --student DIR (default .) holds student/
 grade options:
   --json FILE   one JSON object per task (cases passed, points), one per line
   --no-perf     on a GPU: do not time the tasks (correctness points only)
+  --student DIR where student/ is (make grade-local: .): a file still the
+                handout's placeholder gets the grader's 0 (a bonus: not
+                attempted), and each task runs again with the harness's version
+                of each student file it includes
+  --tasks LIST  only these tasks        --no-isolation  not the runs above
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
              @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
@@ -204,11 +212,27 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
 #if !defined(__CUDACC__)
         if (profiled) {
             const auto profiles = emu::takeProfiles();
-            const size_t targetN = std::max(gradedPerfN(c.task->name), c.n);
-            const double gbps = printProfile(
-                profiles, c.n, double(c.task->bytesMoved * sizeof(typename Op::Element)), targetN);
-            j.raw("profile", profileJson(profiles)).add("predicted_gbps", gbps)
-                .add("predicted_n", (unsigned long long)targetN);
+            printProfile(profiles);
+            // The estimate is made at the size the grader times the task at (its rubric
+            // task's: scan-exclusive is timed as scan is), whatever n was profiled: from
+            // this run and one more at twice its size (harness/profile.h).
+            const size_t gradedN = gradedPerfN(c.task->number);
+            const size_t targetN = gradedN ? gradedN : c.n;
+            std::vector<emu::KernelProfile> second;
+            size_t n2 = 0;
+            if (targetN != c.n && r.status == "pass") {
+                RunConfig twice = c;
+                twice.n = 2 * c.n;
+                twice.check = false;
+                (void)runTask<Op>(twice);
+                second = emu::takeProfiles();
+                n2 = twice.n;
+            }
+            const Prediction p = printPrediction(profiles, c.n, second, n2,
+                                                 double(c.task->bytesMoved * sizeof(typename Op::Element)), targetN);
+            j.raw("profile", profileJson(profiles)).add("predicted_gbps", p.gbps)
+                .add("predicted_ms", p.seconds * 1e3).add("predicted_limit", p.limit)
+                .add("predicted_impossible", p.impossible).add("predicted_n", (unsigned long long)targetN);
         }
 #endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
@@ -299,6 +323,7 @@ int cmdVerify(const Args& args) {
 }
 
 int cmdTest(const Args& args) {
+    if (args.flag("--isolated")) return cmdTestIsolated(args);
     if (deviceCount() == 0) {
         std::printf("scanlab test: no CUDA device found: skipped (use the emulator build "
                     "without a GPU)\n");
@@ -342,6 +367,19 @@ int cmdTest(const Args& args) {
             if (args.flag("--large"))
                 for (size_t n : kSuiteLargeSizes)
                     if (n <= maxN) cases.push_back(suiteCase(*task, op, n, 256));
+            // The identity-sensitive inputs: every value negative, for an operator
+            // whose identity is not T{} (max), at every size, with one block size.
+            bool identitySensitive = false;
+            withOperator(op, [&](auto o) { identitySensitive = identityIsNotZero<decltype(o)>(); });
+            if (identitySensitive)
+                for (size_t n : kSuiteSizes)
+                    if (n <= maxN) {
+                        const unsigned block =
+                            std::find(blocks.begin(), blocks.end(), 256u) != blocks.end() ? 256u : blocks[0];
+                        RunConfig c = suiteCase(*task, op, n, block);
+                        c.dist = kIdentityDistribution;
+                        cases.push_back(c);
+                    }
         }
 
     // A task whose stub is still in place is reported once, not once per case.
@@ -349,7 +387,13 @@ int cmdTest(const Args& args) {
     std::vector<int> stubbedTasks;
     std::string junitCases;
     Breakdown breakdown;
+    Progress progress("scanlab test", cases.size());
+    std::printf("scanlab test [%s]: %zu cases; a progress line every %.0f s\n", SCANLAB_BACKEND,
+                cases.size(), progress.every());
+    std::fflush(stdout);
+    size_t done = 0;
     for (const RunConfig& c : cases) {
+        progress.tick(done++);
         const std::string caseName = caseLabel(c);
         if (std::find(stubbedTasks.begin(), stubbedTasks.end(), c.task->number) !=
             stubbedTasks.end()) {
@@ -363,7 +407,7 @@ int cmdTest(const Args& args) {
             using Op = decltype(op);
             const RunResult r = runTask<Op>(c);
             std::string failure;
-            breakdown.add(c.task->name, c.op, r.status == "pass");
+            breakdown.add(c.task->name, c.op, r.status == "pass", c.dist == kIdentityDistribution);
             if (r.status == "pass") {
                 ++passed;
             } else if (r.status == "not_implemented") {
@@ -400,7 +444,7 @@ int cmdTest(const Args& args) {
     std::printf("scanlab test [%s]: %zu cases: %zu passed, %zu failed", SCANLAB_BACKEND,
                 cases.size(), passed, failed);
     if (notImplemented) std::printf(", %zu not run (task not implemented)", notImplemented);
-    std::printf("\n");
+    std::printf("\n  (%.0f s)\n", progress.elapsed());
     if (failed) breakdown.print();
     return failed ? kExitFail : notImplemented ? kExitNotImplemented : kExitPass;
 }

@@ -39,6 +39,9 @@ struct Task {
     size_t hiddenCasesEmulator;  // of those, the ones the emulator runs
     const PerfCase* perf;
     size_t perfCount;
+    const char* file;                 // the student file, under student/
+    bool bonus;                       // left as the handout's: not attempted
+    uint64_t placeholderFingerprint;  // of the handout's file (placeholderFingerprint())
 };
 
 inline constexpr bool kAllOrNothing = false;
@@ -56,10 +59,10 @@ inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.
 inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.24814}};
 
 inline constexpr Task kTasks[] = {
-    {1, "warp-scan", 10.0, 5.0, 4, 4, kWarpScanPerf, 1},
-    {2, "reduce", 20.0, 15.0, 4, 4, kReducePerf, 1},
-    {3, "scan", 30.0, 20.0, 8, 8, kScanPerf, 1},
-    {4, "lookback-scan", 5.0, 10.0, 8, 8, kLookbackScanPerf, 1},
+    {1, "warp-scan", 10.0, 5.0, 4, 4, kWarpScanPerf, 1, "warp_scan.cuh", false, 0xc1b4289e1fce9b11u},
+    {2, "reduce", 20.0, 15.0, 4, 4, kReducePerf, 1, "reduce.cuh", false, 0x3654e48ead658cf6u},
+    {3, "scan", 30.0, 20.0, 8, 8, kScanPerf, 1, "scan.cuh", false, 0x43bc2b9eb4467fccu},
+    {4, "lookback-scan", 5.0, 10.0, 8, 8, kLookbackScanPerf, 1, "lookback_scan.cuh", true, 0x83e4587457ae2f1fu},
 };
 
 inline constexpr Case kCases[] = {

@@ -35,11 +35,11 @@ struct PredictedTime {
     const char* limit = "";  // "bandwidth", "issue", "latency"
 };
 
-// One launch's time, its counts scaled by `scale` (a larger n with the same grid).
-inline PredictedTime predictLaunch(const emu::KernelCounters& c, double scale, const GpuModel& m = {}) {
-    const double sectors = double(c.globalLoadSectors + c.globalStoreSectors) * scale;
-    const double issue = double(c.globalLoadRequests + c.globalStoreRequests + c.sharedWavefronts) * scale;
-    const double chain = double(c.maxWarpGlobalRequests) * scale;
+// One launch's time from its counts (at the size to predict).
+inline PredictedTime predictLaunch(const emu::KernelCounters& c, const GpuModel& m = {}) {
+    const double sectors = double(c.globalLoadSectors + c.globalStoreSectors);
+    const double issue = double(c.globalLoadRequests + c.globalStoreRequests + c.sharedWavefronts);
+    const double chain = double(c.maxWarpGlobalRequests);
     const double times[3] = {sectors * 32 / (m.copyGbps * 1e9), issue / m.requestsPerSecond,
                              chain * m.latencySeconds / m.requestsInFlight};
     const char* names[3] = {"bandwidth", "issue", "latency"};
@@ -47,21 +47,111 @@ inline PredictedTime predictLaunch(const emu::KernelCounters& c, double scale, c
     return PredictedTime{times[worst] + m.launchSeconds, names[worst]};
 }
 
+// The counts of one launch at `target` elements, from the same launch profiled at n1
+// and n2 (> n1): each count is taken to be a + b*n (the work per element plus what
+// does not grow with n: stage 2, phase 2, per-block set-up), which holds once the grid
+// has reached its cap of blocks; the longest warp chains alike.
+inline emu::KernelCounters extrapolate(const emu::KernelCounters& a, size_t n1, const emu::KernelCounters& b,
+                                       size_t n2, size_t target) {
+    const double t = (double(target) - double(n1)) / (double(n2) - double(n1));
+    auto at = [&](uint64_t x, uint64_t y) {
+        const double v = double(x) + (double(y) - double(x)) * t;
+        return uint64_t(v > 0 ? v + 0.5 : 0);
+    };
+    emu::KernelCounters c;
+    c.globalLoadRequests = at(a.globalLoadRequests, b.globalLoadRequests);
+    c.globalLoadSectors = at(a.globalLoadSectors, b.globalLoadSectors);
+    c.globalLoadIdealSectors = at(a.globalLoadIdealSectors, b.globalLoadIdealSectors);
+    c.globalStoreRequests = at(a.globalStoreRequests, b.globalStoreRequests);
+    c.globalStoreSectors = at(a.globalStoreSectors, b.globalStoreSectors);
+    c.globalStoreIdealSectors = at(a.globalStoreIdealSectors, b.globalStoreIdealSectors);
+    c.sharedRequests = at(a.sharedRequests, b.sharedRequests);
+    c.sharedWavefronts = at(a.sharedWavefronts, b.sharedWavefronts);
+    c.laneSlots = at(a.laneSlots, b.laneSlots);
+    c.barriers = at(a.barriers, b.barriers);
+    c.warpOps = at(a.warpOps, b.warpOps);
+    c.maxWarpGlobalRequests = at(a.maxWarpGlobalRequests, b.maxWarpGlobalRequests);
+    return c;
+}
+
 inline double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
 
-// Prints the counters of `profiles` (the launches of one run of n elements moving
-// `bytesPerElement` bytes each), what they suggest, and the predicted GB/s at `targetN`
-// (returned).
-inline double printProfile(const std::vector<emu::KernelProfile>& profiles, size_t n,
-                         double bytesPerElement, size_t targetN) {
+// What a run's profile predicts at the graded size.
+struct Prediction {
+    double gbps = 0, seconds = 0;
+    size_t n = 0;
+    bool impossible = false;
+    std::string limit;  // of the launch that takes the longest
+};
+
+// The prediction at `targetN` from the launches of a run at n (and, when the run is not
+// at targetN, of one at n2: see extrapolate), printed with its limiting factor.
+inline Prediction printPrediction(const std::vector<emu::KernelProfile>& at1, size_t n1,
+                                  const std::vector<emu::KernelProfile>& at2, size_t n2,
+                                  double bytesPerElement, size_t targetN) {
+    const GpuModel m;
+    Prediction p;
+    p.n = targetN;
+    bool fitted = n1 != targetN && at2.size() == at1.size() && n2 > n1;
+    for (size_t i = 0; fitted && i < at1.size(); ++i) fitted = at1[i].name == at2[i].name;
+    double longest = 0;
+    std::string detail;
+    for (size_t i = 0; i < at1.size(); ++i) {
+        const emu::KernelCounters c =
+            fitted ? extrapolate(at1[i].counters, n1, at2[i].counters, n2, targetN) : at1[i].counters;
+        PredictedTime t = predictLaunch(c, m);
+        if (!fitted && n1 != targetN) t.seconds *= double(targetN) / double(n1);  // no fit: in proportion
+        p.seconds += t.seconds;
+        if (t.seconds > longest) {
+            longest = t.seconds;
+            p.limit = t.limit;
+        }
+        char line[200];
+        std::snprintf(line, sizeof line, "%s%s %.4f ms (%s)", detail.empty() ? "" : ", ",
+                      at1[i].name.c_str(), t.seconds * 1e3, t.limit);
+        detail += line;
+    }
+    p.gbps = p.seconds > 0 ? bytesPerElement * double(targetN) / p.seconds / 1e9 : 0;
+    // Reading and writing each element once is a copy: nothing that moves the bytes a
+    // task needs can beat the copy bandwidth.
+    p.impossible = p.gbps > m.copyGbps;
+    const char* device = grading::kReferenceDevice[0] ? grading::kReferenceDevice : "an H100";
+    std::printf("    predicted on %s at n = %zu (the size the grader times%s): %.4f ms, %.0f GB/s "
+                "(copy: %.0f GB/s); limited by %s; a model, not a measurement\n",
+                device, targetN,
+                n1 == targetN ? "" : fitted ? ", from this run and one at twice its n" : ", scaled in proportion",
+                p.seconds * 1e3, p.gbps, m.copyGbps, p.limit.c_str());
+    std::printf("    per launch: %s\n", detail.c_str());
+    if (p.impossible)
+        std::printf("    IMPOSSIBLE: %.0f GB/s is above the copy bandwidth (%.0f GB/s), which no kernel "
+                    "that reads and writes what the task needs can pass: the counters miss work the "
+                    "GPU does (a loop the emulator did not see as memory traffic, elements never read, "
+                    "or one block doing the work of all while the others return). Do not trust this "
+                    "figure; time it on a GPU.\n",
+                    p.gbps, m.copyGbps);
+    uint64_t polls = 0, warpPolls = 0;
+    for (const auto& k : at1) {
+        polls += k.counters.pollLoads;
+        warpPolls = std::max(warpPolls, k.counters.maxWarpPolls);
+    }
+    if (polls)
+        std::printf("    polls: %llu spin-wait loads of another block's state (the same address "
+                    "again), left out of the traffic above: how often a wait polls here depends on "
+                    "the emulator's schedule. On a GPU each is a round trip to L2 (about %.0f ns); "
+                    "the most of one warp, %llu, would add %.4f ms if none overlapped.\n",
+                    (unsigned long long)polls, m.latencySeconds * 1e9, (unsigned long long)warpPolls,
+                    double(warpPolls) * m.latencySeconds * 1e3);
+    return p;
+}
+
+// Prints the counters of `profiles` (the launches of one run of n elements) and what
+// they suggest.
+inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
     std::printf("  profile (emulator counters, per kernel; README: \"Performance without a GPU\")\n");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "kernel", "blocks", "ld sect/req",
                 "st sect/req", "smem", "lanes", "barriers");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "", "", "(ideal)", "(ideal)", "ways",
                 "/req", "/block");
-    emu::KernelCounters total;
-    double seconds = 0;
-    const double scale = double(targetN) / double(n);
     std::vector<std::string> advice;
     for (const auto& p : profiles) {
         const auto& c = p.counters;
@@ -96,16 +186,8 @@ inline double printProfile(const std::vector<emu::KernelProfile>& profiles, size
                              std::to_string(ratio(c.laneSlots, requests)).substr(0, 4) +
                              " of 32 lanes on average: a few threads do the work of a warp "
                              "(or most threads are idle in divergent branches)");
-        total.add(c);
-        seconds += predictLaunch(c, scale).seconds;
     }
-    const double gbps = bytesPerElement * double(targetN) / seconds / 1e9;
-    std::printf("    predicted on %s at n = %zu: %.0f GB/s (copy: %.0f GB/s); a model, not a "
-                "measurement\n",
-                grading::kReferenceDevice[0] ? grading::kReferenceDevice : "an H100", targetN,
-                gbps, GpuModel{}.copyGbps);
     for (const auto& a : advice) std::printf("    note: %s\n", a.c_str());
-    return gbps;
 }
 
 // The counters as JSON: one object per launch, in order.
@@ -126,7 +208,8 @@ inline std::string profileJson(const std::vector<emu::KernelProfile>& profiles) 
             .add("shared_wavefronts", count(c.sharedWavefronts))
             .add("lane_slots", count(c.laneSlots)).add("barriers", count(c.barriers))
             .add("warp_ops", count(c.warpOps))
-            .add("max_warp_global_requests", count(c.maxWarpGlobalRequests));
+            .add("max_warp_global_requests", count(c.maxWarpGlobalRequests))
+            .add("poll_loads", count(c.pollLoads)).add("max_warp_polls", count(c.maxWarpPolls));
         out += (out.size() > 1 ? ", " : "") + j.str();
     }
     return out + "]";

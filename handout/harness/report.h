@@ -24,7 +24,7 @@ inline std::string& programName() {
 // "scan add-i32 n=1000 block=256": how suite and grade lines name a case.
 inline std::string caseLabel(const RunConfig& c) {
     return std::string(c.task->name) + " " + c.op + " n=" + std::to_string(c.n) + " block=" +
-           std::to_string(c.block);
+           std::to_string(c.block) + (c.dist == "random" ? "" : " dist=" + c.dist);
 }
 
 inline std::string reproduceCommand(const RunConfig& c) {
@@ -113,7 +113,15 @@ void printResult(const RunConfig& c, const RunResult& r) {
     } else {
         std::printf("  check   skipped (--no-check)\n");
     }
-    if (r.timing) {
+    if (r.timing && std::string(SCANLAB_BACKEND) == "emulator") {
+        // The emulator's events time the CPU running the GPU's threads one by one: no
+        // GB/s, which would read as a GPU figure.
+        std::printf("  time    median %.4f ms (min %.4f, max %.4f, %d reps) of the CPU emulator: "
+                    "CPU time, not a GPU figure (for an estimate of GPU speed: make profile)\n",
+                    r.timing->medianMs, r.timing->minMs, r.timing->maxMs, r.timing->reps);
+        for (const auto& b : r.baselines)
+            std::printf("  vs %-20s %10.4f ms   (CPU emulator time)\n", b.name.c_str(), b.medianMs);
+    } else if (r.timing) {
         const double bytes = double(c.task->bytesMoved) * sizeof(T) * double(c.n);
         std::printf("  time    median %.4f ms (min %.4f, max %.4f, %d reps)  %.1f GB/s "
                     "(%d B/element)\n",
