@@ -281,6 +281,11 @@ struct KernelCounters {
     // as its last one there (a wait for another block's state). Not in the requests.
     uint64_t pollLoads = 0;
     uint64_t maxWarpPolls = 0;  // the most polls of one warp
+    // With each warp's recent sectors counted once (a cache, roughly): the sectors that
+    // go to memory, and the most requests of one warp that wait for memory.
+    uint64_t dramSectors = 0;
+    uint64_t maxWarpMissRequests = 0;
+    uint64_t maxWarpMissEpochs = 0;  // of those, the stretches between barriers with one
     void add(const KernelCounters& other);
 };
 struct KernelProfile {

@@ -28,6 +28,9 @@ void KernelCounters::add(const KernelCounters& o) {
     warpOps += o.warpOps;
     maxWarpGlobalRequests = std::max(maxWarpGlobalRequests, o.maxWarpGlobalRequests);
     pollLoads += o.pollLoads;
+    dramSectors += o.dramSectors;
+    maxWarpMissRequests = std::max(maxWarpMissRequests, o.maxWarpMissRequests);
+    maxWarpMissEpochs = std::max(maxWarpMissEpochs, o.maxWarpMissEpochs);
     maxWarpPolls = std::max(maxWarpPolls, o.maxWarpPolls);
 }
 

@@ -20,8 +20,15 @@
 // operations are counted by the scheduler. Accesses to anything else (the thread's
 // stack, kernel arguments, the emulator's own variables) are not counted.
 //
-// What this cannot see: caches (a request that re-reads a sector a GPU would find in L1
-// counts again), instruction counts, and overlap between requests. See README.md.
+// A cache, roughly: each warp's global requests are replayed in its order against the
+// last kReuseSectors distinct sectors it touched; the sectors of a request outside that
+// window are its memory traffic (dramSectors: a coalesced kernel's are its sectors, a
+// lane that reads its 8 consecutive elements in 8 requests touches each sector once),
+// and a request with any is a miss (the warp's chain of misses waits on memory; a hit
+// is served nearby). Misses between the same two barriers may overlap; a barrier between
+// them makes the later wait for the earlier (maxWarpMissEpochs).
+// What this cannot see: the real caches' sizes and sharing between warps, instruction
+// counts, and overlap between requests beyond the model's. See README.md.
 #include <link.h>
 
 #include <algorithm>
@@ -60,6 +67,7 @@ struct LaneSiteHash {
 struct Request {
     Space space = Space::Global;
     bool write = false;
+    uint64_t epoch = 0;  // the block's barriers passed before it: requests of one epoch overlap
     unsigned lanes = 0;
     std::vector<std::pair<uintptr_t, uint8_t>> accesses;  // address, bytes
 };
@@ -68,7 +76,8 @@ struct Request {
 struct BlockState {
     std::unordered_map<LaneSiteKey, uint32_t, LaneSiteHash> occurrences;
     std::unordered_map<RequestKey, Request, RequestKeyHash> requests;
-    std::vector<uint64_t> warpGlobalRequests;  // per warp: its global requests, in order
+    std::vector<uint64_t> warpGlobalRequests;  // per warp: how many global requests
+    std::vector<std::vector<RequestKey>> warpOrder;  // per warp: its global requests, in order
     std::unordered_map<LaneSiteKey, uintptr_t, LaneSiteHash> lastLoad;  // its last global load there
     uint64_t polls = 0;
     std::vector<uint64_t> warpPolls;
@@ -143,9 +152,14 @@ void record(uintptr_t address, size_t size, bool write, uintptr_t pc) {
     if (r.lanes == 0) {
         r.space = space;
         r.write = write;
+        r.epoch = w->profileBarriers;
         if (space == Space::Global) {
-            if (b.warpGlobalRequests.size() <= t.linear / 32) b.warpGlobalRequests.resize(t.linear / 32 + 1);
+            if (b.warpGlobalRequests.size() <= t.linear / 32) {
+                b.warpGlobalRequests.resize(t.linear / 32 + 1);
+                b.warpOrder.resize(t.linear / 32 + 1);
+            }
             ++b.warpGlobalRequests[t.linear / 32];
+            b.warpOrder[t.linear / 32].push_back(RequestKey{pc, t.linear / 32, k});
         }
     }
     r.lanes |= 1u << (t.linear % 32);
@@ -179,6 +193,50 @@ uint64_t wavefronts(const Request& r) {
     return std::max(1u, most);
 }
 
+// The distinct sectors of a request.
+std::vector<uintptr_t> sectorList(const Request& r) {
+    std::vector<uintptr_t> s;
+    for (const auto& [a, n] : r.accesses)
+        for (uintptr_t x = a >> 5; x <= (a + n - 1) >> 5; ++x) s.push_back(x);
+    std::sort(s.begin(), s.end());
+    s.erase(std::unique(s.begin(), s.end()), s.end());
+    return s;
+}
+
+// A warp's share of an SM's L1 (256 KiB over up to 64 warps: 4 KiB, 128 sectors).
+constexpr size_t kReuseSectors = 128;
+
+// One warp's requests in order against its window of recent sectors: the sectors that
+// go to memory, and the requests that wait for it.
+void replayWarp(const BlockState& b, const std::vector<RequestKey>& order, KernelCounters& c) {
+    std::vector<uintptr_t> window;  // the most recent last
+    uint64_t misses = 0, missEpochs = 0, lastMissEpoch = ~uint64_t(0);
+    for (const RequestKey& key : order) {
+        const auto found = b.requests.find(key);
+        if (found == b.requests.end()) continue;
+        const uint64_t epoch = found->second.epoch;
+        uint64_t fresh = 0;
+        for (uintptr_t sector : sectorList(found->second)) {
+            const auto at = std::find(window.begin(), window.end(), sector);
+            if (at != window.end()) {
+                window.erase(at);
+            } else {
+                ++fresh;
+                if (window.size() == kReuseSectors) window.erase(window.begin());
+            }
+            window.push_back(sector);
+        }
+        c.dramSectors += fresh;
+        misses += fresh > 0;
+        if (fresh > 0 && epoch != lastMissEpoch) {
+            ++missEpochs;
+            lastMissEpoch = epoch;
+        }
+    }
+    c.maxWarpMissRequests = std::max(c.maxWarpMissRequests, misses);
+    c.maxWarpMissEpochs = std::max(c.maxWarpMissEpochs, missEpochs);
+}
+
 }  // namespace
 
 void blockEnd(Worker& w) {
@@ -205,6 +263,8 @@ void blockEnd(Worker& w) {
         }
     }
     for (uint64_t n : b.warpGlobalRequests) c.maxWarpGlobalRequests = std::max(c.maxWarpGlobalRequests, n);
+    for (const auto& order : b.warpOrder) replayWarp(b, order, c);
+    b.warpOrder.clear();
     for (uint64_t n : b.warpPolls) c.maxWarpPolls = std::max(c.maxWarpPolls, n);
     c.pollLoads = b.polls;
     b.lastLoad.clear();

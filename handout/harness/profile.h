@@ -16,9 +16,10 @@
 
 namespace scanlab {
 
-// The model: a launch takes the longest of moving its sectors at the copy bandwidth,
-// issuing its requests and wavefronts, and one warp's chain of global requests at
-// a memory latency with a few requests in flight; plus a launch overhead. The
+// The model: a launch takes the longest of moving its sectors at the copy bandwidth
+// (each warp's recently touched sectors counted once), issuing its requests and
+// wavefronts, and one warp's chain of global requests (misses at the memory latency,
+// hits at the cache's) with a few requests in flight; plus a launch overhead. The
 // constants are an H100's (132 SMs at 1.755 GHz), the bandwidth the copy bandwidth
 // measured with the reference timings. It sees no caches and no instruction costs:
 // it ranks kernels, it does not time them.
@@ -26,6 +27,7 @@ struct GpuModel {
     double copyGbps = grading::kReferenceCopyGbps > 0 ? grading::kReferenceCopyGbps : 2900.0;
     double requestsPerSecond = 132 * 1.755e9;  // one request or wavefront per SM per clock
     double latencySeconds = 600e-9;            // a global load's round trip
+    double hitSeconds = 35e-9;                 // a load the cache serves
     double requestsInFlight = 4;               // per warp, overlapping
     double launchSeconds = 2e-6;
 };
@@ -37,11 +39,17 @@ struct PredictedTime {
 
 // One launch's time from its counts (at the size to predict).
 inline PredictedTime predictLaunch(const emu::KernelCounters& c, const GpuModel& m = {}) {
-    const double sectors = double(c.globalLoadSectors + c.globalStoreSectors);
+    // The sectors that go to memory (each warp's recent sectors once: a cache, roughly),
+    // and one warp's chain: its misses at the memory latency, its hits at the cache's.
+    const double sectors = double(c.dramSectors);
     const double issue = double(c.globalLoadRequests + c.globalStoreRequests + c.sharedWavefronts);
-    const double chain = double(c.maxWarpGlobalRequests);
+    // Misses overlap a few at a time, and not across a barrier; a warp's hits follow one
+    // another (a thread's loop over what it just fetched).
+    const double misses = double(c.maxWarpMissRequests);
+    const double waits = std::max(misses / m.requestsInFlight, double(c.maxWarpMissEpochs));
+    const double hits = std::max(0.0, double(c.maxWarpGlobalRequests) - misses);
     const double times[3] = {sectors * 32 / (m.copyGbps * 1e9), issue / m.requestsPerSecond,
-                             chain * m.latencySeconds / m.requestsInFlight};
+                             waits * m.latencySeconds + hits * m.hitSeconds};
     const char* names[3] = {"bandwidth", "issue", "latency"};
     const int worst = int(std::max_element(times, times + 3) - times);
     return PredictedTime{times[worst] + m.launchSeconds, names[worst]};
@@ -71,6 +79,9 @@ inline emu::KernelCounters extrapolate(const emu::KernelCounters& a, size_t n1, 
     c.barriers = at(a.barriers, b.barriers);
     c.warpOps = at(a.warpOps, b.warpOps);
     c.maxWarpGlobalRequests = at(a.maxWarpGlobalRequests, b.maxWarpGlobalRequests);
+    c.dramSectors = at(a.dramSectors, b.dramSectors);
+    c.maxWarpMissRequests = at(a.maxWarpMissRequests, b.maxWarpMissRequests);
+    c.maxWarpMissEpochs = at(a.maxWarpMissEpochs, b.maxWarpMissEpochs);
     return c;
 }
 
@@ -209,7 +220,10 @@ inline std::string profileJson(const std::vector<emu::KernelProfile>& profiles) 
             .add("lane_slots", count(c.laneSlots)).add("barriers", count(c.barriers))
             .add("warp_ops", count(c.warpOps))
             .add("max_warp_global_requests", count(c.maxWarpGlobalRequests))
-            .add("poll_loads", count(c.pollLoads)).add("max_warp_polls", count(c.maxWarpPolls));
+            .add("poll_loads", count(c.pollLoads)).add("max_warp_polls", count(c.maxWarpPolls))
+            .add("dram_sectors", count(c.dramSectors))
+            .add("max_warp_miss_requests", count(c.maxWarpMissRequests))
+            .add("max_warp_miss_epochs", count(c.maxWarpMissEpochs));
         out += (out.size() > 1 ? ", " : "") + j.str();
     }
     return out + "]";

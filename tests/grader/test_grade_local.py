@@ -49,8 +49,10 @@ def local_grade(session: Session, submission: Path, tmp: Path) -> tuple[dict[int
     build = session.builder.build(f"local grade of {submission.name}", files, {}, {})
     assert build.ok and build.binary is not None, build.errors
     out = tmp / f"{submission.name}.jsonl"
-    run = subprocess.run([str(build.binary), "grade", "--json", str(out)], capture_output=True,
-                         text=True, timeout=900)
+    # --student: the submission's files, for the grader's rule on placeholders (make
+    # grade-local passes the handout folder).
+    run = subprocess.run([str(build.binary), "grade", "--student", str(submission), "--json", str(out)],
+                         capture_output=True, text=True, timeout=900)
     return {j["task"]: j for j in map(json.loads, out.read_text().splitlines())}, run.stdout
 
 
@@ -75,10 +77,10 @@ def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_pa
         assert mine["hidden_cases"] == len(hidden), task.name
         assert mine["correctness_max"] == task.correctness_max
         if task.placeholder:
-            # The harness cannot tell its own placeholder from a student's code: it prints
-            # the cases' points and the rule that the grader gives such a task nothing.
-            assert task.correctness_points == 0, task.name
-            assert "still the handout's placeholder" in printed and "earns 0 points" in printed
+            # Still the handout's placeholder: the grader and the local grade both give 0.
+            assert task.correctness_points == 0 and mine["correctness"] == 0, task.name
+            assert mine["placeholder"] and mine["correctness_high"] == 0, task.name
+            assert "still the handout's placeholder: the grader gives 0" in printed
             continue
         # The grader's points lie in the range printed for the hidden cases ...
         assert mine["correctness_low"] - 1e-9 <= task.correctness_points <= mine["correctness_high"] + 1e-9

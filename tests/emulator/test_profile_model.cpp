@@ -1,0 +1,48 @@
+// The performance model of `make profile` (harness/profile.h): the estimate at the
+// graded size from two profiled sizes, its limiting factor, and the flag on an
+// estimate above the copy bandwidth (no kernel that moves what a task needs beats a copy).
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "harness/profile.h"
+
+namespace {
+// A launch that moves `elements` 4-byte elements, read and written once, coalesced
+// (4 sectors a request of 32 lanes), its longest warp chain `chain` requests.
+scanlab::emu::KernelProfile coalescedLaunch(uint64_t elements, uint64_t chain) {
+    scanlab::emu::KernelProfile p;
+    p.name = "someKernel";
+    p.grid = dim3(1024);
+    p.block = dim3(256);
+    auto& c = p.counters;
+    c.globalLoadRequests = c.globalStoreRequests = elements / 32;
+    c.globalLoadSectors = c.globalStoreSectors = elements / 8;
+    c.globalLoadIdealSectors = c.globalStoreIdealSectors = elements / 8;
+    c.maxWarpGlobalRequests = c.maxWarpMissRequests = chain;
+    c.dramSectors = c.globalLoadSectors + c.globalStoreSectors;
+    return p;
+}
+}  // namespace
+
+TEST_CASE("the profile model estimates at the graded size and names its limit", "[profile]") {
+    const size_t n1 = size_t(1) << 21, n2 = n1 * 2, target = size_t(1) << 26;
+    const std::vector<scanlab::emu::KernelProfile> a{coalescedLaunch(n1, 32)}, b{coalescedLaunch(n2, 64)};
+    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target);
+    CHECK(p.n == target);
+    CHECK(p.limit == "bandwidth");
+    CHECK_FALSE(p.impossible);
+    // 8 bytes an element at the copy bandwidth, plus one launch's overhead.
+    const scanlab::GpuModel m;
+    CHECK(p.seconds == Approx(8.0 * double(target) / (m.copyGbps * 1e9) + m.launchSeconds).epsilon(0.01));
+}
+
+TEST_CASE("an estimate above the copy bandwidth is flagged impossible", "[profile]") {
+    const size_t n1 = size_t(1) << 21, n2 = n1 * 2, target = size_t(1) << 26;
+    // Counters that miss nearly all the traffic: 1/1000 of the elements seen.
+    const std::vector<scanlab::emu::KernelProfile> a{coalescedLaunch(n1 / 1024, 4)},
+        b{coalescedLaunch(n2 / 1024, 4)};
+    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target);
+    CHECK(p.impossible);
+    CHECK(p.gbps > scanlab::GpuModel{}.copyGbps);
+}

@@ -1,0 +1,105 @@
+"""The student's loop without a GPU (issue 34), on a copy of handout/ built as a student
+builds it (emulator only): `make grade-local` gives a placeholder the grader's points and
+reports a task that passes only with the student's own helpers, naming the missing
+barrier; the suite prints progress and hints at the identity. Skipped, never passed,
+where the emulator cannot be built."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tools"))
+from fixtures import compose  # noqa: E402
+from grader import machine as machines  # noqa: E402
+
+ISOLATION = ["scanlab-emu-with-harness-warp_scan", "scanlab-emu-with-harness-reduce"]
+SYNCWARP_BEFORE_SCAN = "        __syncwarp();\n        const T threadScan = scanIncWarp<Op>(staging, tid);"
+
+
+class Handout:
+    """A copy of handout/, configured for the emulator, whose student files are swapped."""
+
+    def __init__(self, folder: Path):
+        self.root = folder / "handout"
+        shutil.copytree(REPO / "handout", self.root, ignore=shutil.ignore_patterns("build*"))
+        subprocess.run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Release"],
+                       cwd=self.root, check=True, capture_output=True)
+
+    def use(self, files: dict[str, str], targets: list[str]) -> None:
+        for name, text in files.items():
+            (self.root / "student" / name).write_text(text)
+        p = subprocess.run(["cmake", "--build", "build", "-j", str(os.cpu_count() or 2), "--target", *targets],
+                           cwd=self.root, capture_output=True, text=True)
+        assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+
+    def driver(self, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.root / "build" / "scanlab-emu"), *args], cwd=self.root,
+                              capture_output=True, text=True, timeout=900, env={**os.environ, **(env or {})})
+
+    def grade(self, tmp: Path) -> tuple[dict[int, dict], str]:
+        out = tmp / "grade.jsonl"
+        p = self.driver("grade", "--student", ".", "--json", str(out))
+        return {j["task"]: j for j in map(json.loads, out.read_text().splitlines())}, p.stdout
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory: pytest.TempPathFactory) -> Handout:
+    if not machines.detect(check_boost=True).can_build_emulator:
+        pytest.skip("the CPU emulator cannot be built here")
+    return Handout(tmp_path_factory.mktemp("student-loop"))
+
+
+def test_placeholders_get_the_graders_points_and_the_suite_hints_at_the_identity(handout, tmp_path):
+    # The handout as shipped, but a reduce whose fold starts from T{} (identity_zero_reduce).
+    bug = compose("identity_zero_reduce", tmp_path / "parts") / "student" / "reduce.cuh"
+    handout.use({"reduce.cuh": bug.read_text()}, ["scanlab-emu"])
+    graded, printed = handout.grade(tmp_path)
+    # Task 1 is still the placeholder: its cases pass, the grader gives it 0, and so does
+    # the local grade.
+    assert graded[1]["placeholder"] and graded[1]["passed"] == graded[1]["cases"] > 0
+    assert graded[1]["correctness"] == 0 and graded[1]["correctness_high"] == 0
+    assert "still the handout's placeholder: the grader gives 0" in printed
+    # The bonus left as the handout's: not attempted, not run, no points.
+    assert graded[4]["not_attempted"] and graded[4]["cases"] == 0 and graded[4]["correctness"] == 0
+    # Task 2 is the student's own (not a placeholder) and fails on all-negative max.
+    assert not graded[2]["placeholder"] and 0 < graded[2]["passed"] < graded[2]["cases"]
+
+    p = handout.driver("test", "--tasks", "reduce", "--ops", "max-i32,add-i32", "--blocks", "256",
+                       "--max-n", "70000", env={"SCANLAB_PROGRESS_SECONDS": "0"})
+    assert p.returncode == 1, p.stdout[-3000:]
+    lines = p.stdout.splitlines()
+    progress = [line for line in lines if "cases done" in line and "s elapsed" in line]
+    assert len(progress) >= 10, p.stdout[-3000:]
+    assert any("dist=negative" in line for line in lines if line.startswith("FAIL "))
+    assert "hint: reduce fails mostly on the identity-sensitive inputs (max-i32" in p.stdout
+    assert "Op::identity()" in p.stdout
+
+
+def test_a_scan_that_leans_on_its_own_warp_scan_is_named_with_the_missing_barrier(handout, tmp_path):
+    # The solution, but scan.cuh calls scanIncWarp without the __syncwarp() after writing
+    # the slots: its own (register) warp scan reads only its lane's slot and hides it.
+    files = {f.name: f.read_text() for f in (REPO / "solution" / "student").glob("*.cuh")}
+    assert files["scan.cuh"].count(SYNCWARP_BEFORE_SCAN) == 1
+    files["scan.cuh"] = files["scan.cuh"].replace(SYNCWARP_BEFORE_SCAN,
+                                                  "        const T threadScan = scanIncWarp<Op>(staging, tid);")
+    handout.use(files, ["scanlab-emu", *ISOLATION])
+    graded, printed = handout.grade(tmp_path)
+    assert graded[1]["correctness"] == graded[1]["correctness_max"]
+    assert graded[3]["isolation_failed"] and graded[3]["correctness"] < graded[3]["correctness_max"]
+    assert not graded[2]["isolation_failed"] and not graded[4]["isolation_failed"]
+    assert "task 3 (scan) passes only with your own student/warp_scan.cuh" in printed
+    assert "a missing __syncwarp() (or __syncthreads()) between writing the slots and calling scanIncWarp" \
+        in printed
+
+    p = handout.driver("test", "--isolated", "--tasks", "scan", "--ops", "add-i32", "--blocks", "64",
+                       "--max-n", "3000")
+    assert p.returncode == 1, p.stdout[-3000:]
+    assert "task 3 with the harness's student/warp_scan.cuh: FAILS" in p.stdout
