@@ -118,6 +118,8 @@ grade options:
                 attempted), and each task runs again with the harness's version
                 of each student file it includes
   --tasks LIST  only these tasks        --no-isolation  not the runs above
+  --refused LIST  files that break a code rule (make grade-local asks
+                tools/code_rules.py): their tasks get the grader's 0, not run
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
              @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found

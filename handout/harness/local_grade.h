@@ -169,11 +169,14 @@ struct FileState {
     bool checked = false;      // --student DIR given and the file read
     bool missing = false;      // --student DIR given, no such file
     bool placeholder = false;  // the handout's, changed at most in comments and spacing
+    bool refused = false;      // named by --refused: breaks a code rule (tools/code_rules.py)
     std::string text;
 };
 
 inline FileState studentFile(const Args& args, const grading::Task& t) {
     FileState f;
+    for (const auto& name : splitList(args.get("--refused", "")))
+        if (name == t.file || name == std::string("student/") + t.file) f.refused = true;
     if (!args.has("--student")) return f;
     f.checked = true;
     const std::string path = args.get("--student", ".") + "/student/" + t.file;
@@ -270,7 +273,9 @@ inline int cmdGrade(const Args& args) {
         for (const grading::Task& x : grading::kTasks)
             if (x.number == g.task) t = &x;
         if (emulated && g.n > grading::kEmulatorMaxN) continue;
-        if (t == nullptr || !taskSelected(args, *t) || notAttempted(*t) || files[t->number].missing) continue;
+        if (t == nullptr || !taskSelected(args, *t) || notAttempted(*t) || files[t->number].missing ||
+            files[t->number].refused)
+            continue;
         todo.push_back(&g);
     }
     Breakdown breakdown;
@@ -308,7 +313,7 @@ inline int cmdGrade(const Args& args) {
         for (const grading::Task& t : grading::kTasks) {
             Tally& tally = tallies[t.number];
             const FileState& f = files[t.number];
-            if (!taskSelected(args, t) || notAttempted(t) || f.missing || tally.notImplemented ||
+            if (!taskSelected(args, t) || notAttempted(t) || f.missing || f.refused || tally.notImplemented ||
                 tally.total == 0 || tally.passed < tally.total)
                 continue;
             for (const std::string& used : studentIncludes(f.text)) {
@@ -359,7 +364,7 @@ inline int cmdGrade(const Args& args) {
         if (!taskSelected(args, t)) continue;
         const Tally tally = tallies[t.number];
         const FileState& f = files[t.number];
-        const bool skipped = notAttempted(t);
+        const bool skipped = notAttempted(t) && !f.refused;
         const bool zero = f.placeholder && grading::kZeroForPlaceholders;
         anyPlaceholder |= zero && !skipped;
         const size_t hidden = skipped || f.missing ? 0 : emulated ? t.hiddenCasesEmulator : t.hiddenCases;
@@ -369,12 +374,12 @@ inline int cmdGrade(const Args& args) {
         double hi = tally.notImplemented
                         ? 0.0
                         : correctnessPoints(tally.passed + hidden, tally.total + hidden, t.correctnessPoints);
-        if (zero || skipped || f.missing) points = lo = hi = 0;
+        if (zero || skipped || f.missing || f.refused) points = lo = hi = 0;
         anyHidden |= hidden > 0;
         std::string perf = "not estimated";
         double perfPoints = 0;
         bool estimated = false;
-        if (tally.notImplemented || skipped || f.missing) {
+        if (tally.notImplemented || skipped || f.missing || f.refused) {
             perf = "-";
         } else if (zero) {
             perf = "0 (placeholder)";
@@ -410,7 +415,8 @@ inline int cmdGrade(const Args& args) {
         char cases[32], corr[48];
         std::snprintf(cases, sizeof cases, "%zu/%zu", tally.passed, tally.total);
         std::snprintf(corr, sizeof corr, "%.1f / %g", points, t.correctnessPoints);
-        const char* status = skipped              ? "   not attempted (still the handout's: not built by the grader)"
+        const char* status = f.refused ? "   breaks a code rule (above): the grader gives 0, not built"
+                             : skipped              ? "   not attempted (still the handout's: not built by the grader)"
                              : f.missing          ? "   missing (no student file)"
                              : tally.notImplemented ? "   not implemented"
                              : zero               ? "   still the handout's placeholder: the grader gives 0"
@@ -424,6 +430,7 @@ inline int cmdGrade(const Args& args) {
             .add("cases", tally.total).add("hidden_cases", hidden)
             .add("not_implemented", tally.notImplemented).add("placeholder", f.placeholder)
             .add("not_attempted", skipped).add("isolation_failed", !tally.isolationNote.empty())
+            .add("refused", f.refused)
             .add("correctness", points).add("correctness_max", t.correctnessPoints)
             .add("correctness_low", lo).add("correctness_high", hi);
         if (estimated) j.add("performance_estimate", perfPoints);
