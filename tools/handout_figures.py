@@ -7,7 +7,8 @@ far the emulator's performance estimate (`make profile`) is from them.
         speed (tools/gpu_figures.py KNOWN_SPEED), runs each graded task at PROFILE_N
         and writes handout/figures/estimates.json (the prediction at the graded size)
   handout_figures.py render                   writes handout/figures/README.md (the
-        tables, the estimate against the measurement) and sweep.png (needs matplotlib)
+        tables, the estimate against the measurement), the estimate table of
+        handout/README.md ("Performance without a GPU") and sweep.png (needs matplotlib)
 
 The measurements come from `tools/gpu_figures.py OUT` on the grading GPU (copy OUT's
 files into handout/figures/ first).
@@ -28,6 +29,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 from gpu_figures import GRADED_TASKS, KNOWN_SPEED, TABLE_BLOCKS, TABLE_OPS  # noqa: E402
 
 PROFILE_N = "2^21"
+README_BEGIN = "<!-- estimate table: tools/handout_figures.py render -->\n"
+README_END = "<!-- end estimate table -->\n"
 # What each fixture of known speed is known for: the tasks its row compares.
 KNOWN_FOR = {"reference": GRADED_TASKS, "handout": ["warp-scan", "reduce", "lookback-scan"],
              "slow_scan": ["scan", "scan-exclusive"], "uncoalesced_reduce": ["reduce"],
@@ -151,6 +154,11 @@ def render() -> None:
         *block_tables(tables),
     ]
     (FIGURES / "README.md").write_text("\n".join(text).rstrip() + "\n")
+    readme = ROOT / "handout" / "README.md"
+    body = readme.read_text()
+    begin, end = body.index(README_BEGIN) + len(README_BEGIN), body.index(README_END)
+    table = "\n".join(estimate_table(measured, estimates)) + "\n"
+    readme.write_text(body[:begin] + table + body[end:])
     csvs = sorted(str(p) for p in FIGURES.glob("sweep-*.csv"))
     subprocess.run([sys.executable, str(ROOT / "handout" / "tools" / "plot_sweep.py"), *csvs,
                     "--out", str(FIGURES / "sweep.png")], check=False)

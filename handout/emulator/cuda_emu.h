@@ -282,10 +282,12 @@ struct KernelCounters {
     uint64_t pollLoads = 0;
     uint64_t maxWarpPolls = 0;  // the most polls of one warp
     // With each warp's recent sectors counted once (a cache, roughly): the sectors that
-    // go to memory, and the most requests of one warp that wait for memory.
+    // go to memory, and the most loads of one warp that wait for memory.
     uint64_t dramSectors = 0;
     uint64_t maxWarpMissRequests = 0;
     uint64_t maxWarpMissEpochs = 0;  // of those, the stretches between barriers with one
+    uint64_t maxWarpLoadRequests = 0;  // the most global loads of one warp (misses and hits)
+    uint64_t maxBlockBarriers = 0;     // the most __syncthreads one block passed
     void add(const KernelCounters& other);
 };
 struct KernelProfile {

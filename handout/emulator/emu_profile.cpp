@@ -31,6 +31,8 @@ void KernelCounters::add(const KernelCounters& o) {
     dramSectors += o.dramSectors;
     maxWarpMissRequests = std::max(maxWarpMissRequests, o.maxWarpMissRequests);
     maxWarpMissEpochs = std::max(maxWarpMissEpochs, o.maxWarpMissEpochs);
+    maxWarpLoadRequests = std::max(maxWarpLoadRequests, o.maxWarpLoadRequests);
+    maxBlockBarriers = std::max(maxBlockBarriers, o.maxBlockBarriers);
     maxWarpPolls = std::max(maxWarpPolls, o.maxWarpPolls);
 }
 

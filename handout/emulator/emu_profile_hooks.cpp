@@ -24,8 +24,8 @@
 // last kReuseSectors distinct sectors it touched; the sectors of a request outside that
 // window are its memory traffic (dramSectors: a coalesced kernel's are its sectors, a
 // lane that reads its 8 consecutive elements in 8 requests touches each sector once),
-// and a request with any is a miss (the warp's chain of misses waits on memory; a hit
-// is served nearby). Misses between the same two barriers may overlap; a barrier between
+// and a load with any is a miss (the warp's chain of misses waits on memory; a hit is
+// served nearby; a store is not waited for). Misses between the same two barriers may overlap; a barrier between
 // them makes the later wait for the earlier (maxWarpMissEpochs).
 // What this cannot see: the real caches' sizes and sharing between warps, instruction
 // counts, and overlap between requests beyond the model's. See README.md.
@@ -210,7 +210,7 @@ constexpr size_t kReuseSectors = 128;
 // go to memory, and the requests that wait for it.
 void replayWarp(const BlockState& b, const std::vector<RequestKey>& order, KernelCounters& c) {
     std::vector<uintptr_t> window;  // the most recent last
-    uint64_t misses = 0, missEpochs = 0, lastMissEpoch = ~uint64_t(0);
+    uint64_t loads = 0, misses = 0, missEpochs = 0, lastMissEpoch = ~uint64_t(0);
     for (const RequestKey& key : order) {
         const auto found = b.requests.find(key);
         if (found == b.requests.end()) continue;
@@ -227,6 +227,8 @@ void replayWarp(const BlockState& b, const std::vector<RequestKey>& order, Kerne
             window.push_back(sector);
         }
         c.dramSectors += fresh;
+        if (found->second.write) continue;  // a store is not waited for
+        ++loads;
         misses += fresh > 0;
         if (fresh > 0 && epoch != lastMissEpoch) {
             ++missEpochs;
@@ -235,6 +237,7 @@ void replayWarp(const BlockState& b, const std::vector<RequestKey>& order, Kerne
     }
     c.maxWarpMissRequests = std::max(c.maxWarpMissRequests, misses);
     c.maxWarpMissEpochs = std::max(c.maxWarpMissEpochs, missEpochs);
+    c.maxWarpLoadRequests = std::max(c.maxWarpLoadRequests, loads);
 }
 
 }  // namespace
@@ -271,6 +274,7 @@ void blockEnd(Worker& w) {
     b.warpPolls.clear();
     b.polls = 0;
     c.barriers = w.profileBarriers;
+    c.maxBlockBarriers = w.profileBarriers;
     c.warpOps = w.profileWarpOps;
     b.requests.clear();
     b.occurrences.clear();

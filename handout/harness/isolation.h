@@ -8,6 +8,8 @@
 //     grader builds each task with the reference's other files, so a task that passes
 //     only with the student's own helpers fails there.
 #pragma once
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -18,8 +18,9 @@ namespace scanlab {
 
 // The model: a launch takes the longest of moving its sectors at the copy bandwidth
 // (each warp's recently touched sectors counted once), issuing its requests and
-// wavefronts, and one warp's chain of global requests (misses at the memory latency,
-// hits at the cache's) with a few requests in flight; plus a launch overhead. The
+// wavefronts, and one warp's chain of global loads (misses at the memory latency, a
+// few in flight between two barriers; hits at the cache's) with the busiest block's
+// barriers; plus a launch overhead. The
 // constants are an H100's (132 SMs at 1.755 GHz), the bandwidth the copy bandwidth
 // measured with the reference timings. It sees no caches and no instruction costs:
 // it ranks kernels, it does not time them.
@@ -28,6 +29,7 @@ struct GpuModel {
     double requestsPerSecond = 132 * 1.755e9;  // one request or wavefront per SM per clock
     double latencySeconds = 600e-9;            // a global load's round trip
     double hitSeconds = 35e-9;                 // a load the cache serves
+    double barrierSeconds = 20e-9;             // a __syncthreads() of a block
     double requestsInFlight = 4;               // per warp, overlapping
     double launchSeconds = 2e-6;
 };
@@ -43,13 +45,15 @@ inline PredictedTime predictLaunch(const emu::KernelCounters& c, const GpuModel&
     // and one warp's chain: its misses at the memory latency, its hits at the cache's.
     const double sectors = double(c.dramSectors);
     const double issue = double(c.globalLoadRequests + c.globalStoreRequests + c.sharedWavefronts);
-    // Misses overlap a few at a time, and not across a barrier; a warp's hits follow one
-    // another (a thread's loop over what it just fetched).
+    // Loads that miss overlap a few at a time, and not across a barrier; a warp's hits
+    // follow one another (a thread's loop over what it just fetched); stores are not
+    // waited for; the barriers of the busiest block are on the way too.
     const double misses = double(c.maxWarpMissRequests);
     const double waits = std::max(misses / m.requestsInFlight, double(c.maxWarpMissEpochs));
-    const double hits = std::max(0.0, double(c.maxWarpGlobalRequests) - misses);
+    const double hits = std::max(0.0, double(c.maxWarpLoadRequests) - misses);
     const double times[3] = {sectors * 32 / (m.copyGbps * 1e9), issue / m.requestsPerSecond,
-                             waits * m.latencySeconds + hits * m.hitSeconds};
+                             waits * m.latencySeconds + hits * m.hitSeconds +
+                                 double(c.maxBlockBarriers) * m.barrierSeconds};
     const char* names[3] = {"bandwidth", "issue", "latency"};
     const int worst = int(std::max_element(times, times + 3) - times);
     return PredictedTime{times[worst] + m.launchSeconds, names[worst]};
@@ -82,6 +86,8 @@ inline emu::KernelCounters extrapolate(const emu::KernelCounters& a, size_t n1, 
     c.dramSectors = at(a.dramSectors, b.dramSectors);
     c.maxWarpMissRequests = at(a.maxWarpMissRequests, b.maxWarpMissRequests);
     c.maxWarpMissEpochs = at(a.maxWarpMissEpochs, b.maxWarpMissEpochs);
+    c.maxWarpLoadRequests = at(a.maxWarpLoadRequests, b.maxWarpLoadRequests);
+    c.maxBlockBarriers = at(a.maxBlockBarriers, b.maxBlockBarriers);
     return c;
 }
 
@@ -223,7 +229,9 @@ inline std::string profileJson(const std::vector<emu::KernelProfile>& profiles) 
             .add("poll_loads", count(c.pollLoads)).add("max_warp_polls", count(c.maxWarpPolls))
             .add("dram_sectors", count(c.dramSectors))
             .add("max_warp_miss_requests", count(c.maxWarpMissRequests))
-            .add("max_warp_miss_epochs", count(c.maxWarpMissEpochs));
+            .add("max_warp_miss_epochs", count(c.maxWarpMissEpochs))
+            .add("max_warp_load_requests", count(c.maxWarpLoadRequests))
+            .add("max_block_barriers", count(c.maxBlockBarriers));
         out += (out.size() > 1 ? ", " : "") + j.str();
     }
     return out + "]";

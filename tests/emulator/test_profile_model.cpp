@@ -19,7 +19,8 @@ scanlab::emu::KernelProfile coalescedLaunch(uint64_t elements, uint64_t chain) {
     c.globalLoadRequests = c.globalStoreRequests = elements / 32;
     c.globalLoadSectors = c.globalStoreSectors = elements / 8;
     c.globalLoadIdealSectors = c.globalStoreIdealSectors = elements / 8;
-    c.maxWarpGlobalRequests = c.maxWarpMissRequests = chain;
+    c.maxWarpGlobalRequests = 2 * chain;
+    c.maxWarpLoadRequests = c.maxWarpMissRequests = chain;
     c.dramSectors = c.globalLoadSectors + c.globalStoreSectors;
     return p;
 }

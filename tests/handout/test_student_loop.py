@@ -58,17 +58,27 @@ def handout(tmp_path_factory: pytest.TempPathFactory) -> Handout:
 
 
 def test_placeholders_get_the_graders_points_and_the_suite_hints_at_the_identity(handout, tmp_path):
-    # The handout as shipped, but a reduce whose fold starts from T{} (identity_zero_reduce).
+    # The handout as shipped, but a reduce whose fold starts from T{} (identity_zero_reduce)
+    # and a bonus with inline assembly in it (a code rule: the grader refuses the file).
     bug = compose("identity_zero_reduce", tmp_path / "parts") / "student" / "reduce.cuh"
-    handout.use({"reduce.cuh": bug.read_text()}, ["scanlab-emu"])
+    bonus = (REPO / "handout" / "student" / "lookback_scan.cuh").read_text().replace(
+        "namespace scanlab {", "namespace scanlab {\n__device__ inline void scanlabNothing() { asm(\"\"); }", 1)
+    handout.use({"reduce.cuh": bug.read_text(), "lookback_scan.cuh": bonus}, ["scanlab-emu", *ISOLATION])
+    make = subprocess.run(["make", "grade-local", f"PYTHON={sys.executable}"], cwd=handout.root,
+                          capture_output=True, text=True, timeout=1800)
+    assert make.returncode != 0, make.stdout[-3000:]
+    # The grader's words for the rule, and its verdict on the task.
+    assert "student/lookback_scan.cuh" in make.stdout and "uses inline assembly (asm/PTX)" in make.stdout
+    assert any(line.startswith("  4 ") and "breaks a code rule" in line for line in make.stdout.splitlines())
     graded, printed = handout.grade(tmp_path)
     # Task 1 is still the placeholder: its cases pass, the grader gives it 0, and so does
     # the local grade.
     assert graded[1]["placeholder"] and graded[1]["passed"] == graded[1]["cases"] > 0
     assert graded[1]["correctness"] == 0 and graded[1]["correctness_high"] == 0
     assert "still the handout's placeholder: the grader gives 0" in printed
-    # The bonus left as the handout's: not attempted, not run, no points.
-    assert graded[4]["not_attempted"] and graded[4]["cases"] == 0 and graded[4]["correctness"] == 0
+    # The bonus is no longer the handout's placeholder (it has the asm line), and the
+    # driver alone (without --refused) grades it: its cases pass.
+    assert not graded[4]["not_attempted"] and graded[4]["passed"] == graded[4]["cases"] > 0
     # Task 2 is the student's own (not a placeholder) and fails on all-negative max.
     assert not graded[2]["placeholder"] and 0 < graded[2]["passed"] < graded[2]["cases"]
 
