@@ -86,7 +86,10 @@ def test_one_thread_doing_a_blocks_work_is_seen(profiles):
 
 def test_the_model_ranks_slow_kernels_below_the_reference(profiles):
     predicted = {key: r["predicted_gbps"] for key, (r, _) in profiles.items()}
-    assert predicted["reference/reduce"] > 1.5 * predicted["uncoalesced_reduce/reduce"]
+    # The uncoalesced reduce re-reads each sector 8 times in a row: the cache serves them,
+    # so it is not much slower (the H100: 1.12x; handout/figures/README.md), though the
+    # profile names its loads as not coalesced (above).
+    assert 0.8 < predicted["reference/reduce"] / predicted["uncoalesced_reduce/reduce"] < 1.5
     assert predicted["reference/scan"] > 10 * predicted["slow_scan/scan"]
     # No more than the copy bandwidth of the model's GPU.
     print("predicted GB/s:", predicted)
