@@ -44,7 +44,7 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
                                             "--rep", "--min-n", "--label", "--csv",
-                                            "--student", "--refused"};
+                                            "--student", "--refused", "--placeholders"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve", "--isolated", "--no-isolation"};
 

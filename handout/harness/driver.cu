@@ -120,6 +120,8 @@ grade options:
   --tasks LIST  only these tasks        --no-isolation  not the runs above
   --refused LIST  files that break a code rule (make grade-local asks
                 tools/code_rules.py): their tasks get the grader's 0, not run
+  --placeholders LIST  files that call the handout's placeholder (the same):
+                their tasks get the grader's 0 (a bonus: not attempted)
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
              @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
