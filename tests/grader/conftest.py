@@ -160,11 +160,22 @@ def emu_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
     session.close()
 
 
+def selected_fixtures(request: pytest.FixtureRequest) -> list[str]:
+    """The fixtures the selected tests grade (their `name` parameter), or every one when
+    no selected test names one: `pytest -k NAME` grades one fixture, not the whole set."""
+    known = set(fixture_names())
+    names = {item.callspec.params["name"] for item in request.session.items
+             if hasattr(item, "callspec") and item.callspec.params.get("name") in known}
+    return sorted(names) or sorted(known)
+
+
 @pytest.fixture(scope="session")
-def emulator(emu_session: Session, tmp_path_factory: pytest.TempPathFactory):
-    """Every fixture submission, graded on the emulator (all at once, in parallel)."""
+def emulator(emu_session: Session, tmp_path_factory: pytest.TempPathFactory,
+             request: pytest.FixtureRequest):
+    """The fixture submissions the selected tests name (else every one), graded on the
+    emulator all at once, in parallel; any other is graded when first asked for."""
     graded = Graded(emu_session, tmp_path_factory.mktemp("emulator-submissions"))
-    graded.prefetch(fixture_names())
+    graded.prefetch(selected_fixtures(request))
     return graded
 
 
@@ -182,8 +193,9 @@ def gpu_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
-def gpu(gpu_session: Session, tmp_path_factory: pytest.TempPathFactory):
-    """Every fixture submission, graded on the GPU (all at once)."""
+def gpu(gpu_session: Session, tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest):
+    """The fixture submissions the selected tests name (else every one), graded on the
+    GPU all at once; any other is graded when first asked for."""
     graded = Graded(gpu_session, tmp_path_factory.mktemp("gpu"))
-    graded.prefetch(fixture_names())
+    graded.prefetch(selected_fixtures(request))
     return graded
