@@ -388,7 +388,8 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                                                for c in race]))
                 continue
             part.build = b
-            part.outcome.build = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
+            if not (b.violations and b.binary is None):   # refused before the build: none
+                part.outcome.build = BuildInfo(b.label, b.ok, b.seconds, b.cached, b.errors, b.origins)
             if b.violations:
                 _forbid(part, b.violations, "in the compiled code: not run" if b.binary
                         else "as the compiler sees it: not built")
