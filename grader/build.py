@@ -495,6 +495,17 @@ class Builder:
             (build_dir / "student_unit.i").read_text(errors="replace"), student_files, sources,
             self.forbidden, (str(src / "harness"), str(src / "student")))
 
+    def _harness_includes(self, src: Path, build_dir: Path) -> list[Path]:
+        """The harness files the student unit includes (the compiler's -M list of the
+        gate), else every harness file."""
+        deps = build_dir / "student_unit.d"
+        harness = (src / "harness").resolve()
+        if deps.is_file():
+            listed = [Path(code_rules.norm(d if os.path.isabs(d) else str(build_dir / d))) for d in
+                      code_rules.parse_dependencies(deps.read_text(errors="replace"))]
+            return [p for p in listed if p.is_relative_to(harness)]
+        return sorted(p for p in harness.glob("*") if p.suffix in (".cuh", ".h", ".cu"))
+
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], constants: frozenset[str]) -> list[Violation]:
         """The checks of grader/compiled.py over this build's student unit (its objects
@@ -512,8 +523,10 @@ class Builder:
                                        sources, self.forbidden,
                                        frozenset(object_code.variable_key(v.name) for v in device),
                                        constants)
-        toolchain = object_code.check_host_code(object_code.read_functions(Path(objects["student"])),
-                                                cuda) + object_code.device_state(device)
+        toolchain = object_code.check_host_code(
+            object_code.read_functions(Path(objects["student"])), cuda,
+            object_code.harness_host_functions(self._harness_includes(src, build_dir))) \
+            + object_code.device_state(device)
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
                   if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's

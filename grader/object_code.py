@@ -9,7 +9,8 @@ code keeps: the checks of grader/compiled.py that know the toolchain.
   (which calls its stub), a host body for each `__device__` function that only calls
   `exit` (it must never run on the host), and the registration (`__sti____cudaRegisterAll`,
   `__cudaRegister*`, `atexit`). Those are not the student's. The harness's own host code
-  in the unit (harness/student_unit.cu, plans.cuh: HARNESS_HOST) is not either.
+  in the unit (the functions defined in harness/plans.cuh, student_unit.cu, ...:
+  harness_host_functions) is not either.
 - **host code**: on the CUDA build every other host function of the unit is the student's
   (a helper, a constructor of a kernel argument's type that the launch runs, a static
   initializer, a global operator new/delete): refused, the unit's host code is the
@@ -30,12 +31,37 @@ from pathlib import Path
 TOOL_TIMEOUT_S = 120
 # Host functions the toolchain writes (demangled names).
 TOOLCHAIN_HOST = re.compile(r"^(__device_stub__|__sti__|__cuda|__nv_|__fatbinwrap|__nv_cudaEntry)")
-# The harness's host code that the student unit instantiates (harness/student_unit.cu,
-# harness/plans.cuh, launch.cuh, runtime.cuh) and the C++ library's.
-HARNESS_HOST = re.compile(
-    r"^(scanlab::student::\w+(<.*>)?\(.*|scanlab::(warpScan|reduce|scan|lookbackScan|launchKernel|checkCuda"
-    r"|splitBlocks)<.*>\(.*|scanlab::(splitBlocks|checkCuda)\(.*|scanlab::CudaError::.*"
-    r"|scanlab::Workspace.*|dim3::.*|std::.*|__gnu_cxx::.*|(anonymous namespace)::splitBlocks\(.*)$")
+# Every function the harness's headers define with a host body is the harness's, whether
+# the compiler inlines it or not (gcc 13 with Ubuntu's default hardening keeps
+# launchLookbackScan and planTiles apart; Debian's gcc 12 inlines them).
+# A definition starts a line: `void scan(`, `static unsigned splitBlocks(`,
+# `__host__ __device__ T packTile(`; device-only code (__device__ without __host__,
+# __global__) has no host body.
+_HOST_DEFINITION = re.compile(r"^(?:[A-Za-z_][\w:<>,]*[\s*&]+)+(\w+)\(", re.M)
+# The C++ library's, and the harness's types' members.
+LIBRARY_HOST = re.compile(r"^(scanlab::CudaError::.*|scanlab::Workspace.*|dim3::.*|std::.*|__gnu_cxx::.*)$")
+
+
+def harness_host_functions(files: list[Path]) -> frozenset[str]:
+    """The names of the host functions that these harness files define (the ones the
+    student unit includes, from the compiler's -M list): read from the harness itself,
+    so a new plan function is known without a list to update."""
+    names = set()
+    for path in files:
+        text = path.read_text(errors="replace") if path.is_file() else ""
+        for m in _HOST_DEFINITION.finditer(text):
+            line = text[m.start():m.end()]
+            if "__global__" in line or ("__device__" in line and "__host__" not in line):
+                continue
+            names.add(m.group(1))
+    return frozenset(names)
+
+
+def _is_harness(name: str, harness: frozenset[str]) -> bool:
+    m = re.match(r"^(?:scanlab::(?:student::)?|\(anonymous namespace\)::)(\w+)(?:<.*>)?\(", name)
+    return bool(m and m.group(1) in harness) or bool(LIBRARY_HOST.match(name))
+
+
 # Calls only the toolchain's code may make (the launch, the registration, the end of a
 # device function's host body): reached from elsewhere they are a way around the rules.
 TOOLCHAIN_ONLY = re.compile(
@@ -144,8 +170,9 @@ class Finding:
     message: str
 
 
-def check_host_code(functions: list[Function], cuda: bool) -> list[Finding]:
-    """The host code of the student unit (see the module doc). `cuda`: nvcc's object (on
+def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[str]) -> list[Finding]:
+    """The host code of the student unit (see the module doc). `harness`: the names of
+    the harness's host functions (harness_host_functions). `cuda`: nvcc's object (on
     the emulator's every kernel is host code, so only the toolchain-only calls, static
     initializers and operator new/delete are checked there)."""
     def key(mangled: str) -> str:
@@ -166,7 +193,7 @@ def check_host_code(functions: list[Function], cuda: bool) -> list[Finding]:
             return "kernel"                       # a kernel's host wrapper: calls its stub
         if cuda and f.kind == "FUNC" and f.refs and f.refs <= {"exit"}:
             return "device"                       # a __device__ function's host body
-        if HARNESS_HOST.match(name):
+        if _is_harness(name, harness):
             return "harness"
         return "student"
 

@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import REPO
 from grader import object_code
+
+# Harness files the student unit includes (in a grade: the compiler's -M list).
+UNIT_HARNESS = [REPO / "handout" / "harness" / f for f in
+                ("plans.cuh", "launch.cuh", "tiling.cuh", "runtime.cuh", "student_unit.cu")]
 
 UNIT = r"""
 #include <cuda_runtime.h>
@@ -50,7 +55,8 @@ def compiled(tmp_path_factory) -> tuple[Path, Path]:
 
 def test_host_code_is_the_toolchains_or_refused(compiled):
     obj, _ = compiled
-    found = object_code.check_host_code(object_code.read_functions(obj), cuda=True)
+    found = object_code.check_host_code(object_code.read_functions(obj), cuda=True,
+                                        harness=object_code.harness_host_functions(UNIT_HARNESS))
     host = {f.name.split("(")[0] for f in found if f.rule == "host-code"}
     calls = {f.name for f in found if f.rule == "symbol-call"}
     assert {"scanlab::hostLaunch", "scanlab::grab"} <= host, found
@@ -68,3 +74,26 @@ def test_device_state_is_read_from_the_cubin(compiled):
     assert any("tmplStatic" in n for n in state), state      # a function-scope static of a template
     assert not any("kTable" in n for n in state)              # __constant__: not writable there
     assert any("kTable" in v.name and v.section.startswith(".nv.constant") for v in variables)
+
+
+def test_the_harness_host_functions_are_read_from_the_harness():
+    names = object_code.harness_host_functions(UNIT_HARNESS)
+    # Every plan the unit instantiates, the look-back's launch included (it was missing
+    # from a hand-written list and made every fresh submission "host code" on gcc 13).
+    assert {"warpScan", "reduce", "scan", "lookbackScan", "launchLookbackScan", "launchKernel",
+            "launchTask", "splitBlocks"} <= names, names
+    assert "planTiles" in names and "parseArgs" not in names   # the driver's are not the unit's
+    assert not any(n.startswith("scanTile") or n.endswith("Kernel") and n != "launchKernel"
+                   for n in names), names    # device code is not host code
+
+
+def test_a_harness_function_kept_apart_by_the_compiler_is_the_harnesss():
+    harness = object_code.harness_host_functions(UNIT_HARNESS)
+    kept = object_code.Function(
+        "void scanlab::launchLookbackScan<scanlab::Add<int>, 12, true>(int const*, unsigned long, int*, "
+        "scanlab::Workspace const&)", "_ZN7scanlab18launchLookbackScanINS_3AddIiEELi12ELb1EEEvPKT_mPS3_RKNS_9WorkspaceE",
+        ".text", 0, 64, "FUNC", {"__stack_chk_fail", "cudaGetLastError"})
+    helper = object_code.Function("scanlab::myHostHelper(int)", "_ZN7scanlab12myHostHelperEi", ".text", 64, 16,
+                                  "FUNC", {"__stack_chk_fail"})
+    found = object_code.check_host_code([kept, helper], cuda=True, harness=harness)
+    assert [f.name for f in found] == ["scanlab::myHostHelper(int)"], found
