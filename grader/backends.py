@@ -24,14 +24,20 @@ def first_error(errors: str) -> str:
 def sanitize_after(cases: CaseFutures, setup: RunSetup, sanitizer: sanitizers.Sanitizer, tool: str,
                     binary: Path, tool_cases: list[Case], seed: int, shown: dict[str, str]) -> CaseResult:
     """One tool's run on a task's GPU build, once the build's own cases are done: one that
-    hung there (a time limit) is not run again under the tool, which would only hang too."""
+    hung there (a time limit) is not run again under the tool, which would only hang too,
+    nor one that is still the handout's stub (every case not implemented)."""
     done = [r for f in cases for r in f.result()]
+    first = dataclasses.replace(tool_cases[0], backend=f"compute-sanitizer {tool}")
     hung = [c for c in done if c.status == "timeout"]
     if hung:
-        first = dataclasses.replace(tool_cases[0], backend=f"compute-sanitizer {tool}")
         return CaseResult(first, tool_cases[0].seed(seed), "not_run",
                           f"not run under compute-sanitizer {tool}: {len(hung)} case(s) of this "
                           "build timed out")
+    if done and all(c.status == "not_implemented" for c in done):
+        # The handout's stub: nothing of the student's to check, and the task stays "not
+        # implemented" (a failed tool run would make it "wrong").
+        return CaseResult(first, tool_cases[0].seed(seed), "not_implemented",
+                          f"not run under compute-sanitizer {tool}: the task is not implemented")
     return sanitizers.run(setup, sanitizer, tool, binary, tool_cases, seed, shown)
 
 

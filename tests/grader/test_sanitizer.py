@@ -228,3 +228,22 @@ def test_backends_that_disagree_are_named():
     agree.cases = [CaseResult(case, 1, "pass"), CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "pass")]
     say_where_they_disagree(agree)
     assert agree.message == ""
+
+
+def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented():
+    # Every case of the build hit the handout's stub: no tool run (it would fail and make
+    # the task "wrong"); the task's verdict stays "not implemented". (Seen on the H100:
+    # the untouched handout's task 3 was "wrong".)
+    from concurrent.futures import Future
+    from grader.backends import sanitize_after
+    stub = [CaseResult(Case("scan", "add-i32", 5003), 1, "not_implemented")]
+    cases: Future = Future()
+    cases.set_result(stub)
+    never = sanitizer.Sanitizer("/nonexistent/compute-sanitizer", 1.0)   # never started
+    got = sanitize_after([cases], None, never, "racecheck", Path("/nonexistent/scanlab"),
+                         [Case("scan", "add-i32", 5003)], 7, {})
+    tr = _task()
+    tr.status = "graded"
+    tr.cases = stub + [got]
+    assert got.status == "not_implemented" and "not implemented" in got.summary
+    assert tr.verdict == "not_implemented"
