@@ -242,11 +242,7 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if not (REPO_ROOT / "data" / "assignment.toml").is_file():
-        print("scanlab-grade: no scanlab checkout here (data/assignment.toml, handout/): run it "
-              "inside one, or set SCANLAB_ROOT to one", file=sys.stderr)
-        return EXIT_GRADER
+    args = build_parser().parse_args(argv)   # (grader/entry.py found the checkout)
     try:
         if args.command == "rubric-keys":
             print(settings_table(), end="")
