@@ -16,6 +16,7 @@ grades a batch of them on a GPU.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tomllib
@@ -41,6 +42,22 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Reshape:
+    """Rewrite a student file's whitespace after the edits, as real editors save it:
+    `line_endings = "crlf"` (Windows), `indent = "tabs"` (each 4 leading spaces a tab)."""
+    file: str
+    line_endings: str = ""
+    indent: str = ""
+
+    def apply(self, text: str) -> str:
+        if self.indent == "tabs":
+            text = re.sub(r"(?m)^((?: {4})+)", lambda m: "\t" * (len(m.group(1)) // 4), text)
+        if self.line_endings == "crlf":
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        return text
+
+
+@dataclass(frozen=True)
 class Fixture:
     name: str
     description: str
@@ -53,6 +70,7 @@ class Fixture:
     # base "reference": the bonus tasks' files too (else left out, as most students do,
     # so the fixtures of tasks 1-3 cost no bonus build)
     bonus: bool = False
+    reshapes: tuple[Reshape, ...] = ()
 
     def expected(self, backend: str, assignment: Assignment | None = None) -> dict:
         """The expected verdicts on `backend`, by task name (and "integration", "error").
@@ -82,7 +100,9 @@ def load_fixture(name: str) -> Fixture:
                    data.get("archive", ""), expect, expect_cuda,
                    tuple(Edit(e["file"], e["find"], e["replace"]) for e in data.get("edit", [])),
                    tuple((c["from"], c["to"]) for c in data.get("copy", [])),
-                   bool(data.get("bonus", False)))
+                   bool(data.get("bonus", False)),
+                   tuple(Reshape(r["file"], r.get("line_endings", ""), r.get("indent", ""))
+                         for r in data.get("reshape", [])))
 
 
 class StaleFixture(Exception):
@@ -127,6 +147,9 @@ def compose(name: str, dest: Path) -> Path:
     for edit in fx.edits:
         student_file = target / "student" / edit.file
         student_file.write_text(apply_edit(student_file.read_text(), edit, name))
+    for reshape in fx.reshapes:
+        student_file = target / "student" / reshape.file
+        student_file.write_bytes(reshape.apply(student_file.read_bytes().decode()).encode())
     for f in folder.rglob("*"):
         if f.is_file() and f.name not in ("fixture.toml", ".keep"):
             rel = f.relative_to(folder)
