@@ -19,9 +19,7 @@ Symbol findings name the student file and line where the name occurs, when it do
 """
 from __future__ import annotations
 
-import json
 import re
-import shlex
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,37 +104,6 @@ def command_variant(argv: list[str], mode: str, output: str, target: str = "unit
         missing = [] if Path(argv[0]).name.startswith("nvcc") else ["-MG"]
         return out + missing + ["-MF", output, "-MT", target]
     return out + ["-o", output]
-
-
-def preprocess_command(compile_commands: Path, unit: str, output: Path) -> list[str] | None:
-    """The build's own compile command of `unit` (its source), turned into -E."""
-    try:
-        entries = json.loads(compile_commands.read_text())
-    except (OSError, ValueError):
-        return None
-    for e in entries:
-        if not str(e.get("file", "")).endswith(unit):
-            continue
-        argv = e["arguments"] if "arguments" in e else shlex.split(e["command"])
-        directory = Path(e.get("directory", "."))
-        # Relative paths (CMake's response files) are the build folder's: made absolute,
-        # so the command runs from anywhere.
-        argv = [str(directory / a) if not a.startswith("-") and not Path(a).is_absolute()
-                and (directory / a).exists() else a for a in argv]
-        out: list[str] = []
-        skip = False
-        for a in argv:
-            if skip:
-                skip = False
-                continue
-            if a == "-o":
-                skip = True
-                continue
-            if a == "-c":
-                a = "-E"
-            out.append(a)
-        return out + ["-o", str(output)]
-    return None
 
 
 # ---- object symbols -------------------------------------------------------------------

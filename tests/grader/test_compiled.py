@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader.compiled import (Symbol, check_symbols, preprocess_command, scan_preprocessed,
+from grader.compiled import (Symbol, check_symbols, command_variant, scan_preprocessed,
                              split_by_origin, unwrap_parenthesized_names)
 from grader.rubric import load_rubric
 
@@ -60,16 +60,15 @@ def test_rules_see_macro_expanded_and_parenthesized_calls():
     assert all("macros expanded" in v.message for v in found)
 
 
-def test_the_preprocess_command_is_the_compile_command_with_E(tmp_path):
-    db = tmp_path / "compile_commands.json"
-    db.write_text('[{"file": "/s/harness/driver.cu", "command": "nvcc -c /s/harness/driver.cu -o d.o"},'
-                  ' {"file": "/s/harness/student_unit.cu", "command": '
-                  '"nvcc -I/s -x cu -c /s/harness/student_unit.cu -o CMakeFiles/u.o"}]')
-    argv = preprocess_command(db, "harness/student_unit.cu", tmp_path / "u.i")
-    assert argv == ["nvcc", "-I/s", "-x", "cu", "-E", "/s/harness/student_unit.cu", "-o",
-                    str(tmp_path / "u.i")]
-    assert preprocess_command(db, "emulator/student_unit_emu.cpp", tmp_path / "u.i") is None
-
+def test_the_preprocess_commands_are_the_compile_command_with_E_and_M():
+    argv = ["nvcc", "-I/s", "-x", "cu", "-c", "/s/harness/student_unit.cu", "-o", "CMakeFiles/u.o"]
+    assert command_variant(argv, "-E", "/t/u.i") == ["nvcc", "-I/s", "-x", "cu", "-E",
+                                                     "/s/harness/student_unit.cu", "-o", "/t/u.i"]
+    # -M: the make rule of the files it reads; -MG (a missing header listed) where the
+    # compiler takes it (nvcc does not).
+    assert command_variant(argv, "-M", "/t/u.d")[-4:] == ["-MF", "/t/u.d", "-MT", "unit"]
+    assert "-MG" in command_variant(["c++", "-c", "u.cpp", "-o", "u.o"], "-M", "/t/u.d")
+    assert "-MG" not in command_variant(argv, "-M", "/t/u.d")
 
 def sym(name: str, mangled: str = "", kind: str = "FUNC", bind: str = "GLOBAL", section: str = ".text",
         writable: bool = False) -> Symbol:
