@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, ContextManager, TypeVar
 
 from grader import compiled, object_code
+from grader.assignment import default_assignment
 from grader import run as sandbox
 from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from grader.results import Violation
@@ -91,6 +92,21 @@ class BuildResult:
     # The student files whose code calls the handout's placeholders (baseline::...), with
     # the line: their task is not attempted (code_rules.placeholder_lines).
     placeholders: dict[str, int] = field(default_factory=dict)
+    # Where the build's seconds went (gate, compile, link, checks), for --trace and
+    # tools/bench_grade.py.
+    steps: dict[str, float] = field(default_factory=dict)
+
+    def timing(self) -> str:
+        """`12 s` or `12 s: gate 0.6, compile 10.1, ...`."""
+        said = ", ".join(f"{k} {v:.1f}" for k, v in self.steps.items())
+        return f"{self.seconds:.0f} s" + (f": {said}" if said else "")
+
+
+def task_mask(tasks: tuple[str, ...]) -> int:
+    """SCANLAB_BUILD_TASKS for these driver tasks: bit i for the manifest's i-th driver
+    task (the order of the generated `enum class Task`)."""
+    names = default_assignment().driver_task_names
+    return sum(1 << names.index(t) for t in set(tasks))
 
 
 def _hash_tree(root: Path) -> str:
@@ -162,10 +178,10 @@ class Builder:
 
     # ---- keys ---------------------------------------------------------------------------
 
-    def key(self, files: dict[str, bytes]) -> str:
+    def key(self, files: dict[str, bytes], tasks: tuple[str, ...] = ()) -> str:
         h = hashlib.sha256()
         for part in (self.tools.backend, self.tools.cuda_arch, self.tools.compiler_id,
-                     self.tools.build_type, self.handout_digest):
+                     self.tools.build_type, self.handout_digest, ",".join(sorted(tasks))):
             h.update(part.encode() + b"\0")
         for name in sorted(files):
             h.update(name.encode() + b"\0" + hashlib.sha256(files[name]).digest())
@@ -288,10 +304,12 @@ class Builder:
     # ---- submission builds --------------------------------------------------------------------
 
     def build(self, label: str, files: dict[str, bytes], origins: dict[str, str],
-              student_paths: dict[str, str]) -> BuildResult:
+              student_paths: dict[str, str], tasks: tuple[str, ...] = ()) -> BuildResult:
         """Builds a driver from these student files (untrusted). `student_paths` maps a
-        file name to its path in the submission, for error messages."""
-        key = self.key(files)
+        file name to its path in the submission, for error messages. `tasks`: the driver
+        tasks it must run (the others are not compiled: SCANLAB_BUILD_TASKS of
+        harness/student_unit.cu); () for all."""
+        key = self.key(files, tasks)
         with self._lock:
             future = self._builds.get(key)
             owner = future is None
@@ -304,7 +322,7 @@ class Builder:
                                shared.errors, key, origins, list(shared.violations),
                                dict(shared.placeholders))
         try:
-            if key == self.key(self.reference_files):
+            if self.key(files) == self.key(self.reference_files):
                 result = self._reference_copy(label)
             else:
                 kit = self.kit()
@@ -313,7 +331,7 @@ class Builder:
                 else:
                     with self.slot():
                         result = self._compile(label, files, student_paths, trusted=False,
-                                               kit=kit)
+                                               kit=kit, tasks=tasks)
         except BaseException as e:
             result = BuildResult(label, False, errors=f"the build could not run: {e}")
         result.key = key
@@ -335,9 +353,11 @@ class Builder:
                            "cached build is used", "")
 
     def _compile(self, label: str, files: dict[str, bytes], student_paths: dict[str, str],
-                 trusted: bool, kit: tuple[Kit, Path] | None = None, cub: bool = False) -> BuildResult:
+                 trusted: bool, kit: tuple[Kit, Path] | None = None, cub: bool = False,
+                 tasks: tuple[str, ...] = ()) -> BuildResult:
         """One build in a fresh folder: with `kit`, the student unit compiled and linked to
-        the prebuilt harness; else CMake's whole build (`cub`: with CUB's baseline)."""
+        the prebuilt harness (with only `tasks`' plans, when given); else CMake's whole
+        build (`cub`: with CUB's baseline)."""
         start = time.monotonic()
         where = Path(tempfile.mkdtemp(prefix="build-", dir=self.workdir))
         src = where / "src"
@@ -353,6 +373,9 @@ class Builder:
         if kit is not None:
             kit[0].lay_out(kit[1], src, build_dir)
             commands = kit[0].commands(src, build_dir)
+            if tasks:
+                commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
+            compile_argv = list(commands[0])
             if not trusted and self.tools.backend == "cuda":
                 # nvcc keeps what its two passes saw (the host's and the device's
                 # preprocessed unit) and the device code (the cubin) for the checks.
@@ -377,10 +400,13 @@ class Builder:
         ok = True
         placeholders: dict[str, int] = {}
         constants: set[str] = set()
+        steps_s: dict[str, float] = {}
+        step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
+            if kit is not None else ["configure", "build"]
+        mark = time.monotonic()
         if not trusted and kit is not None:
             # What the unit reads and what the compiler sees, before anything is built.
-            gate = self._gate(src, build_dir, kit[0].commands(src, build_dir)[0], sources, own,
-                              env, identity, limits)
+            gate = self._gate(src, build_dir, compile_argv, sources, own, env, identity, limits)
             if isinstance(gate, str):
                 # The preprocessor itself failed (or ran out of time): nothing is built
                 # unless the rules could run. Its messages, as a build's, quote only public files.
@@ -398,7 +424,9 @@ class Builder:
             shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
             placeholders = code_rules.placeholder_lines(unit, shown_by_path)
             constants = code_rules.constant_names(unit, shown_by_path)
-        for argv in steps:
+            steps_s["gate"] = time.monotonic() - mark
+        for step_name, argv in zip(step_names, steps):
+            mark = time.monotonic()
             remaining = self.timeout_s - (time.monotonic() - start)
             if remaining <= 1:
                 log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
@@ -407,6 +435,7 @@ class Builder:
             r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
                             env, identity, sandboxed=not trusted)
             log_parts.append(r.stdout + r.stderr)
+            steps_s[step_name] = time.monotonic() - mark
             if r.timed_out:
                 log_parts.append(f"build: killed after {self.timeout_s:.0f} s (build time limit)")
             if not r.ok:
@@ -425,12 +454,15 @@ class Builder:
             errors = "the build failed without a message"
         violations: list[Violation] = []
         if ok and not trusted:
+            mark = time.monotonic()
             try:
                 violations = self._inspect(src, build_dir, sources, own, frozenset(constants))
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
+            steps_s["checks"] = time.monotonic() - mark
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
-                           log[-200_000:], errors, violations=violations, placeholders=placeholders)
+                           log[-200_000:], errors, violations=violations, placeholders=placeholders,
+                           steps=steps_s)
 
     def _cmake_steps(self, src: Path, build_dir: Path, cub: bool) -> list[list[str]]:
         """Configure and build with CMake, as a student's `make` does."""

@@ -318,9 +318,9 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
-    (the race check). `applications` runs once everything is built, beside the cases;
-    what it returns is returned. `ready` gives the run setup (the builds start before
-    it is there).
+    (the race check). A task's builds compile only its driver tasks. `applications`
+    runs once everything is built, beside the cases; what it returns is returned.
+    `ready` gives the run setup (the builds start before it is there).
 
     On the emulator a build's smallest case runs first, alone: a build that hangs there
     costs one time limit, and its other cases (and, for the integration build, the
@@ -341,11 +341,12 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if part.files is None:
                 continue
             say(f"build {part.label}")
+            only = part.task.driver_tasks if part.task is not None else ()
             builds[pool.submit(session.builder.build, part.label, part.files, part.origins,
-                               paths)] = (part, False)
+                               paths, only)] = (part, False)
             if race_builder is not None and part.task is not None:
                 builds[pool.submit(race_builder.build, f"{part.label} (emulator)",
-                                   part.files, part.origins, paths)] = (part, True)
+                                   part.files, part.origins, paths, only)] = (part, True)
 
         # The exercises build beside the parts; the applications run them later.
         exercise_builds = {pool.submit(session.builder.build, f"exercise {e.exercise.name}", e.files,
@@ -376,8 +377,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if setup is None:
                 setup = ready()
                 race_setup = session.race_setup if session.race_builder is not None else None
-            say(f"build {b.label}: " + ("ok" if b.ok else "FAILED")
-                + (" (cached)" if b.cached else f" ({b.seconds:.0f} s)"))
+            say(f"build {b.label}: {'ok' if b.ok else 'FAILED'} ({'cached' if b.cached else b.timing()})")
             if is_race:
                 assert part.task is not None
                 part.race_build = b

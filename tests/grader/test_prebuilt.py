@@ -60,6 +60,27 @@ def test_a_submission_build_compiles_only_its_student_unit(builder):
     assert r.returncode == 0 and "check   PASS" in r.stdout, r.stdout + r.stderr
 
 
+def test_a_task_build_compiles_only_that_tasks_plans(builder):
+    # The grader builds task 2 with tasks=("reduce",): its cases run, another task's
+    # launch says plainly that it is not in this build (and its kernels are not compiled).
+    files = dict(builder.reference_files)
+    files["reduce.cuh"] = files["reduce.cuh"] + b"\n// only reduce, please\n"
+    only = builder.build("task 2", files, {}, {}, ("reduce",))
+    every = builder.build("integration", files, {}, {})
+    assert only.ok and every.ok, only.errors + every.errors
+    assert only.key != every.key  # the same files, two different builds
+    r = subprocess.run([str(only.binary), "run", "--task", "reduce", "--n", "5000"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "check   PASS" in r.stdout, r.stdout + r.stderr
+    r = subprocess.run([str(only.binary), "run", "--task", "scan", "--n", "5000"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode != 0 and "not compiled into this build" in r.stdout + r.stderr
+    objects = dict(line.split(" ", 1) for line in
+                   (only.binary.parent / "scanlab-emu.objects").read_text().splitlines())
+    symbols = subprocess.run(["nm", "-C", objects["student"]], capture_output=True, text=True).stdout
+    assert "reduceBlocksKernel" in symbols and "scanBlocksKernel" not in symbols
+
+
 def test_a_compile_error_in_a_replayed_build_names_the_students_file(builder):
     files = dict(builder.reference_files)
     files["scan.cuh"] = files["scan.cuh"] + b"\nint notAValue = ;\n"
