@@ -318,7 +318,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
     """Builds every Part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
-    (the race check). A task's builds compile only its driver tasks. `applications`
+    (the race check). A build compiles only the driver tasks it runs. `applications`
     runs once everything is built, beside the cases; what it returns is returned.
     `ready` gives the run setup (the builds start before it is there).
 
@@ -341,16 +341,16 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if part.files is None:
                 continue
             say(f"build {part.label}")
-            only = part.task.driver_tasks if part.task is not None else ()
-            builds[pool.submit(session.builder.build, part.label, part.files, part.origins,
+            only = part.task.driver_tasks if part.task is not None else None  # None: integration's
+            builds[pool.submit(session.build, session.builder, part.label, part.files, part.origins,
                                paths, only)] = (part, False)
             if race_builder is not None and part.task is not None:
                 builds[pool.submit(race_builder.build, f"{part.label} (emulator)",
-                                   part.files, part.origins, paths, only)] = (part, True)
+                                   part.files, part.origins, paths, part.task.driver_tasks)] = (part, True)
 
         # The exercises build beside the parts; the applications run them later.
-        exercise_builds = {pool.submit(session.builder.build, f"exercise {e.exercise.name}", e.files,
-                                       e.origins, paths): e
+        exercise_builds = {pool.submit(session.build, session.builder, f"exercise {e.exercise.name}",
+                                       e.files, e.origins, paths, None): e
                            for e in exercises or [] if e.files is not None}
 
         def one(binary: Path, key: str, run: RunSetup, case: Case) -> list[CaseResult]:

@@ -23,7 +23,8 @@ from typing import Callable
 from grader import machine as machines
 from grader import run as sandbox
 from grader import sanitizer as sanitizers
-from grader.build import Builder, Layout, Toolchain
+from grader.applications import list_applications
+from grader.build import Builder, BuildResult, Layout, Toolchain
 from grader.cases import Case
 from grader.check import RunSetup, TimeoutTracker
 from grader.perf import BaselineStore, measure_copy_bandwidth
@@ -168,6 +169,8 @@ class Session:
         self._prepare_lock = threading.Lock()
         self._machine_info: MachineInfo | None = None
         self._machine_lock = threading.Lock()
+        self._integration_tasks: tuple[str, ...] | None = None
+        self._integration_lock = threading.Lock()
 
     # ---- shared preparation ------------------------------------------------------------------
 
@@ -203,6 +206,25 @@ class Session:
                 self.log(f"note: {self.race_note}")
             self._setup = setup
             return self._setup
+
+    def integration_tasks(self) -> tuple[str, ...]:
+        """The driver tasks the integration build (and an exercise's) must run: its cases'
+        and the applications' (as the reference driver lists them); the build compiles
+        only those. Waits for the reference."""
+        with self._integration_lock:
+            if self._integration_tasks is None:
+                tasks = set(self.rubric.integration_tasks)
+                if self.rubric.integration.applications:
+                    reference = self.prepare().reference
+                    tasks |= {app.driver_task for app in list_applications(reference)}
+                self._integration_tasks = tuple(sorted(tasks))
+            return self._integration_tasks
+
+    def build(self, builder: Builder, label: str, files: dict[str, bytes], origins: dict[str, str],
+              paths: dict[str, str], tasks: tuple[str, ...] | None) -> BuildResult:
+        """builder.build with `tasks` (None: integration_tasks(), known once the reference is)."""
+        return builder.build(label, files, origins, paths,
+                             self.integration_tasks() if tasks is None else tasks)
 
     def baselines_of(self, perf: PerfCase) -> dict[str, float]:
         """The reference's baselines of a perf case on this machine's GPU: from the

@@ -7,9 +7,10 @@ import subprocess
 
 import pytest
 
-from conftest import compose, scratch_builder
+from conftest import REPO, compose, scratch_builder
 from grader import machine as machines
 from grader.build import Toolchain
+from grader.rubric import load_rubric
 
 
 @pytest.fixture(scope="module")
@@ -75,3 +76,13 @@ def test_the_reference_unit_has_no_host_code_of_its_own(cuda_builder, tmp_path):
     files = {n: data + b"\n" for n, data in cuda_builder.reference_files.items()}
     result = cuda_builder.build("reference, rebuilt", files, {}, {})
     assert result.ok and not result.violations, [str(v) for v in result.violations]
+
+
+def test_each_task_build_has_no_host_code_of_its_own(cuda_builder):
+    # What a GPU grade builds: each task with only its own driver tasks compiled
+    # (SCANLAB_BUILD_TASKS); the harness's host code of that build is recognized too.
+    files = {n: data + b"\n" for n, data in cuda_builder.reference_files.items()}
+    for task in load_rubric(REPO / "data" / "rubric.toml").tasks:
+        result = cuda_builder.build(f"task {task.number}", files, {}, {}, task.driver_tasks)
+        assert result.ok, result.errors
+        assert not result.violations, (task.driver_tasks, [str(v) for v in result.violations])

@@ -68,6 +68,7 @@ def test_a_task_build_compiles_only_that_tasks_plans(builder):
     only = builder.build("task 2", files, {}, {}, ("reduce",))
     every = builder.build("integration", files, {}, {})
     assert only.ok and every.ok, only.errors + every.errors
+    assert not only.violations, [str(v) for v in only.violations]
     assert only.key != every.key  # the same files, two different builds
     r = subprocess.run([str(only.binary), "run", "--task", "reduce", "--n", "5000"],
                        capture_output=True, text=True, timeout=300)
