@@ -1,22 +1,19 @@
 """scanlab's autograder: grades submissions of the reduce/scan assignment.
 
-Run it as `python3 -m grader` from the repository root (see grader/README.md).
-The pipeline, one module per stage:
+Run it as `python3 -m grader` from the repository root (see grader/README.md); installed
+(`pip install .`), this folder is the package `scanlab_grader` and the command
+`scanlab-grade`. Every import inside it is relative, so both names work. The folders:
 
-  rubric   data/rubric.toml and the [grade] cases of data/cases.toml
-  collect  unpack a submission safely and find the student files in it
-  forbidden  reject constructs the rubric forbids (CUB, asm, <<<, file access, ...)
-  build    build the reference (cached) and the submission's variants from a
-           pristine copy of the handout
-  compiled what the compiler saw and made of a submission: the rules again over the
-           preprocessed student unit, and its object's symbols (calls, state, overrides)
-  run      sandboxed execution of untrusted programs (bubblewrap's jail, limits,
-           scrubbed environment, unprivileged user)
-  check    correctness cases: run the submission, verify with the trusted reference
-  perf     interleaved timing against the reference on the GPU
-  score    points from the rubric
-  grade    the pipeline for one submission; batch: a folder of them
-  report/  terminal, JSON, Gradescope, JUnit, Markdown and CSV output
+  cli, entry   the command line (entry finds the checkout first); exits: exit statuses
+  results      the model the stages fill and every report is written from
+  config/      the manifest, the rubric and its cases (data/*.toml)
+  grading/     one submission, stage by stage (pipeline runs them in a session):
+               collect, checks/ (code rules, compiled code, sanitizer), build,
+               prebuilt, sandbox, correctness/ (cases, applications), timing, score
+  report/      terminal, JSON, Gradescope, JUnit, Markdown, HTML, the class's files
+  classroom/   a whole class: batch, roster, canvas, similarity, slurm
+  machine/     what this machine offers, its CPU and GPU slots, doctor
+  gradescope/  the Gradescope autograder zip and its scripts
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Entry point: python3 -m grader ..."""
 import sys
 
-from grader.entry import main
+from .entry import main
 
 sys.exit(main())

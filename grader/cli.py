@@ -6,15 +6,17 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from grader import REPO_ROOT, __version__, exits
-from grader.build import Layout
-from grader.grade import grade
-from grader.report import terminal
-from grader.report.folder import REPORT_FILES, safe_name, write_reports
-from grader.roster import RosterError
-from grader.session import GraderError, Options, Session, default_cache_dir
-from grader.slurm import SlurmError
-from grader.rubric import Rubric, RubricError, load_rubric, settings_table
+from . import REPO_ROOT
+from . import __version__
+from . import exits
+from .grading.build import Layout
+from .grading.pipeline import grade
+from .report import terminal
+from .report.folder import REPORT_FILES, safe_name, write_reports
+from .classroom.roster import RosterError
+from .grading.session import GraderError, Options, Session, default_cache_dir
+from .classroom.slurm import SlurmError
+from .config.rubric import Rubric, RubricError, load_rubric, settings_table
 
 EXIT_OK = exits.OK
 EXIT_GRADER = exits.GRADER      # the grader could not run (setup, rubric, arguments)
@@ -223,11 +225,11 @@ def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options:
 
 
 def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) -> int:
-    from grader.similarity import HTML_FILE, SimilarityError, similarity_report, summary_lines
+    from .classroom.similarity import HTML_FILE, SimilarityError, similarity_report, summary_lines
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
         return EXIT_GRADER
-    from grader.batch import class_folder   # a Gradescope export, Canvas's flat download
+    from .classroom.batch import class_folder   # a Gradescope export, Canvas's flat download
     folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     try:
         pairs = similarity_report(folder, rubric, layout, out)
@@ -248,10 +250,10 @@ def main(argv: list[str] | None = None) -> int:
             print(settings_table(), end="")
             return EXIT_OK
         if args.command == "doctor":
-            from grader.doctor import doctor
+            from .machine.doctor import doctor
             return doctor()
         if args.command == "gradescope-zip":
-            from grader.package import build_zip
+            from .gradescope.autograder import build_zip
             rubric = load_rubric(args.rubric)  # fail early on a broken rubric
             path = build_zip(Layout(REPO_ROOT), args.out, args.rubric)
             print(f"wrote {path}")
@@ -261,14 +263,14 @@ def main(argv: list[str] | None = None) -> int:
                   "come from the GPU batch (grader/README.md, the round trip).")
             return EXIT_OK
         if args.command in ("slurm-task", "merge"):
-            from grader import slurm
+            from .classroom import slurm
             if args.command == "merge":
                 return slurm.merge(args.out.resolve())
             return slurm.run_task(args.out.resolve(), args.index, Layout(REPO_ROOT), _logger(False))
         rubric = load_rubric(args.rubric)
         layout = Layout(REPO_ROOT)
         if args.command == "slurm":
-            from grader import slurm
+            from .classroom import slurm
             return slurm.submit(args, rubric)
         if args.command == "similarity":
             return similarity_command(args.folder, rubric, layout, args.out)
@@ -286,7 +288,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             return grade_one(args, rubric, layout, options_from(args), log)
         if args.command == "batch":
-            from grader.batch import grade_batch
+            from .classroom.batch import grade_batch
             return grade_batch(args, rubric, layout, options_from(args), log)
 
     except (RubricError, GraderError, RosterError, SlurmError) as e:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 
-from grader import REPO_ROOT, __version__
-from grader import exits
+from . import REPO_ROOT
+from . import __version__
+from . import exits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,5 +20,5 @@ def main(argv: list[str] | None = None) -> int:
         print("scanlab-grade: no scanlab checkout here (data/assignment.toml, handout/): run it "
               "inside one, or set SCANLAB_ROOT to one", file=sys.stderr)
         return exits.GRADER
-    from grader.cli import main as cli_main
+    from .cli import main as cli_main
     return cli_main(argv)

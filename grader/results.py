@@ -9,8 +9,8 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
-from grader.cases import Case
-from grader.rubric import PerfCase
+from .config.cases import Case
+from .config.rubric import PerfCase
 
 
 @dataclass
@@ -214,7 +214,7 @@ class Student:
 
 @dataclass(frozen=True)
 class Identity:
-    """Whose a submission is, and when it came (grader/roster.py)."""
+    """Whose a submission is, and when it came (grader/classroom/roster.py)."""
     students: tuple[Student, ...] = ()
     submission_id: str = ""              # Gradescope's submission id
     submitted_at: str = ""               # ISO 8601

@@ -25,7 +25,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from grader.assignment import Assignment, default_assignment  # noqa: E402
+from grader.config.assignment import Assignment, default_assignment  # noqa: E402
 
 FIXTURES = REPO / "tests" / "fixtures" / "submissions"
 # A class of ten for batch runs: every kind of verdict and every kind of bad input.

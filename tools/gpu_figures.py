@@ -33,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.rubric import load_rubric  # noqa: E402
+from grader.config.rubric import load_rubric  # noqa: E402
 
 KNOWN_SPEED = ["slow_scan", "uncoalesced_reduce", "lookback_chained"]
 GRADED_TASKS = ["warp-scan", "reduce", "scan", "scan-exclusive", "lookback-scan"]

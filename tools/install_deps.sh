@@ -25,7 +25,7 @@ fi
 # The grader installed into .venv the ecosystem's way (pyproject.toml: the
 # `scanlab-grade` command) with its test extras (pytest, mypy, xmlschema, matplotlib,
 # copydetect); again when pyproject.toml or the grader's sources change.
-stamp=$(cat pyproject.toml grader/*.py grader/report/*.py | sha256sum | cut -d' ' -f1)
+stamp=$(find pyproject.toml grader -name '*.py' -o -name pyproject.toml | sort | xargs cat | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/scanlab-grade ] || [ "$(cat .venv/grader.installed 2>/dev/null)" != "$stamp" ]; then
   [ -x .venv/bin/python ] || python3 -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check ".[test]"

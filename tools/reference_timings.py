@@ -22,7 +22,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from grader.rubric import load_rubric  # noqa: E402
+from grader.config.rubric import load_rubric  # noqa: E402
 
 
 def driver_json(binary: Path, args: list[str]) -> dict:

@@ -7,8 +7,8 @@ number only) and how a task's numbers read.
 """
 from __future__ import annotations
 
-from grader.results import CaseResult
-from grader.results import SubmissionResult, TaskResult
+from ..results import CaseResult
+from ..results import SubmissionResult, TaskResult
 
 STATUS_WORDS = {"pass": "PASS", "fail": "FAIL", "error": "ERROR", "crash": "CRASH",
                 "timeout": "TIMEOUT", "not_implemented": "NOT IMPLEMENTED", "not_run": "NOT RUN"}

@@ -5,12 +5,12 @@ import io
 import math
 import statistics
 
-from grader.report import leaderboard, problems
-from grader.report.copies import Copies, markdown
-from grader.report.gradebook import flags, unmatched
-from grader.results import SubmissionResult
-from grader.roster import RosterCheck
-from grader.rubric import Rubric
+from . import leaderboard, problems
+from .copies import Copies, markdown
+from .gradebook import flags, unmatched
+from ..results import SubmissionResult
+from ..classroom.roster import RosterCheck
+from ..config.rubric import Rubric
 
 
 def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copies | None = None,

@@ -10,14 +10,14 @@ read, never a verdict: no grade depends on it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from grader.results import SubmissionResult
+from ..results import SubmissionResult
 
 REFERENCE = "(reference solution)"   # the reference's name in a similarity pair
 
 
 @dataclass(frozen=True)
 class SimilarPair:
-    """A similarity finding (grader/similarity.py): two submissions' files of one name."""
+    """A similarity finding (grader/classroom/similarity.py): two submissions' files of one name."""
     first: str          # submission (report folder name), or REFERENCE
     second: str
     file: str           # the student file compared

@@ -4,9 +4,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from grader.report import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
-from grader.results import SubmissionResult
-from grader.rubric import Rubric
+from . import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
+from ..results import SubmissionResult
+from ..config.rubric import Rubric
 
 REPORT_FILES = {"results.json": "the grader's complete results (hidden cases included)",
                 "gradescope-results.json": "Gradescope's results.json",

@@ -19,10 +19,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from grader.report import problems
-from grader.report.copies import Copies
-from grader.results import Student, SubmissionResult
-from grader.rubric import Rubric
+from . import problems
+from .copies import Copies
+from ..results import Student, SubmissionResult
+from ..config.rubric import Rubric
 
 PLAIN = "grades.csv"
 GRADESCOPE = "gradescope-scores.csv"

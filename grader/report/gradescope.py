@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.report import failure_texts, headline, perf_line, speedup_line
-from grader.results import SubmissionResult, TaskResult
+from . import failure_texts, headline, perf_line, speedup_line
+from ..results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5
 OUTPUT_LIMIT = 8000

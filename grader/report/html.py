@@ -8,11 +8,11 @@ from __future__ import annotations
 from html import escape
 from pathlib import Path
 
-from grader.report import application_lines, failure_texts, fmt_points, headline, problems
-from grader.report import plots
-from grader.report.copies import Copies
-from grader.results import SubmissionResult
-from grader.roster import RosterCheck
+from . import application_lines, failure_texts, fmt_points, headline, problems
+from . import plots
+from .copies import Copies
+from ..results import SubmissionResult
+from ..classroom.roster import RosterCheck
 
 MAX_FAILURES = 5
 STYLE = """

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grader.results import SubmissionResult, from_jsonable, to_jsonable
+from ..results import SubmissionResult, from_jsonable, to_jsonable
 
 FORMAT = "scanlab-grader-results"
 FORMAT_VERSION = 1

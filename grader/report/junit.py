@@ -6,8 +6,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from grader.report import case_names, case_text, perf_line
-from grader.results import SubmissionResult, TaskResult
+from . import case_names, case_text, perf_line
+from ..results import SubmissionResult, TaskResult
 
 _BAD_XML = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 

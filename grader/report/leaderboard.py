@@ -11,8 +11,8 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.results import PerfResult, SubmissionResult, TaskResult
-from grader.rubric import Rubric
+from ..results import PerfResult, SubmissionResult, TaskResult
+from ..config.rubric import Rubric
 
 COLUMNS = ["rank", "submission", "students", "gbps", "copy_fraction", "slowdown_vs_reference"]
 

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.report import application_lines, failure_texts, fmt_points, headline, perf_line
-from grader.results import SubmissionResult
+from . import application_lines, failure_texts, fmt_points, headline, perf_line
+from ..results import SubmissionResult
 
 MAX_FAILURES = 3
 

@@ -10,7 +10,7 @@ import io
 import math
 from typing import Any
 
-from grader.results import SubmissionResult
+from ..results import SubmissionResult
 
 MISSING = "pictures need matplotlib, which is not installed here (pip install matplotlib)"
 

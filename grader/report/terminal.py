@@ -1,8 +1,8 @@
 """The terminal report: what the grader prints."""
 from __future__ import annotations
 
-from grader.report import application_lines, failure_texts, fmt_points, headline, perf_line, speedup_line
-from grader.results import SubmissionResult, TaskResult
+from . import application_lines, failure_texts, fmt_points, headline, perf_line, speedup_line
+from ..results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5      # failing visible cases shown in full per task
 MAX_IGNORED = 12      # ignored files listed by name

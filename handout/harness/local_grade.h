@@ -143,7 +143,7 @@ private:
 };
 
 
-// The rubric's arithmetic, as grader/score.py does it (correctness_points and
+// The rubric's arithmetic, as grader/grading/score.py does it (correctness_points and
 // performance_credit); tests/grader/test_grade_local.py checks the correctness points
 // against the grader's.
 inline double correctnessPoints(size_t passed, size_t total, double points) {

@@ -34,7 +34,7 @@ struct RunResult;
 // Where the rounds of a served timed run come from (run --time --serve, driver.cu):
 // next() waits for the word to time another round (false: stop); done() hands over
 // each round's result. The grader interleaves two such processes, the reference's
-// and the submission's, round by round (grader/perf.py), without starting a process
+// and the submission's, round by round (grader/grading/timing.py), without starting a process
 // for each round.
 struct Rounds {
     virtual ~Rounds() = default;

@@ -174,7 +174,7 @@ public:
 private:
     // 64 KiB on each side: a write one element, one warp, one tile or a block's worth
     // of tiles (up to 16384 4-byte elements) before the start or past the end lands in
-    // it. Farther writes are memcheck's (grader/sanitizer.py pads every allocation).
+    // it. Farther writes are memcheck's (grader/grading/checks/sanitizer.py pads every allocation).
     static constexpr size_t kCanaryBytes = 64 * 1024;
     static constexpr unsigned char kCanaryByte = 0xc3;
     void swap(DeviceBuffer& other) noexcept {

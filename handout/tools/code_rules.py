@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The code rules of scanlab: what a student file may contain, checked on what the
-compiler saw. One implementation, used by the grader (grader/compiled.py imports it)
+compiler saw. One implementation, used by the grader (grader/grading/checks/compiled.py imports it)
 and by students (`make rules`, or `python3 tools/code_rules.py --student student`).
 
 Nothing here reads the student files its own way: the rules run on the student unit

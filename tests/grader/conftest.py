@@ -22,13 +22,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from grader import machine as machines  # noqa: E402
-from grader import run as sandbox  # noqa: E402
-from grader.build import Builder, Layout, Toolchain  # noqa: E402
-from grader.grade import grade  # noqa: E402
-from grader.session import GraderError, Options, Session  # noqa: E402
+from grader.machine import detect as machines  # noqa: E402
+from grader.grading import sandbox  # noqa: E402
+from grader.grading.build import Builder, Layout, Toolchain  # noqa: E402
+from grader.grading.pipeline import grade  # noqa: E402
+from grader.grading.session import GraderError, Options, Session  # noqa: E402
 from grader.results import SubmissionResult  # noqa: E402
-from grader.rubric import ForbiddenRubric, Rubric, load_rubric  # noqa: E402
+from grader.config.rubric import ForbiddenRubric, Rubric, load_rubric  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from fixtures import compose, fixture_names, load_fixture  # noqa: E402  (tools/fixtures.py)

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader.assignment import (AssignmentError, CountError, default_assignment, load_assignment,
+from grader.config.assignment import (AssignmentError, CountError, default_assignment, load_assignment,
                                parse_assignment, parse_count)
-from grader.rubric import load_rubric
+from grader.config.rubric import load_rubric
 
 EMU_DRIVER = REPO / "build" / "scanlab-reference-emu"
 MANIFEST = REPO / "data" / "assignment.toml"

@@ -6,7 +6,7 @@ import csv
 import re
 
 from fixtures import BATCH_OF_TEN as TEN, compose_class
-from grader.batch import CLASS_PAGE, find_submissions, run_batch
+from grader.classroom.batch import CLASS_PAGE, find_submissions, run_batch
 from grader.report import gradebook
 from grader.report.folder import REPORT_FILES
 

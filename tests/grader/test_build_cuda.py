@@ -8,9 +8,9 @@ import subprocess
 import pytest
 
 from conftest import REPO, compose, scratch_builder
-from grader import machine as machines
-from grader.build import Toolchain
-from grader.rubric import load_rubric
+from grader.machine import detect as machines
+from grader.grading.build import Toolchain
+from grader.config.rubric import load_rubric
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,8 @@ def test_help_and_version():
 
 def test_every_command_and_argument_is_described_and_every_exit_status_documented():
     import argparse
-    from grader import cli, exits
+    from grader import cli
+    from grader import exits
     parser = cli.build_parser()
     commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     helped = {c.dest for c in commands._choices_actions if c.help}
@@ -74,6 +75,10 @@ def test_gradescope_zip(tmp_path):
                 "handout/emulator/cuda_emu.h", "solution/student/scan.cuh", "data/rubric.toml",
                 "data/cases.toml"} <= names
         assert not any("__pycache__" in n or n.startswith("handout/build/") for n in names)
+        # Every module of the grader, in every subfolder (the zip skips build*/ folders).
+        modules = {p.relative_to(REPO).as_posix() for p in (REPO / "grader").rglob("*.py")
+                   if "__pycache__" not in p.parts}
+        assert len(modules) > 40 and modules <= names, sorted(modules - names)
         run = z.read("run_autograder").decode()
         assert "--backend emulator" in run and "/autograder/results/results.json" in run
 

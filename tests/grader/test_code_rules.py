@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader.rubric import load_rubric
-from grader.rules_engine import code_rules, rules_of
+from grader.config.rubric import load_rubric
+from grader.grading.checks.rules_engine import code_rules, rules_of
 
 RULES = rules_of(load_rubric(REPO / "data" / "rubric.toml").forbidden)
 STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader.collect import SubmissionError, collect, unpack
-from grader.rubric import SubmissionLimits, load_rubric
+from grader.grading.collect import SubmissionError, collect, unpack
+from grader.config.rubric import SubmissionLimits, load_rubric
 
 # What the grader collects: the tasks' files and the exercise's (the manifest's list).
 WANTED = load_rubric(TEST_RUBRIC).submitted_files

@@ -1,4 +1,4 @@
-"""The checks on what the compiler saw and made (grader/compiled.py): the rubric's rules
+"""The checks on what the compiler saw and made (grader/grading/checks/compiled.py): the rubric's rules
 over the preprocessed student unit, and the symbols of its object file."""
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader.compiled import (Symbol, check_symbols, command_variant, scan_preprocessed,
+from grader.grading.checks.compiled import (Symbol, check_symbols, command_variant, scan_preprocessed,
                              split_by_origin, unwrap_parenthesized_names)
-from grader.rubric import load_rubric
+from grader.config.rubric import load_rubric
 
 RUBRIC = load_rubric(REPO / "data" / "rubric.toml")
 RULES = RUBRIC.forbidden

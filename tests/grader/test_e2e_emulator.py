@@ -51,7 +51,7 @@ def test_the_untouched_handout_earns_nothing(emulator):
 def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_path):
     """The switch off: the same grade scores tasks 1-2's cases (a rubric may want that)."""
     import dataclasses
-    from grader.grade import score
+    from grader.grading.pipeline import score
     result = emulator("handout")
     rubric = emulator.session.rubric
     lenient = dataclasses.replace(rubric, correctness=dataclasses.replace(
@@ -65,8 +65,8 @@ def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_pa
 
 
 def test_a_placeholder_with_only_comments_edited_is_still_the_placeholder(emu_session, tmp_path):
-    from grader.grade import grade
-    from grader.forbidden import same_code
+    from grader.grading.pipeline import grade
+    from grader.grading.checks.forbidden import same_code
     folder = tmp_path / "commented" / "student"
     folder.mkdir(parents=True)
     handout = (REPO / "handout" / "student" / "reduce.cuh").read_text()
@@ -267,7 +267,7 @@ def test_a_refused_archive_is_said_once(emulator):
 
 
 def test_refused_files_are_named_with_the_reason(emu_session, tmp_path):
-    from grader.grade import grade
+    from grader.grading.pipeline import grade
     folder = tmp_path / "refused" / "student"
     folder.mkdir(parents=True)
     (folder / "scan.cuh").write_bytes(b"int x;\0\0")

@@ -7,8 +7,8 @@ import random
 import pytest
 
 from conftest import assert_expected_verdicts, compose, fixture_driver, fixture_names
-from grader.grade import grade
-from grader.perf import measure
+from grader.grading.pipeline import grade
+from grader.grading.timing import measure
 
 
 @pytest.mark.parametrize("name", fixture_names())

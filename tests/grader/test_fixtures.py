@@ -50,7 +50,7 @@ def test_every_fixture_has_a_verdict_for_every_task():
 
 def test_a_task_without_a_verdict_stops_the_tests():
     import dataclasses
-    from grader.assignment import default_assignment
+    from grader.config.assignment import default_assignment
     a = default_assignment()
     extra = dataclasses.replace(a.tasks[-1], number=5, name="segmented-sort", file="segmented_sort.cuh")
     with_a_new_task = dataclasses.replace(a, tasks=a.tasks + (extra,))

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader.forbidden import strip_source
-from grader.rubric import ForbiddenRubric, load_rubric
-from grader.rules_engine import code_rules, rules_of
+from grader.grading.checks.forbidden import strip_source
+from grader.config.rubric import ForbiddenRubric, load_rubric
+from grader.grading.checks.rules_engine import code_rules, rules_of
 
 RULES = load_rubric(REPO / "data" / "rubric.toml").forbidden
 pytestmark = pytest.mark.skipif(not shutil.which("g++"), reason="no g++ to preprocess with")

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, cache_dir, compose
-from grader import machine as machines
-from grader.build import Layout
-from grader.grade import grade
-from grader.rubric import load_rubric
-from grader.session import Options, Session
+from grader.machine import detect as machines
+from grader.grading.build import Layout
+from grader.grading.pipeline import grade
+from grader.config.rubric import load_rubric
+from grader.grading.session import Options, Session
 
 # The seed whose case seeds harness/grading.h holds: with it the grader runs the very
 # inputs `scanlab grade` runs.

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir
 from fixtures import EXPORT_OF_FIVE, compose_gradescope_export
-from grader.batch import find_submissions, read_identities, run_batch
+from grader.classroom.batch import find_submissions, read_identities, run_batch
 from grader.report import gradebook
 
 EXPORT = EXPORT_OF_FIVE

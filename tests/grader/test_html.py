@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from grader.report import html, plots
-from grader.rubric import PerfCase
+from grader.config.rubric import PerfCase
 from grader.results import PerfResult, SubmissionResult
 from test_reports import SECRET_N, sample
 

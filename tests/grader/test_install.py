@@ -27,7 +27,7 @@ def test_the_version_is_written_once():
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
     assert "version" not in project and "version" in project["dynamic"]
     setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
-    assert setuptools["dynamic"]["version"] == {"attr": "grader.__version__"}
+    assert setuptools["dynamic"]["version"] == {"attr": "scanlab_grader.__version__"}
     r = subprocess.run([sys.executable, "-m", "grader", "--version"], cwd=REPO, capture_output=True,
                        text=True, timeout=60)
     assert r.stdout.strip() == f"scanlab grader {grader.__version__}"
@@ -60,3 +60,23 @@ def test_the_package_says_its_license_and_authors_and_names_no_made_up_address()
     assert "urls" not in project          # no public address is known: none is invented
     ignored = (REPO / ".gitignore").read_text().splitlines()
     assert "*.egg-info/" in ignored       # what `pip install .` leaves behind
+
+
+def test_the_installed_package_is_scanlab_grader_with_every_subpackage(tmp_path: Path):
+    """The folder grader/ installs as `scanlab_grader` (a name no other package takes),
+    with every subpackage of the folder; no top-level `grader` is installed."""
+    setuptools = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"] == {"scanlab_grader": "grader"}
+    folders = sorted(".".join(("scanlab_grader", *p.parent.relative_to(REPO / "grader").parts))
+                     for p in (REPO / "grader").rglob("__init__.py"))
+    assert sorted(setuptools["packages"]) == folders
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["scanlab-grade"] == "scanlab_grader.entry:main"
+    installed()
+    # Outside the checkout, the installed package alone: scanlab_grader imports, grader does not.
+    probe = ("import importlib.util, scanlab_grader; "
+             "print(scanlab_grader.__version__, importlib.util.find_spec('grader') is None)")
+    r = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [grader.__version__, "True"]

@@ -33,7 +33,8 @@ import pytest
 
 from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir
 from fixtures import compose
-from grader import cli, exits
+from grader import cli
+from grader import exits
 from grader.report import gradebook
 from grader.report.copies import REFERENCE
 from test_html import Page, _chromium, _png_size

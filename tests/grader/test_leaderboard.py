@@ -6,10 +6,10 @@ import dataclasses
 import json
 
 from conftest import REPO
-from grader.batch import LEADERBOARD_FILE, finish_batch
+from grader.classroom.batch import LEADERBOARD_FILE, finish_batch
 from grader.report import gradescope, leaderboard, terminal
 from grader.results import MachineInfo, PerfResult, SubmissionResult, TaskResult
-from grader.rubric import PerfCase, load_rubric
+from grader.config.rubric import PerfCase, load_rubric
 
 RUBRIC = load_rubric(REPO / "data" / "rubric.toml")
 COPY = 3000.0

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader.assignment import default_assignment
-from grader.rubric import load_rubric
+from grader.config.assignment import default_assignment
+from grader.config.rubric import load_rubric
 
 spec = importlib.util.spec_from_file_location("make_handout", REPO / "tools" / "make_handout.py")
 make_handout = importlib.util.module_from_spec(spec)

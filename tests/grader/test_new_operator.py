@@ -80,7 +80,7 @@ def test_the_driver_runs_the_new_operator(repo_with_toy: Path):
 
 
 def test_the_grader_grades_the_new_operator(repo_with_toy: Path):
-    script = ("from pathlib import Path\nfrom grader.rubric import load_rubric\n"
+    script = ("from pathlib import Path\nfrom grader.config.rubric import load_rubric\n"
               "r = load_rubric(Path('data/rubric.toml'))\n"
               "print(sorted({c.task for c in r.cases if c.op == 'max-f32' and c.group == 'operators'}))\n"
               "print(r.assignment.output_bytes('reduce', 'max-f32', 10))")

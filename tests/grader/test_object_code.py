@@ -1,4 +1,4 @@
-"""The symbol checks that know the toolchain (grader/object_code.py), on an object nvcc
+"""The symbol checks that know the toolchain (grader/grading/checks/object_code.py), on an object nvcc
 compiles here (nothing CUDA runs): nvcc's own host code (stubs, a __device__ function's
 host body that calls exit, the registration) is not the student's; every other host
 function is; the launch reached from student code is refused; device state is read from
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader import object_code
+from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
 UNIT_HARNESS = [REPO / "handout" / "harness" / f for f in

@@ -12,16 +12,16 @@ import time
 import pytest
 
 from conftest import REPO, cache_dir, compose, fixture_driver, load_fixture
-from grader import machine as machines
-from grader.build import Layout
-from grader.slots import GpuSlots
-from grader.batch import run_batch
-from grader.check import TimeoutTracker
-from grader.check import run_batch as run_batch_of_cases
-from grader.grade import grade
-from grader.session import Options, Session
-from grader.assignment import default_assignment
-from grader.perf import PERF_SEED, BaselineStore, PerfJob, measure, measure_all
+from grader.machine import detect as machines
+from grader.grading.build import Layout
+from grader.machine.slots import GpuSlots
+from grader.classroom.batch import run_batch
+from grader.grading.correctness.check import TimeoutTracker
+from grader.grading.correctness.check import run_batch as run_batch_of_cases
+from grader.grading.pipeline import grade
+from grader.grading.session import Options, Session
+from grader.config.assignment import default_assignment
+from grader.grading.timing import PERF_SEED, BaselineStore, PerfJob, measure, measure_all
 
 
 @pytest.fixture(scope="module")

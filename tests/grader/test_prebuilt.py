@@ -1,4 +1,4 @@
-"""The prebuilt harness (grader/prebuilt.py): a submission's build compiles only its
+"""The prebuilt harness (grader/grading/prebuilt.py): a submission's build compiles only its
 student unit and links it to the harness built once per machine, with CMake's own
 commands replayed. On the emulator backend, so it runs here (the CUDA side builds in
 test_build_cuda.py and runs in test_e2e_gpu.py)."""
@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from conftest import scratch_builder
-from grader import machine as machines
-from grader.build import Toolchain
-from grader.prebuilt import KIT_FILE, SRC, Kit
+from grader.machine import detect as machines
+from grader.grading.build import Toolchain
+from grader.grading.prebuilt import KIT_FILE, SRC, Kit
 
 
 @pytest.fixture(scope="module")

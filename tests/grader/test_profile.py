@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import compose
-from grader import machine as machines
+from grader.machine import detect as machines
 from mutate import Workspace  # tools/mutate.py: a handout copy built as a student builds it
 
 PROFILE_N = "2^21"

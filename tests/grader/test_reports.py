@@ -10,12 +10,12 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader.cases import Case
+from grader.config.cases import Case
 from grader.report import gradebook, gradescope, jsonfile, junit, markdown, terminal
 from grader.report.class_summary import class_summary
 from grader.results import (BuildInfo, CaseResult, Identity, IntegrationResult, MachineInfo,
                             PerfResult, Student, SubmissionResult, TaskResult, Violation)
-from grader.rubric import PerfCase, load_rubric
+from grader.config.rubric import PerfCase, load_rubric
 
 SECRET_N = 40009
 

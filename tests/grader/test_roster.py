@@ -6,7 +6,7 @@ import datetime
 import pytest
 
 from grader.results import Identity, Student
-from grader.roster import (RosterError, export_root, identities, iso_time, parse_due,
+from grader.classroom.roster import (RosterError, export_root, identities, iso_time, parse_due,
                            read_gradescope_metadata, read_roster)
 
 # As Gradescope writes it (Ruby symbol keys): a single submitter, a group, a submission
@@ -159,8 +159,8 @@ def test_a_canvas_gradebook_export_is_a_roster(tmp_path):
 
 
 def test_canvas_bulk_download_is_gathered_per_student(tmp_path):
-    from grader.canvas import read_layout, stage
-    from grader.roster import check_roster
+    from grader.classroom.canvas import read_layout, stage
+    from grader.classroom.roster import check_roster
     wanted = ("warp_scan.cuh", "reduce.cuh", "scan.cuh")
     flat = tmp_path / "download"
     flat.mkdir()
@@ -193,7 +193,7 @@ def test_canvas_bulk_download_is_gathered_per_student(tmp_path):
 
 
 def test_a_roster_row_naming_no_submission_is_a_mismatch(tmp_path):
-    from grader.roster import check_roster
+    from grader.classroom.roster import check_roster
     path = tmp_path / "roster.csv"
     path.write_text("submission,name,sid\ncarol,Carol,1\nkarol,Karl,2\n,Zed,3\n")
     roster = read_roster(path)

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader.cases import Case, CaseError, expand, parse_count
-from grader.assignment import default_assignment
-from grader.rubric import RubricError, load_rubric, rubric_settings
+from grader.config.cases import Case, CaseError, expand, parse_count
+from grader.config.assignment import default_assignment
+from grader.config.rubric import RubricError, load_rubric, rubric_settings
 
 RUBRIC = REPO / "data" / "rubric.toml"
 
@@ -170,7 +170,7 @@ def test_seeds_depend_on_run_seed_and_case_only():
     assert 1 <= a.seed(123) < 2**32
 
 
-# ---- every setting has one default, declared in grader/rubric.py ---------------------------
+# ---- every setting has one default, declared in grader/config/rubric.py ---------------------------
 
 def _without(key_table: str, key: str) -> str:
     """data/rubric.toml with one key of one table removed."""
@@ -219,7 +219,7 @@ def test_a_key_left_out_takes_its_declared_default(tmp_path, setting):
 
 
 def test_every_setting_is_documented():
-    from grader.rubric import settings_table
+    from grader.config.rubric import settings_table
     table = settings_table()
     for s in rubric_settings():
         assert s.doc and f"| `[{s.table}]` | `{s.key}` |" in table

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grader import run as sandbox
+from grader.grading import sandbox
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""compute-sanitizer on the GPU build (grader/sanitizer.py): its cases in data/cases.toml,
+"""compute-sanitizer on the GPU build (grader/grading/checks/sanitizer.py): its cases in data/cases.toml,
 the parsing of the tool's logs (real ones, recorded on an H100: tests/grader/data/sanitizer,
 each with what it was run on), the verdict a run becomes, and what a grade says when the
 backends disagree or the emulator cannot build a file. Running the tool needs a GPU: that
@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from grader import sanitizer
-from grader.build import BuildResult
-from grader.cases import Case, CaseError, expand_sanitize
-from grader.backends import emulator_build_failed, say_where_they_disagree
+from grader.grading.checks import sanitizer
+from grader.grading.build import BuildResult
+from grader.config.cases import Case, CaseError, expand_sanitize
+from grader.grading.backends import emulator_build_failed, say_where_they_disagree
 from grader.results import CaseResult, TaskResult
-from grader.rubric import load_rubric
-from grader.run import Result
+from grader.config.rubric import load_rubric
+from grader.grading.sandbox import Result
 
 DATA = Path(__file__).resolve().parent / "data" / "sanitizer"
 CASES = [Case("reduce", "add-i32", 1000), Case("reduce", "add-i32", 4194311)]
@@ -235,7 +235,7 @@ def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented()
     # the task "wrong"); the task's verdict stays "not implemented". (Seen on the H100:
     # the untouched handout's task 3 was "wrong".)
     from concurrent.futures import Future
-    from grader.backends import sanitize_after
+    from grader.grading.backends import sanitize_after
     stub = [CaseResult(Case("scan", "add-i32", 5003), 1, "not_implemented")]
     cases: Future = Future()
     cases.set_result(stub)

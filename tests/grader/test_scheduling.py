@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from grader.slots import GpuSlots
+from grader.machine.slots import GpuSlots
 
 
 def _track(slots: GpuSlots, jobs: list[str]) -> list[tuple[float, float, str, int]]:

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from grader.score import correctness_points, performance_credit, performance_points
+from grader.grading.score import correctness_points, performance_credit, performance_points
 
 
 def test_correctness_proportional():

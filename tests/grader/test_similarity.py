@@ -1,4 +1,4 @@
-"""The class similarity report (grader/similarity.py, copydetect): a copy of the reference
+"""The class similarity report (grader/classroom/similarity.py, copydetect): a copy of the reference
 solution pairs with it in full, a copy with every name changed ranks first among the
 students; untouched handouts, all boilerplate, do not pair."""
 from __future__ import annotations
@@ -16,10 +16,10 @@ from conftest import REPO
 
 pytest.importorskip("copydetect", reason="copydetect is not installed (pyproject.toml, extra \"test\")")
 
-from grader.build import Layout  # noqa: E402
-from grader.rubric import load_rubric  # noqa: E402
+from grader.grading.build import Layout  # noqa: E402
+from grader.config.rubric import load_rubric  # noqa: E402
 from grader.report.copies import REFERENCE  # noqa: E402
-from grader.similarity import CSV_COLUMNS, similarity_report  # noqa: E402
+from grader.classroom.similarity import CSV_COLUMNS, similarity_report  # noqa: E402
 
 SIMILAR = REPO / "tests" / "fixtures" / "similarity"
 # Every name of alice's kernel body, changed as a student hiding a copy would.

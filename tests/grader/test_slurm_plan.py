@@ -9,8 +9,9 @@ import json
 import pytest
 
 from conftest import REPO, TEST_RUBRIC
-from grader import cli, slurm
-from grader.rubric import load_rubric
+from grader import cli
+from grader.classroom import slurm
+from grader.config.rubric import load_rubric
 
 
 @pytest.mark.parametrize("indices, spec", [([0, 1, 2, 3], "0-3"), ([7], "7"), ([5, 0, 1, 9, 10, 3], "0-1,3,5,9-10"),

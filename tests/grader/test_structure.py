@@ -12,9 +12,7 @@ from conftest import REPO
 SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".h", ".cpp", ".sh", ".cmake"}
 SOURCE_FOLDERS = ("grader", "handout", "solution", "tests", "tools")
 MAX_LINES = 600
-# The stages of grading; the model they fill must import none of them.
-STAGES = {"collect", "forbidden", "build", "check", "perf", "score", "grade", "session", "batch",
-          "cli", "report"}
+GRADER = REPO / "grader"
 
 
 def sources() -> list[Path]:
@@ -26,16 +24,33 @@ def sources() -> list[Path]:
     return found
 
 
+def module_name(path: Path) -> str:
+    """grader/grading/checks/compiled.py -> grader.grading.checks.compiled (a package: its
+    __init__.py's folder)."""
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
 def grader_imports(path: Path) -> set[str]:
-    """The grader modules a file imports (grader.x.y -> x)."""
+    """The grader modules a file of the grader imports, relative imports resolved, as
+    dotted names (`from ..config import rubric` -> grader.config.rubric)."""
+    package = module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
     names = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("grader."):
-            names.add(node.module.split(".")[1])
-        elif isinstance(node, ast.ImportFrom) and node.module == "grader":
-            names.update(a.name for a in node.names)
+        if isinstance(node, ast.ImportFrom):
+            base = (package[:len(package) - node.level + 1] if node.level else [])
+            module = ".".join(base + ([node.module] if node.module else []))
+            if not module.startswith("grader"):
+                continue
+            for alias in node.names:   # `from . import x`: x may be a module
+                sub = f"{module}.{alias.name}"
+                exists = (REPO / Path(*sub.split("."))).with_suffix(".py").is_file() or \
+                    (REPO / Path(*sub.split(".")) / "__init__.py").is_file()
+                names.add(sub if exists else module)
         elif isinstance(node, ast.Import):
-            names.update(a.name.split(".")[1] for a in node.names if a.name.startswith("grader."))
+            names.update(a.name for a in node.names if a.name.split(".")[0] == "grader")
     return names
 
 
@@ -46,10 +61,27 @@ def test_no_source_file_is_over_the_limit():
     assert not long, f"over {MAX_LINES} lines: {long}"
 
 
-def test_the_results_model_imports_no_stage():
-    imported = grader_imports(REPO / "grader" / "results.py")
+def test_the_results_model_imports_only_the_configuration():
+    # The stages fill the model and the reports read it: it imports none of them, only
+    # what the rubric and the cases are.
+    imported = grader_imports(GRADER / "results.py")
     assert imported, "the parser found no import at all"
-    assert not imported & STAGES, f"grader/results.py imports stage modules {imported & STAGES}"
+    assert all(m.startswith("grader.config.") for m in imported), imported
+
+
+def test_every_import_inside_the_grader_is_relative():
+    # The folder grader/ is the package `grader` in a checkout and `scanlab_grader` when
+    # installed (pyproject.toml): an absolute `grader.` import would load a second copy of
+    # the package, or none.
+    absolute = [f"{p.relative_to(REPO)}:{node.lineno}" for p in GRADER.rglob("*.py")
+                for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+                if (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+                    and node.module.split(".")[0] in ("grader", "scanlab_grader"))
+                or (isinstance(node, ast.Import)
+                    and any(a.name.split(".")[0] in ("grader", "scanlab_grader") for a in node.names))]
+    assert not absolute, absolute
+    # ... and the resolver above sees them: the pipeline imports its stages.
+    assert {"grader.grading.collect", "grader.grading.score"} <= grader_imports(GRADER / "grading" / "pipeline.py")
 
 
 def test_the_grader_needs_no_type_escape_hatch():
@@ -75,8 +107,8 @@ def test_the_emulator_scheduler_does_not_call_the_runtime():
 
 
 def test_the_grader_and_the_tools_type_check():
-    # The stages pass typed records (grader/grade.py Part): mypy holds them to it, and the
-    # tools of the repository and of the handout.
+    # The stages pass typed records (grader/grading/pipeline.py Part): mypy holds them to
+    # it, and the tools of the repository and of the handout.
     api = pytest.importorskip("mypy.api", reason="mypy is not installed (pyproject.toml, extra 'test')")
     out, err, status = api.run(["--ignore-missing-imports", "--no-error-summary", "--cache-dir",
                                 str(REPO / "build" / "mypy-cache"), str(REPO / "grader"),

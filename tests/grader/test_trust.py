@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from grader.cases import Case
-from grader.check import TimeoutTracker, read_json, run_case
-from grader.perf import parse_baselines, parse_timing
+from grader.config.cases import Case
+from grader.grading.correctness.check import TimeoutTracker, read_json, run_case
+from grader.grading.timing import parse_baselines, parse_timing
 
 CASE = Case("scan", "add-i32", 1000, 256, "random")
 
@@ -179,8 +179,8 @@ def test_probe_drops_a_memory_limit_that_stops_the_reference(test_rubric, emu_se
     import dataclasses
 
     from conftest import REPO, cache_dir
-    from grader.build import Layout
-    from grader.session import Options, Session
+    from grader.grading.build import Layout
+    from grader.grading.session import Options, Session
 
     rubric = dataclasses.replace(test_rubric, limits=dataclasses.replace(test_rubric.limits, memory_mb=8))
     with Session(rubric, Layout(REPO), Options(backend="emulator", cache_dir=cache_dir(), seed=1),

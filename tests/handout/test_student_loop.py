@@ -18,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
 from fixtures import compose  # noqa: E402
-from grader import machine as machines  # noqa: E402
+from grader.machine import detect as machines  # noqa: E402
 
 ISOLATION = ["scanlab-emu-with-harness-warp_scan", "scanlab-emu-with-harness-reduce"]
 SYNCWARP_BEFORE_SCAN = "        __syncwarp();\n        const T threadScan = scanIncWarp<Op>(staging, tid);"

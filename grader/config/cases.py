@@ -1,7 +1,7 @@
 """Grading cases: the [grade] matrices of data/cases.toml, expanded, and their seeds.
 
 What a case may name (driver tasks, operators, distributions, sizes, block sizes) is
-the assignment's (data/assignment.toml, grader/assignment.py).
+the assignment's (data/assignment.toml, grader/config/assignment.py).
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from grader.assignment import CountError, default_assignment
-from grader.assignment import parse_count as assignment_parse_count
+from .assignment import CountError, default_assignment
+from .assignment import parse_count as assignment_parse_count
 
 
 

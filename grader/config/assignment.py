@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from grader import REPO_ROOT
-from grader.toml_table import TomlTable, read_toml
+from .. import REPO_ROOT
+from .toml_table import TomlTable, read_toml
 
 DEFAULT_PATH = REPO_ROOT / "data" / "assignment.toml"
 SAMPLE_KINDS = ("small-int", "full-int", "unit-float")

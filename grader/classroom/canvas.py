@@ -11,7 +11,7 @@ file of the same name again. A class folder may also hold a student's file on it
 output folder (`canvas-submissions/lastfirst_12345/`, the suffixes taken off, the latest
 upload kept), with the other entries of the class folder copied beside them, and
 writes `.canvas-layout.json` there (each folder's Canvas user id and late flag), which
-grader/roster.py matches against a Canvas gradebook export's ID column. The grader then
+grader/classroom/roster.py matches against a Canvas gradebook export's ID column. The grader then
 grades that folder like any class folder; what is staged again is the same bytes, so a
 `--resume`d batch keeps its results.
 """
@@ -23,8 +23,8 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.collect import ARCHIVE_SUFFIXES, is_archive, student_file_of
-from grader.results import Identity, Student
+from ..grading.collect import ARCHIVE_SUFFIXES, is_archive, student_file_of
+from ..results import Identity, Student
 
 LAYOUT_FILE = ".canvas-layout.json"
 STAGED = "canvas-submissions"

@@ -24,11 +24,11 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import object_code
-from grader.forbidden import strip_source
-from grader.results import Violation
-from grader.rubric import ForbiddenRubric
-from grader.rules_engine import code_rules, rules_of
+from . import object_code
+from .forbidden import strip_source
+from ...results import Violation
+from ...config.rubric import ForbiddenRubric
+from .rules_engine import code_rules, rules_of
 
 TOOL_TIMEOUT_S = 120
 # Symbols the toolchain itself puts into the unit (demangled names): nvcc's kernel
@@ -213,7 +213,7 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
     """The rules of the module doc over the student unit's symbols. Every finding is
     placed on the student line that names the symbol, or on each student file.
     `device_names`: the device variables of the unit (nvcc's host object has a shadow of
-    each; the device code's ELF says whether it is state, grader/object_code.py);
+    each; the device code's ELF says whether it is state, grader/grading/checks/object_code.py);
     `constants`: the names a student file declares __constant__ (code_rules.constant_names:
     on the emulator, constant memory is writable host memory)."""
     allowed_calls = [re.compile(p) for p in rules.allowed_calls]
@@ -223,7 +223,7 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
     for s in student:
         if not s.defined:
             # The toolchain's own calls (exit, the launch): where they are reached from is
-            # grader/object_code.py's check.
+            # grader/grading/checks/object_code.py's check.
             allowed = (TOOLCHAIN_CALLS.match(s.name) or object_code.TOOLCHAIN_ONLY.match(s.name)) \
                 and not STD_DENIED.match(s.name)
             if not (allowed or any(p.match(s.name) for p in allowed_calls)):

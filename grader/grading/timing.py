@@ -37,12 +37,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import run as sandbox
-from grader.assignment import default_assignment
-from grader.cases import Case
-from grader.check import RunSetup, read_json, verify
-from grader.results import PerfResult
-from grader.rubric import PerfCase, PerformanceRubric
+from . import sandbox
+from ..config.assignment import default_assignment
+from ..config.cases import Case
+from .correctness.check import RunSetup, read_json, verify
+from ..results import PerfResult
+from ..config.rubric import PerfCase, PerformanceRubric
 
 PERF_SEED = 20240601   # the seed of measure() when none is given, and of the baselines
 

@@ -19,11 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import run as sandbox
-from grader.assignment import default_assignment
-from grader.cases import Case
-from grader.results import CaseResult
-from grader.slots import Resources
+from .. import sandbox
+from ...config.assignment import default_assignment
+from ...config.cases import Case
+from ...results import CaseResult
+from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0

@@ -1,7 +1,7 @@
 """A student file read the way the compiler's first phases read it, for what is not a
 rule: whether a file is still the handout's placeholder up to comments and spacing
 (`same_code`, so an untouched bonus is not even built) and where a symbol's name occurs
-(grader/compiled.py places its findings with it). The code rules themselves run on the
+(grader/grading/checks/compiled.py places its findings with it). The code rules themselves run on the
 compiler's own preprocessed unit (handout/tools/code_rules.py), never on this.
 
 Backslash-newlines are spliced, then comments and string/character literals are blanked

@@ -13,9 +13,9 @@ import stat
 import zipfile
 from pathlib import Path
 
-from grader.build import Layout
+from ..grading.build import Layout
 
-TEMPLATES = Path(__file__).resolve().parent / "gradescope"
+TEMPLATES = Path(__file__).resolve().parent   # setup.sh and run_autograder, beside this file
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git"}
 
 

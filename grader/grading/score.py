@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import math
 
-from grader.results import SubmissionResult
-from grader.rubric import Rubric
+from ..results import SubmissionResult
+from ..config.rubric import Rubric
 
 
 def correctness_points(passed: int, total: int, points: float, scoring: str) -> float:

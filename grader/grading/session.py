@@ -3,7 +3,7 @@
 The machine and the backend chosen for it, the trusted reference build (built once,
 then cached) and its probe in the sandbox, the CPU and GPU slots, the seed, the
 temporary workspace, and the machine's description (copy bandwidth included) that
-every report carries. grader/grade.py grades one submission with a session.
+every report carries. grader/grading/pipeline.py grades one submission with a session.
 """
 from __future__ import annotations
 
@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import machine as machines
-from grader import run as sandbox
-from grader import sanitizer as sanitizers
-from grader.applications import list_applications
-from grader.build import Builder, BuildResult, Layout, Toolchain
-from grader.cases import Case
-from grader.check import RunSetup, TimeoutTracker
-from grader.perf import BaselineStore, measure_copy_bandwidth
-from grader.results import NOT_CONTAINED, MachineInfo, PerfResult
-from grader.rubric import PerfCase, Rubric
-from grader.slots import Resources
+from ..machine import detect as machines
+from . import sandbox
+from .checks import sanitizer as sanitizers
+from .build import Builder, BuildResult, Layout, Toolchain
+from ..config.cases import Case
+from .correctness.check import RunSetup, TimeoutTracker
+from .timing import BaselineStore, measure_copy_bandwidth
+from ..results import NOT_CONTAINED, MachineInfo, PerfResult
+from ..config.rubric import PerfCase, Rubric
+from ..machine.slots import Resources
+from .correctness.applications import list_applications
 
 
 class GraderError(Exception):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import sys
 
-from grader import REPO_ROOT
-from grader.results import TaskResult, Violation
-from grader.rubric import ForbiddenRubric
+from ... import REPO_ROOT
+from ...results import TaskResult, Violation
+from ...config.rubric import ForbiddenRubric
 
 _TOOLS = str(REPO_ROOT / "handout" / "tools")
 if _TOOLS not in sys.path:

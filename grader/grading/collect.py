@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from grader.rubric import SubmissionLimits
+from ..config.rubric import SubmissionLimits
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
 # Folders that never hold a submission's sources: not searched, listed once.

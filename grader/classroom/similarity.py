@@ -19,11 +19,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from grader.batch import find_submissions, folder_names
-from grader.build import Layout
-from grader.collect import collect
-from grader.report.copies import REFERENCE, SimilarPair
-from grader.rubric import Rubric
+from .batch import find_submissions, folder_names
+from ..grading.build import Layout
+from ..grading.collect import collect
+from ..report.copies import REFERENCE, SimilarPair
+from ..config.rubric import Rubric
 
 CSV_FILE = "similarity.csv"
 HTML_FILE = "similarity.html"

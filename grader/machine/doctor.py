@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 import sys
 
-from grader import machine as machines
-from grader import run as sandbox
+from . import detect as machines
+from ..grading import sandbox
 
 
 def doctor() -> int:

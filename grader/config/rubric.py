@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from grader.assignment import Assignment, default_assignment
-from grader.cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
-from grader.toml_table import TomlTable, read_toml
+from .assignment import Assignment, default_assignment
+from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
+from .toml_table import TomlTable, read_toml
 
 
 class RubricError(ValueError):

@@ -28,16 +28,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
-from grader import REPO_ROOT
-from grader.batch import (BatchState, class_folder, find_submissions, finish_batch, folder_names,
+from .. import REPO_ROOT
+from .batch import (BatchState, class_folder, find_submissions, finish_batch, folder_names,
                           graded_before, read_class, read_identities)
-from grader.build import Layout
-from grader.collect import submission_name
-from grader.grade import grade
-from grader.report.folder import write_reports
-from grader.results import Identity, SubmissionResult
-from grader.rubric import Rubric, SlurmRubric, load_rubric
-from grader.session import Options, Session
+from ..grading.build import Layout
+from ..grading.collect import submission_name
+from ..grading.pipeline import grade
+from ..report.folder import write_reports
+from ..results import Identity, SubmissionResult
+from ..config.rubric import Rubric, SlurmRubric, load_rubric
+from ..grading.session import Options, Session
 
 PLAN = Path("slurm") / "plan.json"
 PLAN_FORMAT = "scanlab-slurm-plan-1"
@@ -74,7 +74,7 @@ class Plan:
 
     def arguments(self, out: Path) -> argparse.Namespace:
         """The options as `batch` would have parsed them (one parser: the CLI's)."""
-        from grader.cli import build_parser
+        from ..cli import build_parser
         return build_parser().parse_args(["batch", self.folder, "--out", str(out), *self.options])
 
     def paths(self) -> list[Path]:
@@ -257,7 +257,7 @@ def _task_index(index: int | None) -> int:
 
 def run_task(out: Path, index: int | None, layout: Layout, log: Callable[[str], None]) -> int:
     """One array task: grade one submission of the plan into out/submissions/<name>/."""
-    from grader.cli import options_from
+    from ..cli import options_from
     plan = Plan.read(out)
     i = _task_index(index)
     if not 0 <= i < len(plan.entries):

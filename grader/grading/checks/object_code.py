@@ -1,5 +1,5 @@
 """What the student object's code reaches, function by function, and what its device
-code keeps: the checks of grader/compiled.py that know the toolchain.
+code keeps: the checks of grader/grading/checks/compiled.py that know the toolchain.
 
 - **references** (readelf -r): for each function or data object of the student object,
   the symbols it refers to (calls, and addresses taken: a pointer to `cudaLaunchKernel`

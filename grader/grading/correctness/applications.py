@@ -13,10 +13,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader import run as sandbox
-from grader.assignment import default_assignment
-from grader.check import VERIFY_TIMEOUT_S, RunSetup, read_json
-from grader.results import AppResult
+from .. import sandbox
+from ...config.assignment import default_assignment
+from .check import VERIFY_TIMEOUT_S, RunSetup, read_json
+from ...results import AppResult
 
 # The lines of the trusted check that are figures, not the verdict.
 _VERDICT_PREFIXES = ("check ", "It uses your", "scanlab verify-app")
@@ -40,7 +40,7 @@ class Application:
 def list_applications(reference: Path) -> list[Application]:
     """The applications as the reference driver lists them. Run in a folder of its own:
     the submissions of a batch ask at the same time, and a run's output files live in
-    its folder (grader/run.py)."""
+    its folder (grader/grading/sandbox.py)."""
     with tempfile.TemporaryDirectory(prefix="scanlab-apps-") as tmp:
         r = sandbox.run([str(reference), "list", "applications"], Path(tmp),
                         sandbox.Limits(wall_s=60), sandbox.base_env(Path(tmp)), sandbox.Identity(),

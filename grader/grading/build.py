@@ -5,10 +5,10 @@ only the student files of the rubric are put in its student/ folder. The referen
 build (pristine handout + solution/student) is trusted: it verifies every output. It
 is cached under the cache folder by the hash of everything that goes into it (handout
 sources, solution files, backend, GPU architecture, compiler versions). So is the
-prebuilt harness (grader/prebuilt.py): a trusted CMake build of the handout whose
+prebuilt harness (grader/grading/prebuilt.py): a trusted CMake build of the handout whose
 harness objects and commands every submission build reuses, compiling only its
 student unit. Submission builds compile untrusted code and run in the sandbox
-(grader/run.py); identical builds within one grader run are made once.
+(grader/grading/sandbox.py); identical builds within one grader run are made once.
 """
 from __future__ import annotations
 
@@ -28,13 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, TypeVar
 
-from grader import compiled, object_code
-from grader.assignment import default_assignment
-from grader import run as sandbox
-from grader.prebuilt import FORMAT, KIT_FILE, Kit, KitError
-from grader.results import Violation
-from grader.rubric import ForbiddenRubric
-from grader.rules_engine import code_rules, violations as as_violations
+from .checks import compiled
+from .checks import object_code
+from . import sandbox
+from .prebuilt import FORMAT, KIT_FILE, Kit, KitError
+from ..results import Violation
+from ..config.rubric import ForbiddenRubric
+from .checks.rules_engine import code_rules, violations as as_violations
+from ..config.assignment import default_assignment
 
 T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
@@ -86,7 +87,7 @@ class BuildResult:
     errors: str = ""              # the first compiler errors, paths as the student knows them
     key: str = ""
     origins: dict[str, str] = field(default_factory=dict)   # file -> "yours: path" / "reference"
-    # What the compiled student unit breaks of the rules (grader/compiled.py); a build
+    # What the compiled student unit breaks of the rules (grader/grading/checks/compiled.py); a build
     # with violations is not run.
     violations: list[Violation] = field(default_factory=list)
     # The student files whose code calls the handout's placeholders (baseline::...), with
@@ -540,7 +541,7 @@ class Builder:
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], constants: frozenset[str]) -> list[Violation]:
-        """The checks of grader/compiled.py over this build's student unit (its objects
+        """The checks of grader/grading/checks/compiled.py over this build's student unit (its objects
         and source: <binary>.objects, written by handout/cmake/scanlab.cmake)."""
         listing = (build_dir / f"{BINARY[self.tools.backend]}.objects").read_text()
         objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)

@@ -38,7 +38,7 @@ class Kit:
     link: list[list[str]]             # the link commands, in order (cwd: build folder)
     written: dict[str, str]           # files the commands read (response files) -> content
     prebuilt: list[str]               # files of the build folder the link takes as they are
-    objects: str                      # <binary>.objects (grader/compiled.py's checks read it)
+    objects: str                      # <binary>.objects (grader/grading/checks/compiled.py's checks read it)
     unit: str                         # the student unit's source
     folders: list[str]                # folders of the build folder the commands write into
 
@@ -117,7 +117,7 @@ class Kit:
     def lay_out(self, folder: Path, src: Path, build: Path) -> None:
         """Makes `build` (inside `src`, a copy of the handout with the student's files)
         ready for the commands: the folders they write into, the prebuilt files, the
-        response files, and what grader/compiled.py reads (compile_commands.json and
+        response files, and what grader/grading/checks/compiled.py reads (compile_commands.json and
         <binary>.objects)."""
         build.mkdir(parents=True, exist_ok=True)
         for rel in self.folders:

@@ -20,23 +20,23 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import __version__
-from grader import backends
-from grader.applications import ExerciseBuild, not_run, run_applications
-from grader.assignment import Exercise, default_assignment
-from grader.budget import NO_BUDGET, Budget
-from grader.build import BuildResult
-from grader.cases import Case
-from grader.check import RunSetup, run_batch, run_case
-from grader.collect import Submission, collect, source_digest, submission_name
-from grader.forbidden import same_code
-from grader.rules_engine import not_attempted
-from grader.perf import PerfJob, measure_all
-from grader.results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
+from .. import __version__
+from . import backends
+from .correctness.applications import ExerciseBuild, not_run, run_applications
+from ..config.assignment import Exercise, default_assignment
+from .budget import NO_BUDGET, Budget
+from .build import BuildResult
+from ..config.cases import Case
+from .correctness.check import RunSetup, run_batch, run_case
+from .collect import Submission, collect, source_digest, submission_name
+from .checks.forbidden import same_code
+from .checks.rules_engine import not_attempted
+from .timing import PerfJob, measure_all
+from ..results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult, TaskResult, Violation)
-from grader.rubric import PerfCase, Rubric, TaskRubric
-from grader.score import score
-from grader.session import GraderError, Session
+from ..config.rubric import PerfCase, Rubric, TaskRubric
+from .score import score
+from .session import GraderError, Session
 
 Say = Callable[[str], None]
 
@@ -251,7 +251,7 @@ def plan(session: Session, sub: Submission, result: SubmissionResult) -> list[Pa
                           "graded, but worth no points (rubric: [correctness] zero_for_placeholders)")
         tr.identical_to_reference = found.data == reference.get(t.file)
         # The code rules run in the build, on the unit as the compiler sees it
-        # (grader/build.py: _gate); a file that breaks them is not built.
+        # (grader/grading/build.py: _gate); a file that breaks them is not built.
         part.files = {**reference, t.file: found.data}
         part.origins = {n: "reference" for n in part.files}
         part.origins[t.file] = f"yours ({found.path})"

@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.results import Identity, Student
+from ..results import Identity, Student
 
 METADATA_FILE = "submission_metadata.yml"
 
@@ -207,7 +207,7 @@ def identities(names: list[str], metadata: dict[str, Identity],
                roster: list[dict[str, str]], due: datetime.datetime | None = None,
                canvas: dict[str, Identity] | None = None) -> dict[str, Identity]:
     """The identity of each submission name (folder or archive name without extension).
-    `canvas`: the identities a Canvas bulk download's file names give (grader/canvas.py),
+    `canvas`: the identities a Canvas bulk download's file names give (grader/classroom/canvas.py),
     completed here from the roster's rows of the same Canvas user id."""
     by_submission: dict[str, list[dict[str, str]]] = {}
     by_key: dict[str, dict[str, str]] = {}

@@ -24,10 +24,10 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import run as sandbox
-from grader.cases import Case
-from grader.check import RunSetup
-from grader.results import CaseResult
+from .. import sandbox
+from ...config.cases import Case
+from ..correctness.check import RunSetup
+from ...results import CaseResult
 
 PREFIX = "========="
 ERROR_EXIT = 86                  # the tool's exit status when it found an error

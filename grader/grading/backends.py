@@ -1,5 +1,5 @@
 """What a GPU grade learns beyond its own cases: the task's GPU build under
-compute-sanitizer (grader/sanitizer.py), a file that builds for the GPU but not for the
+compute-sanitizer (grader/grading/checks/sanitizer.py), a file that builds for the GPU but not for the
 CPU emulator (its race-check cases fail), and cases the two backends judge differently."""
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import dataclasses
 from concurrent.futures import Future
 from pathlib import Path
 
-from grader import sanitizer as sanitizers
-from grader.build import BuildResult
-from grader.cases import Case
-from grader.check import RunSetup
-from grader.results import CaseResult, TaskResult
+from .checks import sanitizer as sanitizers
+from .build import BuildResult
+from ..config.cases import Case
+from .correctness.check import RunSetup
+from ..results import CaseResult, TaskResult
 
 CaseFutures = list["Future[list[CaseResult]]"]
 

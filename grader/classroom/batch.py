@@ -21,21 +21,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from grader import canvas, exits
-from grader.build import Layout
-from grader.canvas import read_layout
-from grader.collect import is_archive, source_digest, submission_name
-from grader.grade import grade
-from grader.report import gradebook, html, jsonfile, problems
-from grader.report import leaderboard
-from grader.report.class_summary import class_summary
-from grader.report.copies import SimilarPair, find_copies
-from grader.report.folder import safe_name, write_reports
-from grader.results import Identity, SubmissionResult
-from grader.roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, export_root,
+from . import canvas
+from .. import exits
+from ..grading.build import Layout
+from .canvas import read_layout
+from ..grading.collect import is_archive, source_digest, submission_name
+from ..grading.pipeline import grade
+from ..report import gradebook, html, jsonfile, problems
+from ..report import leaderboard
+from ..report.class_summary import class_summary
+from ..report.copies import SimilarPair, find_copies
+from ..report.folder import safe_name, write_reports
+from ..results import Identity, SubmissionResult
+from .roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, export_root,
                            identities, parse_due, read_gradescope_metadata, read_roster)
-from grader.rubric import Rubric
-from grader.session import Options, Session
+from ..config.rubric import Rubric
+from ..grading.session import Options, Session
 
 STATE_FILE = "batch.json"
 CLASS_PAGE = "class.html"
@@ -289,7 +290,7 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
 def similarity_pairs(folder: Path, rubric: Rubric, layout: Layout, out: Path,
                      say: Callable[[str], None]) -> list[SimilarPair] | None:
     """similarity.html and .csv beside the grades; the pairs (None where it cannot run)."""
-    from grader.similarity import SimilarityError, similarity_report
+    from .similarity import SimilarityError, similarity_report
     try:
         return similarity_report(folder, rubric, layout, out)
     except SimilarityError as e:
@@ -316,7 +317,7 @@ def read_identities(folder: Path, entries: list[Path], roster: Path | None,
 
 def class_folder(folder: Path, rubric: Rubric, out: Path, say: Callable[[str], None]) -> Path:
     """The folder to grade: a Gradescope export's root, or Canvas's flat bulk download
-    (and loose student files) gathered per student under `out` (grader/canvas.py)."""
+    (and loose student files) gathered per student under `out` (grader/classroom/canvas.py)."""
     folder = export_root(folder)
     if canvas.is_flat(folder, rubric.submitted_files):
         staged = canvas.stage(folder, rubric.submitted_files, out)

@@ -1,0 +1,4 @@
+"""What works on a whole class: `batch` (batch.py: a class folder graded with one
+session), who each submission belongs to (roster.py: Gradescope's export, roster CSVs,
+Canvas's gradebook; canvas.py: Canvas's bulk download), which submissions are alike
+(similarity.py) and a class graded on a Slurm cluster (slurm.py)."""

@@ -1,0 +1,19 @@
+"""Grading one submission, stage by stage. pipeline.py runs the stages in order for one
+submission, within a session.py Session (what the grading of several submissions
+shares: the machine, the cached reference, the seed, the workspace):
+
+  collect.py     unpack the submission safely and find the student files
+  checks/        the code's checks: the code rules on what the compiler sees
+                 (rules_engine, forbidden), what the compiler made (compiled,
+                 object_code), compute-sanitizer on the GPU build (sanitizer)
+  build.py       the reference (cached) and the submission's builds, linked to the
+  prebuilt.py    prebuilt harness (its objects and commands, built once a machine)
+  sandbox.py     running untrusted programs: bubblewrap's jail, limits, scrubbed
+                 environment, an unprivileged user
+  correctness/   the cases, run by the submission and decided by the trusted reference
+                 (check), and the handout's applications (applications)
+  timing.py      the submission timed against the reference on the GPU
+  score.py       points from the results, by the rubric
+
+budget.py is a submission's time budget; backends.py what a GPU grade learns beyond its
+own cases. The stages fill the model of ../results.py, which ../report/ writes."""
