@@ -17,6 +17,7 @@ from .classroom.roster import RosterError
 from .grading.session import GraderError, Options, Session, default_cache_dir
 from .classroom.slurm import SlurmError
 from .config.rubric import Rubric, RubricError, load_rubric, settings_table
+from .machine.backend import AUTO, BACKENDS
 
 EXIT_OK = exits.OK
 EXIT_GRADER = exits.GRADER      # the grader could not run (setup, rubric, arguments)
@@ -47,7 +48,7 @@ See grader/README.md."""
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
                    help="the rubric (default: data/rubric.toml)")
-    p.add_argument("--backend", choices=("auto", "cuda", "emulator"), default="auto",
+    p.add_argument("--backend", choices=(AUTO, *BACKENDS), default=AUTO,
                    help="cuda: build for and run on the GPU; emulator: the CPU emulator "
                         "(correctness only); auto (default): cuda when a GPU and nvcc are found")
     p.add_argument("--cache", type=Path, default=None,
@@ -213,7 +214,7 @@ def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options:
         print(f"grader: {args.submission}: no such file or folder", file=sys.stderr)
         return EXIT_GRADER
     with Session(rubric, layout, options, log) as session:
-        log(f"seed {session.seed}; backend {session.backend}; {session.jobs} parallel jobs")
+        log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} parallel jobs")
         result = grade(session, args.submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
@@ -278,12 +279,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:
                 session.prepare()
-                if session.backend == "cuda" and session.options.perf:
+                if session.backend.times and session.options.perf:
                     # Once per machine, so that no grade spends its time on them.
                     for task in rubric.tasks:
                         for perf in task.perf:
                             session.baselines_of(perf)
-                print(f"reference driver ready ({session.backend}) in {session.options.cache_dir}")
+                print(f"reference driver ready ({session.backend.name}) in {session.options.cache_dir}")
             return EXIT_OK
         if args.command == "grade":
             return grade_one(args, rubric, layout, options_from(args), log)

@@ -11,6 +11,7 @@ from typing import Any
 
 from .config.cases import Case
 from .config.rubric import PerfCase
+from .machine.backend import BACKENDS
 
 
 @dataclass
@@ -189,7 +190,7 @@ NOT_CONTAINED = "NOT CONTAINED"
 
 @dataclass
 class MachineInfo:
-    backend: str                              # cuda | emulator
+    backend: str                              # cuda | emulator (machine/backend.py)
     gpu: str = ""
     compute_capability: str = ""
     copy_gbps: float | None = None
@@ -200,6 +201,12 @@ class MachineInfo:
     @property
     def contained(self) -> bool:
         return not self.sandbox.startswith(NOT_CONTAINED)
+
+    @property
+    def on_gpu(self) -> bool:
+        """Graded on a GPU (its name and compute capability are known)."""
+        backend = BACKENDS.get(self.backend)
+        return backend is not None and backend.on_gpu
 
 
 @dataclass(frozen=True)

@@ -171,7 +171,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     files written from what had finished by then."""
     rubric = session.rubric
     out.mkdir(parents=True, exist_ok=True)
-    state = BatchState(session.seed, rubric.digest, session.backend)
+    state = BatchState(session.seed, rubric.digest, session.backend.name)
     names = folder_names(entries)
     limit = rubric.submission.max_total_bytes
     results: list[SubmissionResult] = []
@@ -260,7 +260,7 @@ def throughput_line(graded: int, seconds: float, session: Session) -> str:
             f"{3600 * graded / max(seconds, 1e-9):.0f} per hour")
     slots = session.resources.gpus
     if slots is None:
-        return line + f" ({session.backend}, {session.jobs} parallel jobs)"
+        return line + f" ({session.backend.name}, {session.jobs} parallel jobs)"
     turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs"
                       for i, t in slots.turns.items())
     return line + f" on {len(slots.turns)} GPU(s) ({turns})"
@@ -363,7 +363,7 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     with Session(rubric, layout, options, log) as session:
         known = sum(1 for i in who.values() if i.students)
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
-              f"{session.backend}, {session.jobs} parallel jobs"
+              f"{session.backend.name}, {session.jobs} parallel jobs"
               + (f"; {known} with their students' names" if known else ""), flush=True)
         extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None)
         status = exits.OK

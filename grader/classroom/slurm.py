@@ -38,6 +38,7 @@ from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
 from ..config.rubric import Rubric, SlurmRubric, load_rubric
 from ..grading.session import Options, Session
+from ..machine.backend import requested
 
 PLAN = Path("slurm") / "plan.json"
 PLAN_FORMAT = "scanlab-slurm-plan-1"
@@ -194,7 +195,7 @@ def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] 
             raise SlurmError(f"{folder}: no submissions found")
         seed = args.seed if args.seed is not None else random.randrange(1, 2**31)
         # The jobs run where the GPUs are: "auto" means the GPU there.
-        backend = "cuda" if args.backend == "auto" else args.backend
+        backend = requested(args.backend).name
         plan = Plan(str(folder), [str(e) for e in sorted(entries)], _grading_options(args, seed, backend),
                     str(args.roster.resolve()) if args.roster else None, args.due)
         plan_args = plan.arguments(out)
@@ -204,7 +205,7 @@ def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] 
         read_identities(folder, entries, plan_args.roster, plan_args.due)   # a broken roster fails here
         indices = list(range(len(entries)))
     # Emulator jobs need no GPU: no gres unless --gres asks for one.
-    if backend == "emulator" and args.gres is None:
+    if not requested(backend).on_gpu and args.gres is None:
         overrides["gres"] = ""
     settings = dataclasses.replace(rubric.slurm, **overrides)
     python = args.python or sys.executable
@@ -270,7 +271,7 @@ def run_task(out: Path, index: int | None, layout: Layout, log: Callable[[str], 
     options: Options = options_from(args)
     with Session(rubric, layout, options, log) as session:
         print(f"grading {entry} (task {i} of {len(entries)}): seed {session.seed}, backend "
-              f"{session.backend}", flush=True)
+              f"{session.backend.name}", flush=True)
         result = grade(session, entry, on_phase=lambda text: print(f"    {text}", flush=True))
     result.identity = who.get(submission_name(entry), Identity())
     write_reports(result, rubric, out / "submissions" / folder_names(entries)[entry])

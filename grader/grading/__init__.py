@@ -15,5 +15,5 @@ shares: the machine, the cached reference, the seed, the workspace):
   timing.py      the submission timed against the reference on the GPU
   score.py       points from the results, by the rubric
 
-budget.py is a submission's time budget; backends.py what a GPU grade learns beyond its
+budget.py is a submission's time budget; cross_checks.py what a GPU grade learns beyond its
 own cases. The stages fill the model of ../results.py, which ../report/ writes."""

@@ -34,12 +34,12 @@ from . import sandbox
 from .prebuilt import FORMAT, KIT_FILE, Kit, KitError
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
+from ..machine.backend import Backend
 from .checks.rules_engine import code_rules, violations as as_violations
 from ..config.assignment import default_assignment
 
 T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
-BINARY = {"cuda": "scanlab", "emulator": "scanlab-emu"}
 ERROR_LINES = 30
 
 
@@ -67,7 +67,7 @@ class Layout:
 
 @dataclass(frozen=True)
 class Toolchain:
-    backend: str                  # cuda | emulator
+    backend: Backend
     cmake: str
     nvcc: str | None = None
     cuda_arch: str = ""           # "90"; "" lets the handout choose
@@ -181,7 +181,7 @@ class Builder:
 
     def key(self, files: dict[str, bytes], tasks: tuple[str, ...] = ()) -> str:
         h = hashlib.sha256()
-        for part in (self.tools.backend, self.tools.cuda_arch, self.tools.compiler_id,
+        for part in (self.tools.backend.name, self.tools.cuda_arch, self.tools.compiler_id,
                      self.tools.build_type, self.handout_digest, ",".join(sorted(tasks))):
             h.update(part.encode() + b"\0")
         for name in sorted(files):
@@ -190,7 +190,7 @@ class Builder:
 
     def cached(self) -> bool:
         """Whether the reference and the prebuilt harness are both in the cache."""
-        return (self._reference_folder() / BINARY[self.tools.backend]).is_file() \
+        return (self._reference_folder() / self.tools.backend.binary).is_file() \
             and (self._kit_folder() / KIT_FILE).is_file()
 
     def _once(self, name: str, make: Callable[[], T], failed: Callable[[BaseException], T]) -> T:
@@ -243,12 +243,12 @@ class Builder:
             "reference", False, errors=f"the reference build failed: {e}"))
 
     def _reference_folder(self) -> Path:
-        return self.cache_dir / f"reference-{self.tools.backend}-{self.key(self.reference_files)[:20]}"
+        return self.cache_dir / f"reference-{self.tools.backend.name}-{self.key(self.reference_files)[:20]}"
 
     def _build_reference(self) -> BuildResult:
         key = self.key(self.reference_files)
         target = self._reference_folder()
-        binary = target / BINARY[self.tools.backend]
+        binary = target / self.tools.backend.binary
         origins = {n: "reference" for n in self.reference_files}
 
         def found() -> BuildResult | None:
@@ -278,7 +278,7 @@ class Builder:
                           lambda e: f"the prebuilt harness could not be made: {e}")
 
     def _kit_folder(self) -> Path:
-        return self.cache_dir / f"kit{FORMAT}-{self.tools.backend}-{self.key({})[:20]}"
+        return self.cache_dir / f"kit{FORMAT}-{self.tools.backend.name}-{self.key({})[:20]}"
 
     def _build_kit(self) -> tuple[Kit, Path] | str:
         target = self._kit_folder()
@@ -377,7 +377,7 @@ class Builder:
             if tasks:
                 commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
             compile_argv = list(commands[0])
-            if not trusted and self.tools.backend == "cuda":
+            if not trusted and self.tools.backend.keeps_device_code:
                 # nvcc keeps what its two passes saw (the host's and the device's
                 # preprocessed unit) and the device code (the cubin) for the checks.
                 (build_dir / "keep").mkdir()
@@ -443,7 +443,7 @@ class Builder:
                 ok = False
                 break
         log = "\n".join(log_parts)
-        binary = build_dir / BINARY[backend]
+        binary = build_dir / backend.binary
         ok = ok and binary.is_file()
         rewrite = {f"{src}/student/{name}": student_paths.get(name, f"(reference) student/{name}")
                    for name in files}
@@ -471,8 +471,8 @@ class Builder:
         configure = [self.tools.cmake, "-S", str(src), "-B", str(build_dir),
                      f"-DCMAKE_BUILD_TYPE={self.tools.build_type}",
                      "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON"]
-        if backend == "cuda":
-            configure += ["-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"]
+        configure += backend.cmake_flags
+        if backend.on_gpu:
             if self.tools.nvcc:
                 configure.append(f"-DCMAKE_CUDA_COMPILER={self.tools.nvcc}")
             if self.tools.cuda_arch:
@@ -481,9 +481,7 @@ class Builder:
                 # The reference driver (built once, cached) times CUB too: the "cub"
                 # baseline of task 4 and the leaderboard's CUB row.
                 configure.append("-DSCANLAB_CUB_BASELINE=ON")
-        else:
-            configure += ["-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"]
-        return [configure, [self.tools.cmake, "--build", str(build_dir), "--target", BINARY[backend],
+        return [configure, [self.tools.cmake, "--build", str(build_dir), "--target", backend.binary,
                             "-j", str(max(1, self.tools.jobs))]]
 
     def _public_dirs(self) -> tuple[str, ...]:
@@ -543,9 +541,9 @@ class Builder:
                  own: dict[str, str], constants: frozenset[str]) -> list[Violation]:
         """The checks of grader/grading/checks/compiled.py over this build's student unit (its objects
         and source: <binary>.objects, written by handout/cmake/scanlab.cmake)."""
-        listing = (build_dir / f"{BINARY[self.tools.backend]}.objects").read_text()
+        listing = (build_dir / f"{self.tools.backend.binary}.objects").read_text()
         objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
-        cuda = self.tools.backend == "cuda"
+        cuda = self.tools.backend.on_gpu
         keep = build_dir / "keep"
         # The device code's ELF (nvcc kept it): its writable variables are state.
         device: list[object_code.DeviceVariable] = []

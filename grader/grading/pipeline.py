@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import __version__
-from . import backends
+from . import cross_checks
 from .correctness.applications import ExerciseBuild, not_run, run_applications
 from ..config.assignment import Exercise, default_assignment
 from .budget import NO_BUDGET, Budget
@@ -82,7 +82,7 @@ class ExercisePart:
                                        + "; ".join(v.message for v in b.violations[:2]))
         if not b.ok or b.binary is None:
             return ExerciseBuild(None, f"student/{self.exercise.file} does not compile: "
-                                       f"{backends.first_error(b.errors)}")
+                                       f"{cross_checks.first_error(b.errors)}")
         return ExerciseBuild(b.binary, "")
 
 
@@ -137,7 +137,7 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
                 and not integ.build.violations):
             return []
         started = time.monotonic()
-        n = (session.rubric.integration.application_emulator_n if session.backend == "emulator"
+        n = (session.rubric.integration.application_emulator_n if session.backend.reduced_sizes
              else session.rubric.integration.application_n)
         if skip:
             return not_run(ready(), n, skip)
@@ -182,7 +182,7 @@ def new_result(session: Session, path: Path, sub: Submission | None = None) -> S
         kind=sub.kind if sub else ("folder" if path.is_dir() else "archive"),
         # The machine's description (its copy bandwidth measured on the GPU) is filled in
         # when the grading ends: nothing waits for it before.
-        seed=session.seed, machine=MachineInfo(session.backend),
+        seed=session.seed, machine=MachineInfo(session.backend.name),
         graded_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         grader_version=__version__, rubric=str(rubric.path),
         reproduce=session.reproduce_command(path))
@@ -382,7 +382,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 assert part.task is not None
                 part.race_build = b
                 if b.ok and b.binary is not None and race_setup is not None and not b.violations:
-                    race = [dataclasses.replace(c, backend="emulator")
+                    race = [dataclasses.replace(c, backend=race_setup.backend.name)
                             for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)]
                     race_checks.append((part, [pool.submit(one, b.binary, b.key, race_setup, c)
                                                for c in race]))
@@ -401,8 +401,8 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             if isinstance(part.outcome, TaskResult) and part.task is not None \
                     and not_attempted(part.outcome, part.task.bonus, b.placeholders):
                 continue
-            cases = cases_of(rubric, part, session.backend == "emulator")
-            if session.backend == "cuda":
+            cases = cases_of(rubric, part, session.backend.reduced_sizes)
+            if session.backend.batched_runs:
                 # One process (one CUDA context) for all of this build's cases.
                 futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, session.seed,
                                        session.timeouts)]
@@ -414,7 +414,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
                 shown = {n: paths.get(n, f"student/{n}") for n, origin in part.origins.items()
                          if origin.startswith("yours")}
                 sanitized.append((part, [
-                    sanitizing.submit(backends.sanitize_after, futures, setup, session.sanitizer, tool,
+                    sanitizing.submit(cross_checks.sanitize_after, futures, setup, session.sanitizer, tool,
                                       b.binary, tool_cases, session.seed, shown)
                     for tool, tool_cases in rubric.sanitize_for(part.task.driver_tasks).items()]))
         for exercise_future in as_completed(exercise_builds):
@@ -460,7 +460,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
             done = [f.result() for f in sanitizer_futures]
             if isinstance(part.outcome, TaskResult) and part.outcome.status == "graded":
                 part.outcome.cases.extend(done)
-                backends.say_sanitizer_findings(part.outcome, done)
+                cross_checks.say_sanitizer_findings(part.outcome, done)
         apps_done = apps.result() if apps is not None else []
     for part in parts:
         if not isinstance(part.outcome, TaskResult):
@@ -475,13 +475,13 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
         # machine that cannot build the emulator at all is no finding against the student.
         elif race_build is not None and not race_build.ok and tr.status == "graded" \
                 and part.task is not None and race_setup is not None:
-            backends.emulator_build_failed(tr, race_build, rubric.cases_for(
+            cross_checks.emulator_build_failed(tr, race_build, rubric.cases_for(
                 part.task.driver_tasks, True, rubric.race_check_groups), session.seed)
         elif race_build is not None and not race_build.ok and race_setup is None:
             tr.race_note = session.race_note or "race check not run"
         elif race_build is not None and not race_build.ok:
             tr.race_note = ("race check not run: the file does not build for the CPU emulator "
-                            f"({backends.first_error(race_build.errors)})")
+                            f"({cross_checks.first_error(race_build.errors)})")
         elif tr.status != "graded":
             continue
         elif race_setup is not None and not tr.race_note:
@@ -489,7 +489,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: list
         elif race_setup is None and session.race_note:
             tr.race_note = session.race_note
         if tr.status == "graded":
-            backends.say_where_they_disagree(tr)
+            cross_checks.say_where_they_disagree(tr)
             if session.sanitizer_note:
                 tr.race_note = "; ".join(x for x in (tr.race_note, session.sanitizer_note) if x)
     return apps_done
@@ -583,7 +583,7 @@ def _eligible_for_timing(session: Session, t: TaskRubric, tr: TaskResult,
     if t.performance_points <= 0 or not t.perf:
         tr.perf_status = "not_eligible"
         tr.perf_message = "no performance points in the rubric"
-    elif session.backend != "cuda":
+    elif not session.backend.times:
         tr.perf_status = "not_measured"
         tr.perf_message = "not measured (no GPU)"
     elif not session.options.perf:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..machine import detect as machines
+from ..machine.backend import BACKENDS, EMULATOR, Backend, BackendError, choose as choose_backend
 from . import sandbox
 from .checks import sanitizer as sanitizers
 from .build import Builder, BuildResult, Layout, Toolchain
@@ -46,7 +47,7 @@ def default_cache_dir() -> Path:
 
 @dataclass
 class Options:
-    backend: str = "auto"                 # auto | cuda | emulator
+    backend: str = "auto"                 # auto | cuda | emulator (machine/backend.py)
     cache_dir: Path = field(default_factory=default_cache_dir)
     jobs: int = 0                         # parallel CPU work; 0: the machine's cores
     seed: int | None = None               # None: a fresh one
@@ -78,30 +79,18 @@ class Session:
         self.log = log
         self.machine = machine or machines.detect(check_boost=False)
         m = self.machine
-        backend = options.backend
-        if backend == "auto":
-            backend = "cuda" if m.has_gpu and m.can_build_cuda else "emulator"
-        if backend == "cuda":
-            if not m.has_gpu:
-                raise GraderError(f"--backend cuda: no GPU ({m.gpu_problem})")
-            if not m.can_build_cuda:
-                missing = [t.name for t in (m.nvcc, m.cmake, m.gxx) if not t.ok]
-                raise GraderError(f"--backend cuda: cannot build CUDA drivers: {', '.join(missing)} missing")
-        elif backend == "emulator":
-            missing = [t.name for t in (m.cmake, m.gxx) if not t.ok]
-            if missing:
-                raise GraderError(f"cannot build the CPU emulator driver: {', '.join(missing)} missing "
-                                  "(run `python3 -m grader doctor`)")
-        else:
-            raise GraderError(f"unknown backend {backend!r}")
+        try:
+            backend = choose_backend(options.backend, m)
+        except BackendError as e:
+            raise GraderError(str(e)) from None
         self.backend = backend
         try:
-            self.gpus = machines.select_gpus(m.gpus, options.gpus) if backend == "cuda" else []
+            self.gpus = machines.select_gpus(m.gpus, options.gpus) if backend.on_gpu else []
         except ValueError as e:
             raise GraderError(str(e)) from None
         self.jobs = options.jobs or m.cores
         arch = options.cuda_arch
-        if backend == "cuda" and not arch:
+        if backend.on_gpu and not arch:
             arch = ";".join(sorted({g.arch for g in self.gpus})) or "native"
         self.identity = sandbox.sandbox_identity(options.sandbox_user)
         parent = (options.workdir or Path(tempfile.gettempdir())).resolve()
@@ -118,7 +107,7 @@ class Session:
         # its cache, and the workspace (other submissions' builds).
         hidden = tuple(str(p) for p in (self.layout.root.resolve(), options.cache_dir.resolve(),
                                         self.workdir))
-        devices = sandbox.gpu_devices() if backend == "cuda" else ()
+        devices = sandbox.gpu_devices() if backend.on_gpu else ()
         jail, self.jail_problem = sandbox.find_jail(hidden, devices, self.identity)
         self.identity = dataclasses.replace(self.identity, jail=jail)
         if jail is None:
@@ -132,8 +121,8 @@ class Session:
         # Race check: on a GPU, some cases also run on the CPU emulator.
         self.race_note = ""
         self.race_builder: Builder | None = None
-        if backend == "cuda" and options.race_check and rubric.race_check_groups:
-            race = self._builder("emulator", "") if m.cmake.ok and m.gxx.ok else None
+        if backend.cross_checks and options.race_check and rubric.race_check_groups:
+            race = self._builder(EMULATOR, "") if m.cmake.ok and m.gxx.ok else None
             # Built here before: Boost.Context is there, no need to compile a probe for it.
             if race is not None and not race.cached() and \
                     (m.boost_context.path is None or m.boost_context.path == "unchecked"):
@@ -147,7 +136,7 @@ class Session:
         # On a GPU, each task's own build also runs under compute-sanitizer.
         self.sanitizer: sanitizers.Sanitizer | None = None
         self.sanitizer_note = ""
-        if backend == "cuda" and options.sanitize and rubric.sanitizer.run and rubric.sanitize:
+        if backend.cross_checks and options.sanitize and rubric.sanitizer.run and rubric.sanitize:
             found = sanitizers.find(m.nvcc.path)
             if found is None:
                 self.sanitizer_note = ("compute-sanitizer not run: it is not installed beside nvcc "
@@ -186,17 +175,17 @@ class Session:
                 kits = [pool.submit(b.kit) for b in builders]
                 for b in builders:
                     pool.submit(b.reference)
-                setup, self.run_reference = self._prepare_backend(self.builder, self.backend)
+                setup, self.run_reference = self._prepare_backend(self.builder)
                 if self.race_builder is not None:
                     try:
-                        self.race_setup, _ = self._prepare_backend(self.race_builder, "emulator")
+                        self.race_setup, _ = self._prepare_backend(self.race_builder)
                     except GraderError as e:
                         self.race_builder = None
                         self.race_note = f"race check on the CPU emulator not run: {str(e)[:300]}"
                 for b, kit in zip(builders, kits):
                     made = kit.result()
                     if not isinstance(made, str):
-                        self.log(f"prebuilt harness ({b.tools.backend}): ready [{made[1]}]")
+                        self.log(f"prebuilt harness ({b.tools.backend.name}): ready [{made[1]}]")
                     elif b is self.builder:
                         raise GraderError(made)
                     else:
@@ -241,29 +230,31 @@ class Session:
                      + f" (kept in {self.baselines.path})")
         return values
 
-    def _builder(self, backend: str, arch: str) -> Builder:
+    def _builder(self, backend: Backend, arch: str) -> Builder:
         m = self.machine
+        compiler = backend.compiler(m)
         tools = Toolchain(backend=backend, cmake=m.cmake.path or "cmake",
-                          nvcc=m.nvcc.path if backend == "cuda" else None,
-                          cuda_arch=arch if backend == "cuda" else "",
-                          compiler_id=f"nvcc {m.nvcc.version}" if backend == "cuda" else f"g++ {m.gxx.version}",
+                          nvcc=m.nvcc.path if backend.on_gpu else None,
+                          cuda_arch=arch if backend.on_gpu else "",
+                          compiler_id=f"{compiler.name} {compiler.version}",
                           # The CMake builds (the reference and the prebuilt harness, once
                           # per machine) have the machine; a submission's compiles one file.
                           jobs=self.jobs,
-                          build_type="Release" if backend == "cuda"
+                          build_type="Release" if backend.release_build
                           else self.rubric.limits.emulator_build_type)
         return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
                        self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
                        self.rubric.forbidden, slot=self.resources.cpu_slot)
 
-    def _prepare_backend(self, builder: Builder, backend: str) -> tuple[RunSetup, Path]:
+    def _prepare_backend(self, builder: Builder) -> tuple[RunSetup, Path]:
         """The trusted reference of one backend (built or cached), its copy student-side
         runs use, and how runs go, checked by a probe."""
+        backend = builder.tools.backend
         start = time.monotonic()
         ref = builder.reference()
         if not ref.ok or ref.binary is None:
             raise GraderError(ref.errors or "the reference does not build")
-        self.log(f"reference driver ({backend}): "
+        self.log(f"reference driver ({backend.name}): "
                  + ("cached" if ref.cached else f"built in {time.monotonic() - start:.0f} s")
                  + f" [{ref.binary}]")
         run_copy = builder.build("reference", dict(builder.reference_files), {}, {})
@@ -273,10 +264,10 @@ class Session:
         setup = RunSetup(
             backend=backend, reference=ref.binary, workdir=self.workdir,
             identity=self.identity, resources=self.resources,
-            timeout_s=limits.run_timeout_s if backend == "cuda" else limits.emulator_run_timeout_s,
+            timeout_s=backend.run_timeout_s(limits.run_timeout_s, limits.emulator_run_timeout_s),
             memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
         self._probe_sandbox(setup, run_copy.binary)
-        if backend == "cuda" and builder is self.builder:
+        if backend.times and builder is self.builder:
             self.baselines = BaselineStore(self.options.cache_dir / f"baselines-{ref.key[:20]}.json")
         return setup, run_copy.binary
 
@@ -296,7 +287,7 @@ class Session:
             argv = [str(run_reference), "run", *case.driver_args(1), "--json", str(home / "probe.json")]
             limits = dataclasses.replace(setup.limits(case), memory_mb=memory_mb)
             try:
-                slot = self.resources.gpu() if setup.backend == "cuda" else self.resources.cpu_slot()
+                slot = self.resources.gpu() if setup.backend.on_gpu else self.resources.cpu_slot()
                 with slot as gpu:
                     return sandbox.run(argv, home, limits, setup.env(home, 1, gpu), self.identity)
             finally:
@@ -336,16 +327,16 @@ class Session:
             user += f"; {self.sandbox_note}"
         jail = self.identity.jail
         contained = jail.describe() if jail else f"{NOT_CONTAINED}: {self.jail_problem}"
-        if self.backend == "cuda":
+        if self.backend.on_gpu:
             copy_gbps = measure_copy_bandwidth(self.prepare()) if self.options.perf else None
             g = self.gpus[0]
-            return MachineInfo("cuda", g.name, g.compute_capability, copy_gbps, user,
+            return MachineInfo(self.backend.name, g.name, g.compute_capability, copy_gbps, user,
                                sandbox=contained)
-        note = ("no GPU: correctness is graded with the CPU emulator; performance is not measured"
+        note = (f"no GPU: correctness is graded with the CPU emulator; {self.backend.cannot}"
                 if not self.machine.has_gpu else
-                "emulator backend chosen: correctness is graded with the CPU emulator; "
-                "performance is not measured")
-        return MachineInfo("emulator", "", "", None, user, note, contained)
+                f"emulator backend chosen: correctness is graded with the CPU emulator; "
+                f"{self.backend.cannot}")
+        return MachineInfo(self.backend.name, "", "", None, user, note, contained)
 
     def draw_perf_seed(self) -> int:
         """The seed of a grade's timed inputs: fresh and secret (never derived from the
@@ -355,7 +346,8 @@ class Session:
         return random.SystemRandom().randrange(1, 2**63)
 
     def reproduce_command(self, path: Path) -> str:
-        extra = f" --backend {self.options.backend}" if self.options.backend != "auto" else ""
+        named = BACKENDS.get(self.options.backend)       # None: auto, chosen again there
+        extra = f" --backend {named.name}" if named else ""
         rubric = "" if self.rubric.path == (self.layout.data / "rubric.toml").resolve() \
             else f" --rubric {self.rubric.path}"
         return f"python3 -m grader grade {path} --seed {self.seed}{extra}{rubric}"

@@ -43,7 +43,7 @@ def _picture(uri: str | None, alt: str, missing: str) -> str:
 
 def submission_page(result: SubmissionResult) -> str:
     m = result.machine
-    where = (f"GPU {m.gpu} (cc {m.compute_capability})" if m.backend == "cuda"
+    where = (f"GPU {m.gpu} (cc {m.compute_capability})" if m.on_gpu
              else "CPU emulator (no GPU): performance not measured")
     who = ", ".join(s.name or s.sid or s.email for s in result.identity.students)
     body = [f"<h1>scanlab grade: {escape(result.name)}</h1>",

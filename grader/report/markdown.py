@@ -15,7 +15,7 @@ def _cell(text: str) -> str:
 
 def document(result: SubmissionResult) -> str:
     m = result.machine
-    where = (f"GPU {m.gpu} (cc {m.compute_capability})" if m.backend == "cuda"
+    where = (f"GPU {m.gpu} (cc {m.compute_capability})" if m.on_gpu
              else "CPU emulator (no GPU): performance not measured")
     out = [f"## scanlab grade: {_cell(result.name)}", "",
            f"**Score: {headline(result)}**  ", f"{where}; seed `{result.seed}`", ""]

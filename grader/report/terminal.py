@@ -80,7 +80,7 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
         # The instructor's report only: students must not know the timed inputs' seed.
         out.append(f"timed inputs: --perf-seed {result.perf_seed} (secret: not in the "
                    "student's Gradescope report)")
-    if m.backend == "cuda":
+    if m.on_gpu:
         copy = f", copy bandwidth {m.copy_gbps:.0f} GB/s" if m.copy_gbps else ""
         out.append(f"GPU: {m.gpu} (compute capability {m.compute_capability}){copy}; "
                    f"student code ran as {m.sandbox_user}")
@@ -119,7 +119,7 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
     if result.applications:
         out += ["", *application_lines(result)]
     out += ["", *_summary_table(result), "", f"TOTAL  {headline(result)}"]
-    if not result.performance_measured and result.machine.backend != "cuda":
+    if not result.performance_measured and not result.machine.on_gpu:
         out.append("Performance is graded on the course's GPU machine (python3 -m grader batch).")
     out.append(f"graded in {result.seconds:.0f} s")
     return "\n".join(out) + "\n"

@@ -85,7 +85,7 @@ def fixture_driver(session: Session, name: str, tmp: Path, file: str = "reduce.c
 def scratch_builder(tools: Toolchain) -> Iterator[Builder]:
     """A Builder for `tools` over this checkout, with the tests' cache and a workspace
     of its own (removed after)."""
-    work = Path(tempfile.mkdtemp(prefix=f"scanlab-{tools.backend}-build-test-"))
+    work = Path(tempfile.mkdtemp(prefix=f"scanlab-{tools.backend.name}-build-test-"))
     work.chmod(0o711)
     try:
         yield Builder(Layout(REPO), tools, cache_dir(), work, sandbox.sandbox_identity(), 900, 16384,

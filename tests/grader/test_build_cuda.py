@@ -9,6 +9,7 @@ import pytest
 
 from conftest import REPO, compose, scratch_builder
 from grader.machine import detect as machines
+from grader.machine.backend import CUDA
 from grader.grading.build import Toolchain
 from grader.config.rubric import load_rubric
 
@@ -18,7 +19,7 @@ def cuda_builder():
     m = machines.detect(check_boost=False)
     if not m.can_build_cuda:
         pytest.skip("no CUDA toolchain (nvcc, cmake, g++) here")
-    with scratch_builder(Toolchain("cuda", m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
+    with scratch_builder(Toolchain(CUDA, m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
                                    2, "Release")) as builder:
         yield builder
 

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import REPO, cache_dir, compose, fixture_driver, load_fixture
 from grader.machine import detect as machines
+from grader.machine.backend import CUDA, EMULATOR
 from grader.grading.build import Layout
 from grader.machine.slots import GpuSlots
 from grader.classroom.batch import run_batch
@@ -38,10 +39,10 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
                       log=lambda line: None)
     session.prepare()
     # The race check of GPU grades: emulator builds and cases next to the "GPU" ones.
-    session.race_builder = session._builder("emulator", "")
-    session.race_setup, _ = session._prepare_backend(session.race_builder, "emulator")
+    session.race_builder = session._builder(EMULATOR, "")
+    session.race_setup, _ = session._prepare_backend(session.race_builder)
     # Pose as a GPU machine: timing and scoring take their GPU paths, with emulator drivers.
-    session.backend = "cuda"
+    session.backend = CUDA
     session.gpus = [machines.Gpu(0, "CPU emulator posing as a GPU", "9.0", 0)]
     session.resources.gpus = GpuSlots([0])
     session.baselines = BaselineStore(tmp_path_factory.mktemp("cache") / "baselines.json")

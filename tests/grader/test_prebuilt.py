@@ -13,6 +13,7 @@ import pytest
 
 from conftest import scratch_builder
 from grader.machine import detect as machines
+from grader.machine.backend import EMULATOR
 from grader.grading.build import Toolchain
 from grader.grading.prebuilt import KIT_FILE, SRC, Kit
 
@@ -22,7 +23,7 @@ def builder():
     m = machines.detect(check_boost=True)
     if not m.can_build_emulator:
         pytest.skip("the CPU emulator cannot be built here")
-    with scratch_builder(Toolchain("emulator", m.cmake.path, None, "", f"g++ {m.gxx.version}", 2,
+    with scratch_builder(Toolchain(EMULATOR, m.cmake.path, None, "", f"g++ {m.gxx.version}", 2,
                                    "Release")) as made:
         yield made
 

@@ -14,7 +14,7 @@ from conftest import REPO
 from grader.grading.checks import sanitizer
 from grader.grading.build import BuildResult
 from grader.config.cases import Case, CaseError, expand_sanitize
-from grader.grading.backends import emulator_build_failed, say_where_they_disagree
+from grader.grading.cross_checks import emulator_build_failed, say_where_they_disagree
 from grader.results import CaseResult, TaskResult
 from grader.config.rubric import load_rubric
 from grader.grading.sandbox import Result
@@ -235,7 +235,7 @@ def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented()
     # the task "wrong"); the task's verdict stays "not implemented". (Seen on the H100:
     # the untouched handout's task 3 was "wrong".)
     from concurrent.futures import Future
-    from grader.grading.backends import sanitize_after
+    from grader.grading.cross_checks import sanitize_after
     stub = [CaseResult(Case("scan", "add-i32", 5003), 1, "not_implemented")]
     cases: Future = Future()
     cases.set_result(stub)

@@ -63,10 +63,10 @@ def test_no_source_file_is_over_the_limit():
 
 def test_the_results_model_imports_only_the_configuration():
     # The stages fill the model and the reports read it: it imports none of them, only
-    # what the rubric and the cases are.
+    # what the rubric, the cases and the backends are.
     imported = grader_imports(GRADER / "results.py")
     assert imported, "the parser found no import at all"
-    assert all(m.startswith("grader.config.") for m in imported), imported
+    assert all(m.startswith("grader.config.") or m == "grader.machine.backend" for m in imported), imported
 
 
 def test_every_import_inside_the_grader_is_relative():
@@ -167,3 +167,43 @@ def test_ctest_labels_and_the_gpu_lock():
     if "gpu.grader" in props:
         assert props["gpu.grader"]["LABELS"] == ["gpu", "grader"]
     assert "emulator" in props["emu.reference.scan"]["LABELS"]
+
+
+# ---- the shape of the grader: a backend is an object, no import cycle ------------------------
+
+BACKEND_WORDS = {"cuda", "emulator", "auto"}
+STRING_OPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)     # not `is None`
+
+
+def _is_backend_operand(node: ast.expr) -> bool:
+    """A backend's name in a comparison: a literal "cuda", "emulator" or "auto", or a
+    name or attribute that is a backend (backend, setup.backend, AUTO, EMULATOR.name)."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value in BACKEND_WORDS
+    if isinstance(node, ast.Attribute) and node.attr == "name":
+        return _is_backend_operand(node.value)
+    ident = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return "backend" in ident.lower() or ident.lower() in BACKEND_WORDS
+
+
+def backend_compares() -> list[str]:
+    found = []
+    for p in sorted(GRADER.rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and all(isinstance(op, STRING_OPS) for op in node.ops) \
+                    and any(map(_is_backend_operand, [node.left, *node.comparators])):
+                found.append(f"{p.relative_to(REPO)}:{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_a_backend_is_an_object_chosen_once():
+    # grader/machine/backend.py says what each backend builds, runs, times and cannot do;
+    # the rest of the grader asks the object. Comparing its name is left for choosing it
+    # (--backend auto), the race-check cases' label and --resume's "same backend" check.
+    found = backend_compares()
+    assert len(found) <= 3, "\n".join(found)
+    # The counter sees a comparison of each kind it counts.
+    for source in ('x = b == "cuda"', "x = setup.backend != other", "x = name == AUTO",
+                   "x = c.case.backend in (EMULATOR.name, 1)"):
+        node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Compare))
+        assert any(map(_is_backend_operand, [node.left, *node.comparators])), source

@@ -83,7 +83,7 @@ def not_run(setup: RunSetup, n: int, why: str) -> list[AppResult]:
 
 def _new_result(setup: RunSetup, app: Application, n: int) -> AppResult:
     task = default_assignment().driver_task(app.driver_task).task
-    prefix = "SCANLAB_EMU_SEED=1 " if setup.backend == "emulator" else ""
+    prefix = setup.backend.seed_prefix(1)
     exercise = default_assignment().exercise_of_application(app.name)
     return AppResult(app.name, task, app.driver_task, "error", "",
                      reproduce=f"{prefix}{setup.binary_name} app {app.name} --n {n}",
@@ -103,9 +103,9 @@ def run_application(setup: RunSetup, binary: Path, app: Application, n: int) -> 
         argv = [str(binary), "app", name, "--n", str(n), "--output", str(output), "--json", str(said)]
         limits = sandbox.Limits(wall_s=setup.timeout_s, cpu_s=setup.timeout_s * 2 + 5,
                                 memory_mb=setup.memory_mb,
-                                memory_kind="as" if setup.backend == "emulator" else "data",
+                                memory_kind="as" if setup.backend.address_space_limit else "data",
                                 file_mb=max(64, n * 8 // (1 << 20) + 16))
-        slot = setup.resources.gpu() if setup.backend == "cuda" else setup.resources.cpu_slot()
+        slot = setup.resources.gpu() if setup.backend.on_gpu else setup.resources.cpu_slot()
         with slot as gpu:
             r = sandbox.run(argv, home, limits, setup.env(home, 1, gpu), setup.identity)
         ended = default_assignment().exit_meaning(r.returncode)

@@ -23,18 +23,18 @@ from .. import sandbox
 from ...config.assignment import default_assignment
 from ...config.cases import Case
 from ...results import CaseResult
+from ...machine.backend import Backend
 from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0
-NO_SELF_CHECK_N = 1 << 22      # GPU runs from this size on skip the program's own check
 
 
 @dataclass
 class RunSetup:
     """How submission drivers are run in this grading session."""
 
-    backend: str                     # cuda | emulator
+    backend: Backend
     reference: Path                  # the trusted driver (verify)
     workdir: Path
     identity: sandbox.Identity
@@ -49,14 +49,14 @@ class RunSetup:
 
     @property
     def binary_name(self) -> str:
-        return self.display_binary or ("build/scanlab" if self.backend == "cuda" else "build/scanlab-emu")
+        return self.display_binary or f"build/{self.backend.binary}"
 
     def limits(self, case: Case) -> sandbox.Limits:
         file_mb = max(64, case.output_bytes() // (1 << 20) + 16)
-        threads = self.emulator_threads if self.backend == "emulator" else 2
+        threads = self.emulator_threads if self.backend.seeded_scheduler else 2
         return sandbox.Limits(wall_s=self.timeout_s, cpu_s=self.timeout_s * threads + 5,
                               memory_mb=self.memory_mb,
-                              memory_kind="as" if self.backend == "emulator" else "data",
+                              memory_kind="as" if self.backend.address_space_limit else "data",
                               file_mb=file_mb)
 
     def env(self, home: Path, seed: int, gpu: int | None) -> dict[str, str]:
@@ -64,13 +64,13 @@ class RunSetup:
         if gpu is not None:
             env["CUDA_DEVICE_ORDER"] = "PCI_BUS_ID"
             env["CUDA_VISIBLE_DEVICES"] = str(gpu)
-        if self.backend == "emulator":
+        if self.backend.seeded_scheduler:
             env["SCANLAB_EMU_SEED"] = str(seed)
             env["SCANLAB_EMU_THREADS"] = str(self.emulator_threads)
         return env
 
     def reproduce(self, case: Case, seed: int) -> str:
-        prefix = f"SCANLAB_EMU_SEED={seed} " if self.backend == "emulator" else ""
+        prefix = self.backend.seed_prefix(seed)
         return f"{prefix}{self.binary_name} run " + " ".join(case.driver_args(seed))
 
 
@@ -179,7 +179,8 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
     output = home / "out.bin"
     report = home / "run.json"
     argv = [str(binary), "run", *case.driver_args(seed), "--output", str(output), "--json", str(report)]
-    if setup.backend == "cuda" and case.n >= NO_SELF_CHECK_N:
+    limit = setup.backend.self_check_up_to
+    if limit is not None and case.n >= limit:
         # The program's own CPU check only adds a hint; on big inputs it would hold the GPU.
         argv.append("--no-check")
     limits = setup.limits(case)
@@ -187,7 +188,7 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
                          "this build timed out", reproduce=reproduce)
     # The timeout count is checked and updated while holding the slot, so cases waiting
     # for it see the timeouts of the ones before them.
-    slot = setup.resources.gpu() if setup.backend == "cuda" else setup.resources.cpu_slot()
+    slot = setup.resources.gpu() if setup.backend.on_gpu else setup.resources.cpu_slot()
     with slot as gpu:
         if timeouts.exceeded(track, setup.max_timeouts):
             return skipped
@@ -320,7 +321,8 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     lines = []
     for k, i in enumerate(todo):
         args = [*cases[i].driver_args(seeds[i]), "--output", str(home / f"out.{k}.bin")]
-        if cases[i].n >= NO_SELF_CHECK_N:
+        limit = setup.backend.self_check_up_to
+        if limit is not None and cases[i].n >= limit:
             args.append("--no-check")
         lines.append(" ".join(args))
     case_file = where / "cases.txt"

@@ -11,6 +11,7 @@ from .checks import sanitizer as sanitizers
 from .build import BuildResult
 from ..config.cases import Case
 from .correctness.check import RunSetup
+from ..machine.backend import EMULATOR
 from ..results import CaseResult, TaskResult
 
 CaseFutures = list["Future[list[CaseResult]]"]
@@ -62,7 +63,7 @@ def emulator_build_failed(tr: TaskResult, race_build: BuildResult, race_cases: l
     summary = (f"does not build for the CPU emulator, while it builds for the GPU ({error}): "
                "every task must build for both")
     for case in race_cases:
-        tr.cases.append(CaseResult(dataclasses.replace(case, backend="emulator"), case.seed(seed),
+        tr.cases.append(CaseResult(dataclasses.replace(case, backend=EMULATOR.name), case.seed(seed),
                                    "fail", summary, race_build.errors[:2000]))
     tr.race_note = "; ".join(x for x in ("race check: " + summary, tr.race_note) if x)
     tr.message = "; ".join(x for x in (tr.message, summary) if x)
@@ -73,7 +74,7 @@ def say_where_they_disagree(tr: TaskResult) -> None:
     takes another path on each backend, or a race one of them forgives) is named in the
     task's message; the failing side's case already counts as failed."""
     gpu = {c.case.id: c for c in tr.cases if not c.case.backend}
-    differ = [(gpu[c.case.id], c) for c in tr.cases if c.case.backend == "emulator"
+    differ = [(gpu[c.case.id], c) for c in tr.cases if c.case.backend == EMULATOR.name
               and c.case.id in gpu and gpu[c.case.id].passed != c.passed
               and not c.summary.startswith("does not build")]
     if not differ:
