@@ -14,7 +14,8 @@ from .grading.pipeline import grade
 from .report import terminal
 from .report.folder import REPORT_FILES, safe_name, write_reports
 from .classroom.roster import RosterError
-from .grading.session import GraderError, Options, Session, default_cache_dir
+from .grading.job import GradingJob, Options, default_cache_dir
+from .grading.session import GraderError, Session
 from .classroom.slurm import SlurmError
 from .config.rubric import Rubric, RubricError, load_rubric, settings_table
 from .machine.backend import AUTO, BACKENDS
@@ -152,6 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
                                     "$SLURM_ARRAY_TASK_ID of the plan in OUT.")
     st.add_argument("out", type=Path, help="the --out folder of `slurm` (holding slurm/plan.json)")
     st.add_argument("--index", type=int, default=None, help="the submission (default $SLURM_ARRAY_TASK_ID)")
+    st.add_argument("--prepare", action="store_true",
+                    help="(the prepare job) build the plan's reference and prebuilt harness into the cache "
+                         "and, on a GPU, time its baselines; grade nothing")
     mg = sub.add_parser("merge", help="the class's files of a Slurm batch from its results",
                         description="Write grades.csv, the upload files, class-summary.md and "
                                     "class.html of a Slurm batch from its submissions' results (exit 1, "
@@ -208,14 +212,16 @@ def _logger(quiet: bool):
     return lambda line: print(f"  .. {line}", file=sys.stderr, flush=True)
 
 
-def grade_one(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
+def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout: Layout,
               log: Callable[[str], None]) -> int:
-    if not args.submission.exists() and not args.submission.is_symlink():
-        print(f"grader: {args.submission}: no such file or folder", file=sys.stderr)
+    """`grade`: the job's one submission (args: where its reports go)."""
+    submission, = job.submissions
+    if not submission.exists() and not submission.is_symlink():
+        print(f"grader: {submission}: no such file or folder", file=sys.stderr)
         return EXIT_GRADER
-    with Session(rubric, layout, options, log) as session:
+    with Session(rubric, layout, job.options, log) as session:
         log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} parallel jobs")
-        result = grade(session, args.submission, on_event=log)
+        result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
     sys.stdout.write(terminal.render(result, args.show_hidden))
@@ -230,7 +236,7 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
         return EXIT_GRADER
-    from .classroom.batch import class_folder   # a Gradescope export, Canvas's flat download
+    from .classroom.submissions import class_folder   # a Gradescope export, Canvas's flat download
     folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     try:
         pairs = similarity_report(folder, rubric, layout, out)
@@ -267,30 +273,28 @@ def main(argv: list[str] | None = None) -> int:
             from .classroom import slurm
             if args.command == "merge":
                 return slurm.merge(args.out.resolve())
+            if args.prepare:
+                return slurm.prepare(args.out.resolve(), Layout(REPO_ROOT), _logger(False))
             return slurm.run_task(args.out.resolve(), args.index, Layout(REPO_ROOT), _logger(False))
         rubric = load_rubric(args.rubric)
         layout = Layout(REPO_ROOT)
         if args.command == "slurm":
             from .classroom import slurm
-            return slurm.submit(args, rubric)
+            return slurm.submit(args, rubric, options_from(args))
         if args.command == "similarity":
             return similarity_command(args.folder, rubric, layout, args.out)
         log = _logger(args.quiet)
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:
-                session.prepare()
-                if session.backend.times and session.options.perf:
-                    # Once per machine, so that no grade spends its time on them.
-                    for task in rubric.tasks:
-                        for perf in task.perf:
-                            session.baselines_of(perf)
-                print(f"reference driver ready ({session.backend.name}) in {session.options.cache_dir}")
+                session.prepare_machine()
+                print(f"reference driver ready ({session.backend.name}) in {session.cache_dir}")
             return EXIT_OK
         if args.command == "grade":
-            return grade_one(args, rubric, layout, options_from(args), log)
+            return grade_one(args, GradingJob(args.rubric, options_from(args), [args.submission]),
+                             rubric, layout, log)
         if args.command == "batch":
             from .classroom.batch import grade_batch
-            return grade_batch(args, rubric, layout, options_from(args), log)
+            return grade_batch(args, GradingJob(args.rubric, options_from(args)), rubric, layout, log)
 
     except (RubricError, GraderError, RosterError, SlurmError) as e:
         print(f"grader: {e}", file=sys.stderr)

@@ -21,55 +21,28 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import canvas
 from .. import exits
 from ..grading.build import Layout
 from .canvas import read_layout
-from ..grading.collect import is_archive, source_digest, submission_name
+from .submissions import class_folder, find_submissions, folder_names
+from ..grading.collect import source_digest, submission_name
 from ..grading.pipeline import grade
 from ..report import gradebook, html, jsonfile, problems
 from ..report import leaderboard
 from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
-from ..report.folder import safe_name, write_reports
+from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
-from .roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, export_root,
-                           identities, parse_due, read_gradescope_metadata, read_roster)
+from .roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, identities, parse_due,
+                     read_gradescope_metadata, read_roster)
 from ..config.rubric import Rubric
-from ..grading.session import Options, Session
+from ..grading.job import GradingJob
+from ..grading.session import Session
 
 STATE_FILE = "batch.json"
 CLASS_PAGE = "class.html"
 LEADERBOARD_FILE = "leaderboard.csv"
 STATE_FORMAT = "scanlab-batch"
-
-
-def find_submissions(folder: Path) -> tuple[list[Path], list[str]]:
-    """The submissions in a batch folder, and what was skipped there."""
-    entries: list[Path] = []
-    skipped: list[str] = []
-    for p in sorted(folder.iterdir()):
-        if p.name.startswith(".") or p.name == "__MACOSX" or p.name == METADATA_FILE:
-            continue
-        if p.is_symlink():
-            skipped.append(f"{p.name}: a symbolic link")
-        elif p.is_dir() or is_archive(p):
-            entries.append(p)
-        else:
-            skipped.append(f"{p.name}: neither a folder nor an archive")
-    return entries, skipped
-
-
-def folder_names(entries: list[Path]) -> dict[Path, str]:
-    """Each submission's report folder name: its name made safe, -2, -3... where two
-    collide (in the order of the sorted entries, so a resumed batch finds the same)."""
-    seen: dict[str, int] = {}
-    out: dict[Path, str] = {}
-    for e in sorted(entries):
-        base = safe_name(submission_name(e))
-        seen[base] = seen.get(base, 0) + 1
-        out[e] = base if seen[base] == 1 else f"{base}-{seen[base]}"
-    return out
 
 
 @dataclass
@@ -315,20 +288,11 @@ def read_identities(folder: Path, entries: list[Path], roster: Path | None,
     return read_class(folder, entries, roster, due)[0]
 
 
-def class_folder(folder: Path, rubric: Rubric, out: Path, say: Callable[[str], None]) -> Path:
-    """The folder to grade: a Gradescope export's root, or Canvas's flat bulk download
-    (and loose student files) gathered per student under `out` (grader/classroom/canvas.py)."""
-    folder = export_root(folder)
-    if canvas.is_flat(folder, rubric.submitted_files):
-        staged = canvas.stage(folder, rubric.submitted_files, out)
-        say(f"{folder}: student files laid out flat (Canvas's bulk download, or loose files): "
-            f"gathered per student into {staged}")
-        return staged
-    return folder
-
-
-def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, options: Options,
+def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout: Layout,
                 log: Callable[[str], None]) -> int:
+    """`batch FOLDER`: the job's options over the class's submissions (args: the class's
+    own arguments: folder, out, roster, due, resume, similarity)."""
+    options = job.options
     folder: Path = args.folder
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
@@ -336,6 +300,7 @@ def grade_batch(args: argparse.Namespace, rubric: Rubric, layout: Layout, option
     out: Path = args.out or Path("grader-out") / "batch"
     folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     entries, skipped = find_submissions(folder)
+    job.submissions = entries
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
     try:

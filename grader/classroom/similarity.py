@@ -19,7 +19,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from .batch import find_submissions, folder_names
+from .submissions import find_submissions, folder_names
 from ..grading.build import Layout
 from ..grading.collect import collect
 from ..report.copies import REFERENCE, SimilarPair

@@ -24,24 +24,25 @@ import random
 import shlex
 import subprocess
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from .. import REPO_ROOT
-from .batch import (BatchState, class_folder, find_submissions, finish_batch, folder_names,
-                          graded_before, read_class, read_identities)
+from .batch import BatchState, finish_batch, graded_before, read_class, read_identities
+from .submissions import class_folder, find_submissions, folder_names
 from ..grading.build import Layout
 from ..grading.collect import submission_name
 from ..grading.pipeline import grade
 from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
 from ..config.rubric import Rubric, SlurmRubric, load_rubric
-from ..grading.session import Options, Session
+from ..grading.job import GradingJob, Options
+from ..grading.session import Session
 from ..machine.backend import requested
 
 PLAN = Path("slurm") / "plan.json"
-PLAN_FORMAT = "scanlab-slurm-plan-1"
+PLAN_FORMAT = "scanlab-slurm-plan-2"     # 2: the grading job as JSON
 EXIT_MISSING = 1
 
 
@@ -51,53 +52,40 @@ class SlurmError(Exception):
 
 @dataclass
 class Plan:
-    """What every job of one Slurm batch agrees on."""
+    """What every job of one Slurm batch agrees on: the class folder, the grading job (the
+    rubric, the options with the seed and backend, the submissions in array order), and
+    whose each submission is (roster, due date)."""
     folder: str                 # the class folder (or the export's root)
-    entries: list[str]          # the submissions; array task i grades entries[i]
-    options: list[str]          # the grading options, as `batch` takes them (seed included)
+    job: GradingJob             # array task i grades job.submissions[i]
     roster: str | None = None
     due: str | None = None
 
     def write(self, out: Path) -> None:
         (out / PLAN).parent.mkdir(parents=True, exist_ok=True)
-        (out / PLAN).write_text(json.dumps({"format": PLAN_FORMAT, **asdict(self)}, indent=2) + "\n",
-                                encoding="utf-8")
+        data = {"format": PLAN_FORMAT, "folder": self.folder, "job": self.job.to_json(),
+                "roster": self.roster, "due": self.due}
+        (out / PLAN).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
     @staticmethod
     def read(out: Path) -> Plan:
         try:
             data = json.loads((out / PLAN).read_text(encoding="utf-8"))
-            if data.pop("format", None) != PLAN_FORMAT:
+            if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
                 raise ValueError("not a plan of this grader")
-            return Plan(**data)
-        except (OSError, ValueError, TypeError) as e:
+            return Plan(str(data["folder"]), GradingJob.from_json(data["job"]), data.get("roster"),
+                        data.get("due"))
+        except (OSError, ValueError, TypeError, KeyError) as e:
             raise SlurmError(f"no Slurm batch in {out} ({out / PLAN}: {e})") from None
 
-    def arguments(self, out: Path) -> argparse.Namespace:
-        """The options as `batch` would have parsed them (one parser: the CLI's)."""
-        from ..cli import build_parser
-        return build_parser().parse_args(["batch", self.folder, "--out", str(out), *self.options])
+    @property
+    def entries(self) -> list[str]:
+        return [str(p) for p in self.job.submissions]
 
     def paths(self) -> list[Path]:
-        return [Path(e) for e in self.entries]
+        return list(self.job.submissions)
 
-
-def _grading_options(args: argparse.Namespace, seed: int, backend: str) -> list[str]:
-    """The options of `slurm` that grading takes, written out for the jobs."""
-    out = ["--rubric", str(args.rubric.resolve()), "--backend", backend, "--seed", str(seed),
-           "-j", str(args.jobs), "--gpu-runs", str(args.gpu_runs),
-           "--sandbox-user", args.sandbox_user]
-    if args.cache is not None:
-        out += ["--cache", str(args.cache.resolve())]
-    if args.cuda_arch:
-        out += ["--cuda-arch", args.cuda_arch]
-    if args.no_perf:
-        out.append("--no-perf")
-    if args.perf_seed is not None:
-        out += ["--perf-seed", str(args.perf_seed)]
-    if args.workdir is not None:
-        out += ["--workdir", str(args.workdir)]
-    return out
+    def roster_path(self) -> Path | None:
+        return Path(self.roster) if self.roster else None
 
 
 def array_spec(indices: list[int]) -> str:
@@ -175,14 +163,15 @@ def missing(plan: Plan, rubric: Rubric, out: Path) -> list[int]:
             if graded_before(out / "submissions" / names[e], e, state, limit) is None]
 
 
-def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] = print) -> int:
+def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
+           say: Callable[[str], None] = print) -> int:
+    """`slurm FOLDER`: the plan (args: the slurm command's own; options: the grading's)."""
     out: Path = (args.out or Path("grader-out") / "batch").resolve()
     overrides = {k: v for k, v in (("partition", args.partition), ("account", args.account),
                                    ("gres", args.gres)) if v is not None}
     if args.resubmit:
         plan = Plan.read(out)
-        rubric = load_rubric(plan.arguments(out).rubric)   # the plan's, whatever --rubric says
-        backend = plan.arguments(out).backend
+        rubric = load_rubric(plan.job.rubric)   # the plan's, whatever --rubric says
         indices = missing(plan, rubric, out)
         if not indices:
             say(f"every submission of {out} is graded: only the merge is submitted")
@@ -193,25 +182,26 @@ def submit(args: argparse.Namespace, rubric: Rubric, say: Callable[[str], None] 
             say(f"skipped {s}")
         if not entries:
             raise SlurmError(f"{folder}: no submissions found")
-        seed = args.seed if args.seed is not None else random.randrange(1, 2**31)
+        seed = options.seed if options.seed is not None else random.randrange(1, 2**31)
         # The jobs run where the GPUs are: "auto" means the GPU there.
-        backend = requested(args.backend).name
-        plan = Plan(str(folder), [str(e) for e in sorted(entries)], _grading_options(args, seed, backend),
+        backend = requested(options.backend).name
+        grading = dataclasses.replace(
+            options, seed=seed, backend=backend,
+            cache_dir=options.cache_dir.resolve() if options.cache_dir is not None else None)
+        plan = Plan(str(folder), GradingJob(args.rubric.resolve(), grading, sorted(entries)),
                     str(args.roster.resolve()) if args.roster else None, args.due)
-        plan_args = plan.arguments(out)
         out.mkdir(parents=True, exist_ok=True)
         BatchState(seed, rubric.digest, backend).write(out)
         plan.write(out)
-        read_identities(folder, entries, plan_args.roster, plan_args.due)   # a broken roster fails here
+        read_identities(folder, entries, plan.roster_path(), plan.due)   # a broken roster fails here
         indices = list(range(len(entries)))
     # Emulator jobs need no GPU: no gres unless --gres asks for one.
-    if not requested(backend).on_gpu and args.gres is None:
+    if not requested(plan.job.options.backend).on_gpu and args.gres is None:
         overrides["gres"] = ""
     settings = dataclasses.replace(rubric.slurm, **overrides)
     python = args.python or sys.executable
-    options = plan.arguments(out)
-    prepare = ["prepare", *_grading_options(options, options.seed, options.backend)]
-    for name, command in (("prepare.sh", prepare), ("grade.sh", ["slurm-task", str(out)]),
+    for name, command in (("prepare.sh", ["slurm-task", str(out), "--prepare"]),
+                          ("grade.sh", ["slurm-task", str(out)]),
                           ("merge.sh", ["merge", str(out)])):
         script = out / "slurm" / name
         script.write_text(_script(python, command), encoding="utf-8")
@@ -256,20 +246,27 @@ def _task_index(index: int | None) -> int:
     return int(value)
 
 
+def prepare(out: Path, layout: Layout, log: Callable[[str], None]) -> int:
+    """The prepare job: the plan's reference and prebuilt harness into the shared cache
+    (and on a GPU the reference's baselines), once, before the array starts."""
+    plan = Plan.read(out)
+    with Session(load_rubric(plan.job.rubric), layout, plan.job.options, log) as session:
+        session.prepare_machine()
+        print(f"reference driver ready ({session.backend.name}) in {session.cache_dir}", flush=True)
+    return 0
+
+
 def run_task(out: Path, index: int | None, layout: Layout, log: Callable[[str], None]) -> int:
     """One array task: grade one submission of the plan into out/submissions/<name>/."""
-    from ..cli import options_from
     plan = Plan.read(out)
     i = _task_index(index)
     if not 0 <= i < len(plan.entries):
         raise SlurmError(f"task {i}: the plan has {len(plan.entries)} submissions")
-    args = plan.arguments(out)
-    rubric = load_rubric(args.rubric)
+    rubric = load_rubric(plan.job.rubric)
     entries = plan.paths()
     entry = entries[i]
-    who = read_identities(Path(plan.folder), entries, args.roster, args.due)
-    options: Options = options_from(args)
-    with Session(rubric, layout, options, log) as session:
+    who = read_identities(Path(plan.folder), entries, plan.roster_path(), plan.due)
+    with Session(rubric, layout, plan.job.options, log) as session:
         print(f"grading {entry} (task {i} of {len(entries)}): seed {session.seed}, backend "
               f"{session.backend.name}", flush=True)
         result = grade(session, entry, on_phase=lambda text: print(f"    {text}", flush=True))
@@ -283,8 +280,7 @@ def merge(out: Path, say: Callable[[str], None] = print) -> int:
     """The class's files from every submission's results; exit 1, writing nothing, while
     some are missing (named, with the command that grades them)."""
     plan = Plan.read(out)
-    args = plan.arguments(out)
-    rubric = load_rubric(args.rubric)
+    rubric = load_rubric(plan.job.rubric)
     state = BatchState.read(out)
     todo = missing(plan, rubric, out)
     if state is None or todo:
@@ -295,7 +291,7 @@ def merge(out: Path, say: Callable[[str], None] = print) -> int:
         return EXIT_MISSING
     entries = plan.paths()
     names = folder_names(entries)
-    who, check = read_class(Path(plan.folder), entries, args.roster, args.due)
+    who, check = read_class(Path(plan.folder), entries, plan.roster_path(), plan.due)
     results: list[SubmissionResult] = []
     for e in entries:
         r = graded_before(out / "submissions" / names[e], e, state, rubric.submission.max_total_bytes)
@@ -308,4 +304,4 @@ def merge(out: Path, say: Callable[[str], None] = print) -> int:
     return 0
 
 
-__all__ = ["submit", "run_task", "merge", "array_spec", "Plan", "SlurmError"]
+__all__ = ["submit", "prepare", "run_task", "merge", "array_spec", "Plan", "SlurmError"]

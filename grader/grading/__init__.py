@@ -1,4 +1,5 @@
-"""Grading one submission, stage by stage. pipeline.py runs the stages in order for one
+"""Grading one submission, stage by stage. job.py describes a grade as data (the
+submissions, the rubric, the options); pipeline.py runs the stages in order for one
 submission, within a session.py Session (what the grading of several submissions
 shares: the machine, the cached reference, the seed, the workspace):
 

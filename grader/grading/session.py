@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..machine import detect as machines
+from .job import Options, default_cache_dir
 from ..machine.backend import BACKENDS, EMULATOR, Backend, BackendError, choose as choose_backend
 from . import sandbox
 from .checks import sanitizer as sanitizers
@@ -36,33 +37,6 @@ from .correctness.applications import list_applications
 
 class GraderError(Exception):
     """The grader cannot grade on this machine (a setup problem, not the submission's)."""
-
-
-def default_cache_dir() -> Path:
-    explicit = os.environ.get("SCANLAB_CACHE")
-    if explicit:
-        return Path(explicit)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "scanlab"
-
-
-@dataclass
-class Options:
-    backend: str = "auto"                 # auto | cuda | emulator (machine/backend.py)
-    cache_dir: Path = field(default_factory=default_cache_dir)
-    jobs: int = 0                         # parallel CPU work; 0: the machine's cores
-    seed: int | None = None               # None: a fresh one
-    perf_seed: int | None = None          # the timed inputs' seed; None: a fresh one per grade
-    perf: bool = True                     # measure performance (GPU only)
-    sandbox_user: str = "nobody"          # when running as root
-    cuda_arch: str = ""                   # "" : the GPU's
-    workdir: Path | None = None           # parent of the temporary workspace
-    keep_workdir: bool = False
-    gpu_runs: int = 0                     # correctness runs per GPU at once; 0: the rubric's
-    gpus: str = "all"                     # the GPUs to grade on: all, or indices "0,2"
-    race_check: bool = True               # GPU grades: also run the rubric's race-check cases
-                                          # on the CPU emulator
-    sanitize: bool = True                 # GPU grades: also run each task's GPU build under
-                                          # compute-sanitizer ([[sanitize.case]])
 
 
 def _log_stderr(line: str) -> None:
@@ -105,7 +79,8 @@ class Session:
         self.workdir.chmod(0o711)
         # The jail hides the grader's own folders: its checkout (the reference solution),
         # its cache, and the workspace (other submissions' builds).
-        hidden = tuple(str(p) for p in (self.layout.root.resolve(), options.cache_dir.resolve(),
+        self.cache_dir = options.cache_dir or default_cache_dir()
+        hidden = tuple(str(p) for p in (self.layout.root.resolve(), self.cache_dir.resolve(),
                                         self.workdir))
         devices = sandbox.gpu_devices() if backend.on_gpu else ()
         jail, self.jail_problem = sandbox.find_jail(hidden, devices, self.identity)
@@ -215,6 +190,16 @@ class Session:
         return builder.build(label, files, origins, paths,
                              self.integration_tasks() if tasks is None else tasks)
 
+    def prepare_machine(self) -> None:
+        """`prepare` (and a Slurm batch's prepare job): the reference and the prebuilt
+        harness, and on a GPU timing the reference's baselines, once per machine, so that
+        no grade spends its time on them."""
+        self.prepare()
+        if self.backend.times and self.options.perf:
+            for task in self.rubric.tasks:
+                for perf in task.perf:
+                    self.baselines_of(perf)
+
     def baselines_of(self, perf: PerfCase) -> dict[str, float]:
         """The reference's baselines of a perf case on this machine's GPU: from the
         cache, else timed now ({} where the rubric times none)."""
@@ -242,7 +227,7 @@ class Session:
                           jobs=self.jobs,
                           build_type="Release" if backend.release_build
                           else self.rubric.limits.emulator_build_type)
-        return Builder(self.layout, tools, self.options.cache_dir, self.workdir / "builds",
+        return Builder(self.layout, tools, self.cache_dir, self.workdir / "builds",
                        self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
                        self.rubric.forbidden, slot=self.resources.cpu_slot)
 
@@ -268,7 +253,7 @@ class Session:
             memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
         self._probe_sandbox(setup, run_copy.binary)
         if backend.times and builder is self.builder:
-            self.baselines = BaselineStore(self.options.cache_dir / f"baselines-{ref.key[:20]}.json")
+            self.baselines = BaselineStore(self.cache_dir / f"baselines-{ref.key[:20]}.json")
         return setup, run_copy.binary
 
     def _probe_sandbox(self, setup: RunSetup, run_reference: Path) -> None:

@@ -12,6 +12,7 @@ from conftest import REPO, TEST_RUBRIC
 from grader import cli
 from grader.classroom import slurm
 from grader.config.rubric import load_rubric
+from grader.grading.job import GradingJob
 
 
 @pytest.mark.parametrize("indices, spec", [([0, 1, 2, 3], "0-3"), ([7], "7"), ([5, 0, 1, 9, 10, 3], "0-1,3,5,9-10"),
@@ -54,7 +55,8 @@ def test_emulator_jobs_ask_for_no_gpu_and_the_array_waits_for_the_prepare_job(tm
     assert "prepare.sh" in prepare and "--array=0-1%4" in grade and "--dependency=afterok:" in grade
     assert "--dependency=afterany:" in merge
     script = (out / "slurm" / "prepare.sh").read_text()
-    assert "-m grader prepare" in script and "--backend emulator" in script
+    assert "-m grader slurm-task" in script and "--prepare" in script and str(out) in script
+    assert slurm.Plan.read(out).job.options.backend == "emulator"
 
 
 def test_a_dry_run_writes_the_plan_and_the_scripts(tmp_path, capsys):
@@ -68,8 +70,9 @@ def test_a_dry_run_writes_the_plan_and_the_scripts(tmp_path, capsys):
     assert "--array=0-1" in said and "--partition=gpu" in said and "--gres" not in said
     plan = slurm.Plan.read(out)
     assert [p.rsplit("/", 1)[-1] for p in plan.entries] == ["handout", "reference"]
-    args = plan.arguments(out)
-    assert (args.seed, args.backend, args.rubric) == (5, "cuda", TEST_RUBRIC)   # auto: the nodes' GPU
+    job = plan.job
+    assert (job.options.seed, job.options.backend, job.rubric) == (5, "cuda", TEST_RUBRIC)   # auto: the nodes' GPU
+    assert [p.name for p in job.submissions] == ["handout", "reference"]
     assert json.loads((out / "batch.json").read_text())["seed"] == 5
     script = (out / "slurm" / "grade.sh").read_text()
     assert f"cd {REPO}" in script and "-m grader slurm-task" in script and str(out) in script
@@ -97,3 +100,26 @@ def test_a_task_outside_the_array_is_refused(tmp_path, capsys):
     assert cli.main(["slurm-task", str(out), "--index", "3"]) == cli.EXIT_GRADER
     assert "task 3: the plan has 1 submissions" in capsys.readouterr().err
     assert cli.main(["merge", str(tmp_path / "nowhere")]) == cli.EXIT_GRADER
+
+
+def test_the_plan_stores_the_grading_job_as_data(tmp_path):
+    """The plan holds the grading job as JSON (no command line to parse again): what
+    `slurm` was given is what every task grades with, and the cache stays unset (each
+    node's default) unless --cache named one."""
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC), "--seed", "9",
+                     "--perf-seed", "4", "--no-perf", "-j", "3", "--gpu-runs", "2", "--cuda-arch", "90",
+                     "--sandbox-user", "", "--dry-run"]) == 0
+    data = json.loads((out / "slurm" / "plan.json").read_text())
+    options = data["job"]["options"]
+    assert (options["seed"], options["perf_seed"], options["perf"], options["jobs"], options["gpu_runs"],
+            options["cuda_arch"], options["sandbox_user"], options["cache_dir"]) == (9, 4, False, 3, 2, "90", "",
+                                                                                    None)
+    assert data["job"]["rubric"] == str(TEST_RUBRIC) and not any(isinstance(v, list) for v in options.values())
+    job = slurm.Plan.read(out).job
+    assert GradingJob.from_json(json.loads(json.dumps(job.to_json()))) == job
+    with pytest.raises(ValueError):
+        GradingJob.from_json({**job.to_json(), "options": {"no_such_option": 1}})

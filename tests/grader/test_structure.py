@@ -207,3 +207,50 @@ def test_a_backend_is_an_object_chosen_once():
                    "x = c.case.backend in (EMULATOR.name, 1)"):
         node = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.Compare))
         assert any(map(_is_backend_operand, [node.left, *node.comparators])), source
+
+
+def grader_import_graph() -> dict[str, set[str]]:
+    """Each grader module and the grader modules it imports (at the top or in a function)."""
+    modules = {module_name(p): p for p in GRADER.rglob("*.py")}
+    return {name: {m for m in grader_imports(path) if m in modules and m != name}
+            for name, path in modules.items()}
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                cycles.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return cycles
+
+
+def test_the_grader_has_no_import_cycle():
+    graph = grader_import_graph()
+    assert len(graph) > 40 and "grader.grading.session" in graph["grader.grading.pipeline"]
+    assert not import_cycles(graph), import_cycles(graph)
+    # The finder finds one where there is one.
+    assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
