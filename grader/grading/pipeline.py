@@ -31,7 +31,7 @@ from .correctness.check import RunSetup, run_batch, run_case
 from .collect import Submission, collect, source_digest, submission_name
 from .checks.forbidden import same_code
 from .checks.rules_engine import not_attempted
-from .timing import PerfJob, measure_all
+from .timing import PerfJob, TaskTiming, measure_all
 from ..results import (AppResult, BuildInfo, CaseResult, IntegrationResult, MachineInfo,
                             SubmissionResult, TaskResult, Violation)
 from ..config.rubric import PerfCase, Rubric, TaskRubric
@@ -158,9 +158,12 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in result.applications))
     phase = time.monotonic()
     result.perf_seed = session.draw_perf_seed()
-    time_tasks(session, ready(), [(part.task, part.outcome, part.build) for part in parts
-                                  if part.task is not None and isinstance(part.outcome, TaskResult)],
-               say, result.perf_seed, budget)
+    timed = time_tasks(session, ready(), [(part.task, part.outcome, part.build) for part in parts
+                                          if part.task is not None and isinstance(part.outcome, TaskResult)],
+                       say, result.perf_seed, budget)
+    for tr in result.tasks:
+        if tr.number in timed:
+            timed[tr.number].into(tr)
     result.timings["performance"] = time.monotonic() - phase
     measured = [tr for tr in result.tasks if tr.perf_status in ("measured", "failed")]
     if measured:
@@ -541,16 +544,16 @@ def _say_when_only_order_matters(tr: TaskResult) -> None:
 
 def time_tasks(session: Session, setup: RunSetup,
                tasks: list[tuple[TaskRubric, TaskResult, BuildResult | None]], say: Say,
-               perf_seed: int, budget: Budget = NO_BUDGET) -> None:
+               perf_seed: int, budget: Budget = NO_BUDGET) -> dict[int, TaskTiming]:
     """Times the eligible tasks' builds against the reference, all in one go on one GPU
-    (perf.measure_all), on the timed inputs of `perf_seed`; the same build on the same
+    (timing.measure_all), on the timed inputs of `perf_seed`; the same build on the same
     perf case is timed once a session. Nothing is timed once the submission's budget is
-    spent (0 points, said so)."""
-    eligible = [(t, tr, build) for t, tr, build in tasks if _eligible_for_timing(session, t, tr, build)]
+    spent (0 points, said so). Each task's timing, by task number."""
+    timed = {t.number: why for t, tr, build in tasks if (why := _not_timed(session, t, tr, build))}
+    eligible = [(t, tr, build) for t, tr, build in tasks if t.number not in timed]
     if eligible and budget.spent:
-        for _, tr, _ in eligible:
-            tr.perf_status, tr.perf_message = "failed", "0: " + budget.why.replace("not run", "not timed")
-        return
+        spent = TaskTiming("failed", "0: " + budget.why.replace("not run", "not timed"))
+        return {**timed, **{t.number: spent for t, _, _ in eligible}}
     jobs: dict[tuple[str, PerfCase], PerfJob] = {}
     for t, tr, build in eligible:
         assert build is not None and build.binary is not None and session.run_reference is not None
@@ -567,34 +570,23 @@ def time_tasks(session: Session, setup: RunSetup,
             session.perf_memo.put(key, known)
     for t, tr, build in eligible:
         assert build is not None
-        tr.perf = [p for p in (session.perf_memo.get((build.key, pc)) for pc in t.perf) if p is not None]
-        failed = [p for p in tr.perf if p.status != "measured"]
-        if failed:
-            tr.perf_status = "failed"
-            tr.perf_message = "0: " + failed[0].message
-        else:
-            tr.perf_status = "measured"
-            tr.perf_message = "; ".join(p.message for p in tr.perf if p.noisy)
+        perf = tuple(p for p in (session.perf_memo.get((build.key, pc)) for pc in t.perf) if p is not None)
+        failed = [p for p in perf if p.status != "measured"]
+        timed[t.number] = TaskTiming("failed", "0: " + failed[0].message, perf) if failed else \
+            TaskTiming("measured", "; ".join(p.message for p in perf if p.noisy), perf)
+    return timed
 
 
-def _eligible_for_timing(session: Session, t: TaskRubric, tr: TaskResult,
-                         build: BuildResult | None) -> bool:
-    """Whether the task is timed; if not, its perf status says why."""
+def _not_timed(session: Session, t: TaskRubric, tr: TaskResult, build: BuildResult | None) -> TaskTiming | None:
+    """Why the task is not timed (its timing says so); None: it is timed."""
     if t.performance_points <= 0 or not t.perf:
-        tr.perf_status = "not_eligible"
-        tr.perf_message = "no performance points in the rubric"
-    elif not session.backend.times:
-        tr.perf_status = "not_measured"
-        tr.perf_message = "not measured (no GPU)"
-    elif not session.options.perf:
-        tr.perf_status = "not_measured"
-        tr.perf_message = "not measured (--no-perf)"
-    elif tr.placeholder and session.rubric.correctness.zero_for_placeholders:
-        tr.perf_status = "not_eligible"
-        tr.perf_message = "0: the handout's placeholder earns no points"
-    elif not tr.all_passed or build is None or not build.ok or build.binary is None:
-        tr.perf_status = "not_eligible"
-        tr.perf_message = "0: performance counts only when every case of the task passes"
-    else:
-        return True
-    return False
+        return TaskTiming("not_eligible", "no performance points in the rubric")
+    if not session.backend.times:
+        return TaskTiming("not_measured", "not measured (no GPU)")
+    if not session.options.perf:
+        return TaskTiming("not_measured", "not measured (--no-perf)")
+    if tr.placeholder and session.rubric.correctness.zero_for_placeholders:
+        return TaskTiming("not_eligible", "0: the handout's placeholder earns no points")
+    if not tr.all_passed or build is None or not build.ok or build.binary is None:
+        return TaskTiming("not_eligible", "0: performance counts only when every case of the task passes")
+    return None
