@@ -7,7 +7,7 @@ time it is asked: A B A B ... The result of each side is the median of its round
 medians; the spread ((max - min) / median) says how noisy that was. A noisy
 measurement gets more rounds, and is flagged if it stays noisy.
 
-The timed inputs come from a seed drawn per grade (grade.py) that only the trusted side
+The timed inputs come from a seed drawn per grade (pipeline.py) that only the trusted side
 knows: the harness draws every repetition's input (warm-ups included) from it on the
 device and checks every repetition's input and output there, after the device is
 synchronized (harness/timed_check.cuh); one wrong repetition fails the timing. The
