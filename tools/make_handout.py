@@ -10,9 +10,11 @@
                              ones), with data/reference_timings.toml: what
                              `scanlab grade` runs and the points it estimates.
   handout/harness/assignment.h, handout/harness/operators.cuh,
-  handout/cmake/assignment.cmake
+  handout/harness/task_list.cuh, handout/cmake/assignment.cmake
                              from data/assignment.toml (tasks, operators, exit
-                             codes, limits: the assignment's one definition).
+                             codes, limits: the assignment's one definition;
+                             task_list.cuh: the driver tasks' types, which the
+                             student unit, the harness and the C++ suite loop over).
   handout/README.md          the points table of section 5 (between its rubric
                              markers), from data/rubric.toml, and the driver's
                              options and exit statuses, from data/assignment.toml.
@@ -238,14 +240,14 @@ def assignment_header(a: Assignment) -> str:
     """harness/assignment.h: limits, exit codes, tasks (no operator types: see operators.cuh)."""
     lim, codes = a.limits, a.exit_codes
     tasks = "\n".join(
-        f"    {{Task::{d.enum}, {c_string(d.name)}, {d.task}, {c_string(a.task(d.task).file)}, "
+        f"    {{Task::{d.type}, {c_string(d.name)}, {d.task}, {c_string(a.task(d.task).file)}, "
         f"{d.elements_moved}, Output::{'One' if d.output == 'one' else 'PerElement'}, "
         f"{c_string(','.join(d.baselines))}}}," for d in a.driver_tasks)
     students = "\n".join(
         f"    {{{t.number}, {c_string(t.name)}, {c_string(t.title)}, {c_string(t.file)}, "
         f"{c_string(','.join(t.kernels))}}},"
         for t in a.tasks)
-    enums = {d.name: d.enum for d in a.driver_tasks}
+    enums = {d.name: d.type for d in a.driver_tasks}
     exercises = "\n".join(
         f"    {{{c_string(e.name)}, {c_string(e.title)}, {c_string(e.file)}, {c_string(','.join(e.kernels))}, "
         f"{c_string(e.application)}, Task::{enums[e.uses]}}},"
@@ -272,7 +274,7 @@ def assignment_header(a: Assignment) -> str:
         f"    {{\"not-implemented\", kExitNotImplemented}}, {{\"error\", kExitError}}, "
         f"{{\"no-gpu\", kExitNoGpu}},\n}};\n\n"
         "// [[driver_task]]: what `scanlab run --task NAME` runs\n"
-        f"enum class Task {{ {', '.join(d.enum for d in a.driver_tasks)} }};\n"
+        f"enum class Task {{ {', '.join(d.type for d in a.driver_tasks)} }};\n"
         "enum class Output { PerElement, One };\n\n"
         "struct TaskInfo {\n"
         "    Task task;\n"
@@ -311,7 +313,7 @@ SAMPLE_ENUM = {"small-int": "SmallInt", "full-int": "FullInt", "unit-float": "Un
 
 def operators_header(a: Assignment) -> str:
     """harness/operators.cuh: the operator table over the types of harness/ops.cuh."""
-    enums = {d.name: d.enum for d in a.driver_tasks}
+    enums = {d.name: d.type for d in a.driver_tasks}
     traits = []
     for o in a.operators:
         mask = " | ".join(f"taskBit(Task::{enums[t]})" for t in o.tasks) or "0u"
@@ -353,6 +355,36 @@ def operators_header(a: Assignment) -> str:
         "    withOperator(name, [&](auto op) {\n"
         "        applies = OperatorTraits<decltype(op)>::kTasks & taskBit(task);\n"
         "    });\n    return applies;\n}\n"
+        "\n}  // namespace scanlab\n")
+
+
+def task_list_header(a: Assignment) -> str:
+    """harness/task_list.cuh: every driver task's type (harness/tasks/<its task's file>)
+    as a type list, and the map from its Task enumerator to it."""
+    headers = dict.fromkeys(f"harness/tasks/{a.task(d.task).file}" for d in a.driver_tasks)
+    traits = "\n".join(
+        f"template <>\nstruct TaskTraits<tasks::{d.type}> {{\n"
+        f"    static constexpr Task kTask = Task::{d.type};  // --task {d.name}\n}};"
+        for d in a.driver_tasks)
+    types = ", ".join(f"tasks::{d.type}" for d in a.driver_tasks)
+    return (
+        GENERATED + "#pragma once\n#include <stdexcept>\n#include <string>\n\n"
+        "#include \"harness/assignment.h\"\n#include \"harness/task.cuh\"\n"
+        + "".join(f"#include \"{h}\"\n" for h in headers) +
+        "\nnamespace scanlab {\n\n"
+        "// One specialization per [[driver_task]] of the manifest.\n"
+        f"{traits}\n\n"
+        "// Every driver task's type, in the manifest's order.\n"
+        f"using DriverTasks = TaskList<{types}>;\n"
+        "static_assert(DriverTasks::kSize == sizeof(kTasks) / sizeof(kTasks[0]),\n"
+        "              \"data/assignment.toml: a [[driver_task]] without its type\");\n\n"
+        "// Calls f(T{}) with the type of `task`. The enumerators and the list come from the\n"
+        "// same manifest, so a miss is a stale generated file: it throws, it never runs\n"
+        "// another task in its place.\n"
+        "template <class F>\nvoid withTask(Task task, F&& f) {\n"
+        "    if (!DriverTasks::visit(task, f))\n"
+        "        throw std::logic_error(\"task \" + std::to_string(int(task)) +\n"
+        "                               \" has no type in DriverTasks: run make handout\");\n}\n"
         "\n}  // namespace scanlab\n")
 
 
@@ -496,6 +528,7 @@ def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
         raise SystemExit(f"make_handout: {e}") from None
     files[HANDOUT / "harness" / "assignment.h"] = assignment_header(assignment)
     files[HANDOUT / "harness" / "operators.cuh"] = operators_header(assignment)
+    files[HANDOUT / "harness" / "task_list.cuh"] = task_list_header(assignment)
     files[HANDOUT / "cmake" / "assignment.cmake"] = assignment_cmake(assignment)
     files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC))
     readme = HANDOUT / "README.md"
@@ -515,8 +548,7 @@ def main() -> int:
     manifest = load_assignment(MANIFEST)  # readable: expected_files has read it
     problems: list[str] = []
     student_dir = HANDOUT / "student"
-    for folder in (SOLUTION, student_dir):
-        problems.extend(kernel_problems(manifest, folder))
+    problems.extend(kernel_problems(manifest, SOLUTION))
     extra = {p for p in student_dir.glob("*") if p not in files}
     for path in sorted(extra):
         problems.append(f"{path.relative_to(ROOT)} has no source in solution/student/")
@@ -536,6 +568,8 @@ def main() -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
             print(f"wrote {rel}")
+    # After the writing: a task just added to the manifest has its handout file now.
+    problems.extend(kernel_problems(manifest, student_dir))
     for p in problems:
         print(f"make_handout: {p}", file=sys.stderr)
     return 1 if problems else 0

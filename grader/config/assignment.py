@@ -110,7 +110,7 @@ class Exercise:
 class DriverTask:
     """What `scanlab run --task NAME` runs."""
     name: str
-    enum: str
+    type: str                  # scanlab::tasks::<type> (and Task::<type>), in harness/tasks/
     task: int
     output: str                # "n" or "one"
     elements_moved: int
@@ -276,16 +276,16 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     driver_tasks: list[DriverTask] = []
     for i, raw in enumerate(tables if isinstance(tables, list) else []):
         t = _Table(raw, f"[[driver_task]] #{i + 1}")
-        t.unknown({"name", "enum", "task", "output", "elements_moved", "baselines"})
-        d = DriverTask(t.get("name", str), t.get("enum", str), t.get("task", int),
+        t.unknown({"name", "type", "task", "output", "elements_moved", "baselines"})
+        d = DriverTask(t.get("name", str), t.get("type", str), t.get("task", int),
                        t.get("output", str), t.get("elements_moved", int), t.strings("baselines", ()))
-        if not _NAME.fullmatch(d.name) or not _IDENT.fullmatch(d.enum):
-            raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes and `enum` "
+        if not _NAME.fullmatch(d.name) or not _IDENT.fullmatch(d.type):
+            raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes and `type` "
                                   "a C++ identifier")
         if d.output not in OUTPUT_RULES:
             raise AssignmentError(f"{t.where}: `output` must be one of {', '.join(OUTPUT_RULES)}")
         driver_tasks.append(d)
-    _require(driver_tasks, "[[driver_task]]", "driver tasks", "name", "enum")
+    _require(driver_tasks, "[[driver_task]]", "driver tasks", "name", "type")
     names = tuple(d.name for d in driver_tasks)
 
     tasks: list[Task] = []

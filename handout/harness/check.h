@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "harness/ops.cuh"
-#include "harness/reference.h"
+#include "harness/task_list.cuh"
 #include "harness/tasks.h"
 
 namespace scanlab {
@@ -38,19 +38,13 @@ inline double floatTolerance(size_t n) {
     return std::ldexp(1.0, -23) * (16.0 + 2.0 * std::sqrt(double(n)));
 }
 
-// The CPU reference output of `task` (one element for reduce).
+// The CPU reference output of `task` (its type's reference(), harness/tasks/).
 template <class Op>
 std::vector<typename Op::Element> referenceOutput(Task task,
                                                   const std::vector<typename Op::Element>& in) {
-    switch (task) {
-        case Task::WarpScan: return referenceSegmentedScan<Op>(in, kWarpSize);
-        case Task::Reduce: return {referenceReduce<Op>(in)};
-        case Task::Scan:
-        case Task::LookbackScan: return referenceScan<Op>(in, true);
-        case Task::ScanExclusive:
-        case Task::LookbackScanExclusive:
-        default: return referenceScan<Op>(in, false);
-    }
+    std::vector<typename Op::Element> out;
+    withTask(task, [&](auto type) { out = decltype(type)::template reference<Op>(in); });
+    return out;
 }
 
 template <class Op>

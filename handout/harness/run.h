@@ -10,18 +10,16 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "harness/baselines.cuh"
 #include "harness/check.h"
-#if defined(SCANLAB_CUB_BASELINE)
-#include "harness/cub_baseline.h"
-#endif
 #include "harness/generate.h"
 #include "harness/launch.cuh"
 #include "harness/operators.cuh"
 #include "harness/runtime.cuh"
 #include "harness/student_api.h"
+#include "harness/task_list.cuh"
 #include "harness/tasks.h"
 #include "harness/tiling.cuh"
 #include "harness/timed_check.cuh"
@@ -151,89 +149,86 @@ struct TaskRunner {
     }
 };
 
-// The baselines each task is compared with: the sequential CPU version, the
-// handout's placeholder, and the naive global-memory kernels of the lecture.
+// What a task type's baselines() (harness/task.cuh) times with: the run's buffers and
+// geometry, and time(name, launch) for each baseline in the order the manifest lists
+// them (its [[driver_task]]'s `baselines`). A baseline the type times that the manifest
+// does not list there, or one it lists that the type neither times nor calls notBuilt,
+// is an error: the two cannot drift apart unnoticed.
+template <class Op>
+class BaselineTimer {
+  public:
+    using T = typename Op::Element;
+
+    BaselineTimer(TaskRunner<Op>& r, int reps) : r_(r), reps_(reps), listed_(splitNames(r.cfg.task->baselines)) {}
+
+    const T* in() const { return r_.in.data(); }
+    T* out() const { return r_.out.data(); }
+    size_t n() const { return r_.cfg.n; }
+    unsigned block() const { return r_.cfg.block; }
+    T* blockResults() const { return r_.ws.blockResults.data(); }  // kMaxBlocks elements
+    int reps() const { return reps_; }
+
+    template <class Launch>
+    void time(const char* name, Launch&& launch) {
+        expect(name);
+        timings_.push_back(timeGpu(name, 1, reps_, std::forward<Launch>(launch), [] {}));
+    }
+    template <class Work>
+    void timeOnCpu(const char* name, Work&& work) {
+        expect(name);
+        timings_.push_back(timeCpu(name, std::min(reps_, 3), std::forward<Work>(work)));
+    }
+    // A listed baseline this build leaves out (CUB's scan without SCANLAB_CUB_BASELINE).
+    void notBuilt(const char* name) { expect(name); }
+
+    std::vector<Timing> finish() {
+        if (next_ != listed_.size())
+            throw std::logic_error(std::string(r_.cfg.task->name) + ": baseline '" + listed_[next_] +
+                                   "' of data/assignment.toml is not timed by the task's type");
+        return std::move(timings_);
+    }
+
+  private:
+    static std::vector<std::string> splitNames(const std::string& list) {
+        std::vector<std::string> names;
+        for (size_t at = 0; at <= list.size();) {
+            const size_t comma = std::min(list.find(',', at), list.size());
+            if (comma > at) names.push_back(list.substr(at, comma - at));
+            at = comma + 1;
+        }
+        return names;
+    }
+
+    void expect(const char* name) {
+        if (next_ >= listed_.size() || listed_[next_] != name)
+            throw std::logic_error(std::string(r_.cfg.task->name) + ": the task's type times baseline '" +
+                                   name + "' where data/assignment.toml lists " +
+                                   (next_ < listed_.size() ? "'" + listed_[next_] + "'" : "no more"));
+        ++next_;
+    }
+
+    TaskRunner<Op>& r_;
+    int reps_;
+    std::vector<std::string> listed_;
+    size_t next_ = 0;
+    std::vector<Timing> timings_;
+};
+
+// The baselines each task is compared with: the sequential CPU version (its type's
+// reference), then what its type times (the handout's placeholder, the naive
+// global-memory kernels of the lecture, CUB).
 template <class Op>
 std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename Op::Element>& input) {
-    using T = typename Op::Element;
-    const RunConfig& c = r.cfg;
-    const int reps = std::max(1, std::min(c.reps, 5));
-    std::vector<Timing> result;
-    result.push_back(timeCpu("cpu-sequential", std::min(reps, 3), [&] {
-        volatile auto sink = referenceOutput<Op>(c.task->task, input).size();
-        (void)sink;
-    }));
-    auto noReset = [] {};
-    if (c.task->task == Task::WarpScan) {
-        result.push_back(timeGpu("placeholder", 1, reps, [&] {
-            launchWarpScan<Op, baseline::SequentialWarpScan>("warpScanKernel(placeholder)",
-                                                             r.in.data(), c.n, r.out.data(), c.block);
-        }, noReset));
-    }
-    if (c.task->task == Task::Reduce) {
-        const TilePlan plan = planTiles<T>(c.n, c.block);
-        auto placeholder = [&] {
-            // The handout's task 2 placeholder: thread 0 of each block folds its range.
-            launchKernel("reduceBlocksSequentialKernel", baseline::reduceBlocksSequentialKernel<Op>, dim3(plan.gridSize),
-                         dim3(c.block), 0, static_cast<const T*>(r.in.data()), c.n,
-                         plan.itemsPerBlock, r.ws.blockResults.data());
-            launchKernel("reduceBlocksSequentialKernel(stage 2)",
-                         baseline::reduceBlocksSequentialKernel<Op>, dim3(1),
-                         dim3(c.block), 0, static_cast<const T*>(r.ws.blockResults.data()),
-                         size_t(plan.gridSize), size_t(plan.gridSize), r.out.data());
-        };
-        result.push_back(timeGpu("placeholder", 1, reps, placeholder, noReset));
-        DeviceBuffer<T> a((c.n + 1) / 2), b((c.n + 3) / 4 + 1);
-        auto tree = [&] {
-            const T* src = r.in.data();
-            size_t m = c.n;
-            T* bufs[2] = {a.data(), b.data()};
-            for (int level = 0; m > 1; ++level) {
-                const size_t half = (m + 1) / 2;
-                T* dst = bufs[level % 2];
-                launchKernel("treeReduceLevelKernel", baseline::treeReduceLevelKernel<Op>,
-                             dim3(unsigned((half + c.block - 1) / c.block)), dim3(c.block), 0,
-                             src, m, dst);
-                src = dst;
-                m = half;
-            }
-        };
-        result.push_back(timeGpu("naive-tree", 1, reps, tree, noReset));
-    }
-    if (c.task->task == Task::LookbackScan) {
-        // The handout's task 4 placeholder: block 0 alone scans everything.
-        result.push_back(timeGpu("placeholder", 1, reps, [&] {
-            launchKernel("scanInOneBlockKernel", baseline::scanInOneBlockKernel<Op, true>, dim3(1),
-                         dim3(c.block), c.block * sizeof(T), static_cast<const T*>(r.in.data()),
-                         r.out.data(), c.n);
-        }, noReset));
-#if defined(SCANLAB_CUB_BASELINE)
-        size_t bytes = 0;
-        baseline::cubInclusiveScan<Op>(nullptr, bytes, r.in.data(), r.out.data(), c.n);
-        DeviceBuffer<unsigned char> temp(bytes ? bytes : 1);
-        result.push_back(timeGpu("cub", 1, reps, [&] {
-            size_t room = bytes;
-            baseline::cubInclusiveScan<Op>(temp.data(), room, r.in.data(), r.out.data(), c.n);
-        }, noReset));
-#endif
-    }
-    if (c.task->task == Task::Scan) {
-        DeviceBuffer<T> tmp(c.n);
-        auto hillisSteele = [&] {
-            const T* src = r.in.data();
-            T* bufs[2] = {r.out.data(), tmp.data()};
-            int step = 0;
-            for (size_t h = 1; h < c.n || step == 0; h *= 2, ++step) {
-                T* dst = bufs[step % 2];
-                launchKernel("hillisSteeleStepKernel", baseline::hillisSteeleStepKernel<Op>,
-                             dim3(unsigned((c.n + c.block - 1) / c.block)), dim3(c.block), 0, src,
-                             c.n, h, dst);
-                src = dst;
-            }
-        };
-        result.push_back(timeGpu("naive-hillis-steele", 1, reps, hillisSteele, noReset));
-    }
-    return result;
+    BaselineTimer<Op> b(r, std::max(1, std::min(r.cfg.reps, 5)));
+    withTask(r.cfg.task->task, [&](auto type) {
+        using Type = decltype(type);
+        b.timeOnCpu("cpu-sequential", [&] {
+            volatile auto sink = Type::template reference<Op>(input).size();
+            (void)sink;
+        });
+        Type::template baselines<Op>(b);
+    });
+    return b.finish();
 }
 
 struct RunResult {

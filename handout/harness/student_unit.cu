@@ -4,22 +4,26 @@
 // translation unit of their own, compiled apart from the harness and linked after it.
 // It defines the entry points of harness/student_api.h, once per operator of the
 // manifest (SCANLAB_FOR_EACH_OPERATOR, harness/operators.cuh).
+//
+// SCANLAB_STUDENT_UNIT lets each task header (harness/tasks/) include its student file
+// and define its plan (Plan<T>, harness/task.cuh): here only, never in the harness.
+#define SCANLAB_STUDENT_UNIT 1
+
 #include "harness/student_api.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "harness/operators.cuh"
-#include "harness/plans.cuh"
 #include "harness/launch.cuh"
+#include "harness/operators.cuh"
 #include "harness/policy.cuh"
 #include "harness/runtime.cuh"
+#include "harness/task_list.cuh"
 #include "student/split.cuh"
 
 // The tasks whose plans this unit compiles: a bit per Task (1 << int(Task::X)), all of
-// them unless the build says otherwise. The grader builds each task with only its own
-// (its cases launch nothing else): the other tasks' kernels, for every operator, would
-// triple its compile time.
+// them unless the build says otherwise. A build that runs one task's cases need not
+// instantiate the other tasks' kernels for every operator.
 #ifndef SCANLAB_BUILD_TASKS
 #define SCANLAB_BUILD_TASKS (~0ull)
 #endif
@@ -36,39 +40,20 @@ static void notBuilt(Task task) {
                            "(SCANLAB_BUILD_TASKS)");
 }
 
+// The plan of the task's type (DriverTasks, harness/task_list.cuh, generated from the
+// manifest): a task whose type has no plan does not compile; one left out of the build
+// is not instantiated at all (`if constexpr`).
 template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
                 typename Op::Element* out, unsigned blockSize,
                 const Scratch<typename Op::Element>& scratch) {
-    typename Op::Element* blockResults = scratch.blockResults;
-    // `if constexpr`: a task left out is not instantiated at all.
-    switch (task) {
-        case Task::WarpScan:
-            if constexpr (built(Task::WarpScan)) warpScan<Op>(in, n, out, blockSize);
-            else notBuilt(task);
-            break;
-        case Task::Reduce:
-            if constexpr (built(Task::Reduce)) reduce<Op>(in, n, out, blockSize, blockResults);
-            else notBuilt(task);
-            break;
-        case Task::Scan:
-            if constexpr (built(Task::Scan)) scan<Op, true>(in, n, out, blockSize, blockResults);
-            else notBuilt(task);
-            break;
-        case Task::ScanExclusive:
-            if constexpr (built(Task::ScanExclusive)) scan<Op, false>(in, n, out, blockSize, blockResults);
-            else notBuilt(task);
-            break;
-        case Task::LookbackScan:
-            if constexpr (built(Task::LookbackScan)) lookbackScan<Op, true>(in, n, out, blockSize, scratch.tiles);
-            else notBuilt(task);
-            break;
-        case Task::LookbackScanExclusive:
-            if constexpr (built(Task::LookbackScanExclusive))
-                lookbackScan<Op, false>(in, n, out, blockSize, scratch.tiles);
-            else notBuilt(task);
-            break;
-    }
+    withTask(task, [&](auto type) {
+        using Type = decltype(type);
+        if constexpr (built(TaskTraits<Type>::kTask))
+            Plan<Type>::template launch<Op>(in, n, out, blockSize, scratch);
+        else
+            notBuilt(task);
+    });
 }
 
 #define SCANLAB_INSTANTIATE_LAUNCH_TASK(Op)                                                 \

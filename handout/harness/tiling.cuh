@@ -1,6 +1,6 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
-// How the tile kernels cover an array: the launch geometry the plans (plans.cuh) use,
+// How the tile kernels cover an array: the launch geometry the plans (harness/tasks/) use,
 // and that the harness's own baselines share.
 #pragma once
 #include <algorithm>

@@ -9,12 +9,16 @@
 // an input and replays an answer, fails the timing, naming the repetition.
 //
 // The expected output is recomputed from the generator, not read from anything a
-// kernel could have written: each thread folds a segment of kSegment consecutive
+// kernel could have written. What is expected is the task type's kTimedCheck
+// (harness/task.cuh): for a fold or a scan from the left, each thread folds a segment of kSegment consecutive
 // elements (exactly, for every operator: integers, MSSP, segmented sums), the host
 // scans the segment totals in order, and each thread then walks its segment again
 // from its carry-in, comparing every output element. Integer operators and MSSP must
 // match exactly; float elements are accumulated in double and pass within check.h's
-// tolerance, tol(n) * S_i (S_i the sum of |x_j| over the inputs of output i).
+// tolerance, tol(n) * S_i (S_i the sum of |x_j| over the inputs of output i). Any
+// other task is checked on the host: its output against its CPU reference over the
+// input drawn again on the host (generateInput draws the same elements), and its input
+// against that too.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -30,6 +34,7 @@
 #include "harness/launch.cuh"
 #include "harness/ops.cuh"
 #include "harness/runtime.cuh"
+#include "harness/task_list.cuh"
 #include "harness/tasks.h"
 
 namespace scanlab::timed {
@@ -176,7 +181,7 @@ class RepetitionCheck {
     using WT = typename W::Element;
 
     RepetitionCheck(Task task, size_t n, Distribution d)
-        : task_(task), n_(n), dist_(d), segments_((n + kSegment - 1) / kSegment),
+        : task_(task), shape_(timedCheckOf(task)), n_(n), dist_(d), segments_((n + kSegment - 1) / kSegment),
           totals_(segments_), magnitudes_(segments_), carries_(segments_),
           magnitudeCarries_(segments_), found_(1) {
         magnitudeCarries_.fillBytes(0);  // stays 0 where no tolerance applies (not floats)
@@ -196,14 +201,16 @@ class RepetitionCheck {
         deviceSynchronize("the timed repetition");
         const Findings none{~0ull, 0, ~0ull, 0};
         found_.upload({none});
-        const bool scan = task_ != Task::Reduce;
-        const bool inclusive = task_ == Task::WarpScan || task_ == Task::Scan || task_ == Task::LookbackScan;
+        if (shape_.kind == TimedCheck::Kind::Host) return checkOnHost(in, out, seed);
+        const bool scan = shape_.kind == TimedCheck::Kind::Scan;
+        const bool inclusive = shape_.inclusive;
         std::vector<WT> carries;
         std::vector<double> magnitudeCarries;
         const double tol = floatTolerance(n_);
-        if (task_ == Task::WarpScan) {
+        if (restarts()) {
+            // Segments of `restart` elements, each scanned from the identity: no carries.
             launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>, dim3(blocksFor(segments_)),
-                         dim3(128), 0, out, n_, seed, dist_, true, unsigned(kWarpSize),
+                         dim3(128), 0, out, n_, seed, dist_, inclusive, shape_.restart,
                          static_cast<const WT*>(nullptr), static_cast<const double*>(nullptr), tol,
                          in, found_.data());
         } else {
@@ -262,6 +269,41 @@ class RepetitionCheck {
     }
 
   private:
+    static TimedCheck timedCheckOf(Task task) {
+        TimedCheck shape = TimedCheck::onHost();
+        withTask(task, [&](auto type) { shape = decltype(type)::kTimedCheck; });
+        // The device walk restarts only on its own segments' boundaries; other restarts
+        // are checked exactly on the host.
+        if (shape.kind == TimedCheck::Kind::Scan && shape.restart && kSegment % shape.restart)
+            return TimedCheck::onHost();
+        return shape;
+    }
+
+    bool restarts() const { return shape_.kind == TimedCheck::Kind::Scan && shape_.restart != 0; }
+
+    // TimedCheck::onHost(): the whole output against the task's CPU reference.
+    std::string checkOnHost(const T* in, const T* out, uint64_t seed) const {
+        const std::vector<T> input = generateInput<Op>(n_, seed, dist_);
+        std::vector<T> seen(n_);
+        checkCuda(cudaMemcpy(seen.data(), in, n_ * sizeof(T), cudaMemcpyDeviceToHost),
+                  "cudaMemcpy device to host");
+        size_t changed = 0, firstChanged = 0;
+        for (size_t i = 0; i < n_; ++i)
+            if (!sameBits(seen[i], input[i]) && changed++ == 0) firstChanged = i;
+        if (changed)
+            return "the kernels changed their input, which is read-only: " + std::to_string(changed) +
+                   " element(s) differ from what the harness wrote, first in[" +
+                   std::to_string(firstChanged) + "] (expected " + Op::format(input[firstChanged]) + ")";
+        std::vector<T> got(outputCount(taskInfo(task_), n_));
+        checkCuda(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost),
+                  "cudaMemcpy device to host");
+        const CheckResult r = checkOutput<Op>(task_, input, got);
+        if (r.passed()) return "";
+        return std::to_string(r.mismatches) + " of " + std::to_string(got.size()) +
+               " element(s) differ; first at index " + std::to_string(r.first->index) +
+               ": expected " + r.first->expected + ", got " + r.first->got;
+    }
+
     static T narrow(const WT& x) { return T(x); }
 
     static bool agrees(const T& got, const WT& expected, double scale, double tol) {
@@ -273,13 +315,14 @@ class RepetitionCheck {
 
     // The expected output element i (on the host, from its segment's carry-in).
     WT expectedAt(size_t i, uint64_t seed, bool inclusive, const std::vector<WT>& carries) const {
-        const size_t begin = task_ == Task::WarpScan ? i / kWarpSize * kWarpSize : i / kSegment * kSegment;
-        WT acc = task_ == Task::WarpScan ? W::identity() : carries[i / kSegment];
+        const size_t begin = restarts() ? i / shape_.restart * shape_.restart : i / kSegment * kSegment;
+        WT acc = restarts() ? W::identity() : carries[i / kSegment];
         for (size_t j = begin; j < i; ++j) acc = W::apply(acc, WT(sampleElement<Op>(dist_, seed, j)));
         return inclusive ? W::apply(acc, WT(sampleElement<Op>(dist_, seed, i))) : acc;
     }
 
     Task task_;
+    TimedCheck shape_;
     size_t n_;
     Distribution dist_;
     size_t segments_;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness/args.h"
@@ -12,9 +13,10 @@
 #include "harness/generate.h"
 #include "harness/operators.cuh"
 #include "harness/ops.cuh"
-#include "harness/plans.cuh"
 #include "harness/reference.h"
+#include "harness/task_list.cuh"
 #include "harness/tasks.h"
+#include "harness/tiling.cuh"
 
 using namespace scanlab;
 
@@ -228,4 +230,24 @@ TEST_CASE("tasks: every driver task belongs to a student task with its file", "[
         CHECK(found);
         CHECK(&parseTask(t.name) == &t);
     }
+}
+
+TEST_CASE("tasks: every driver task has its type, whose reference has the manifest's output size",
+          "[assignment]") {
+    size_t types = 0;
+    DriverTasks::forEach([&](auto type) {
+        using Type = decltype(type);
+        const TaskInfo& t = taskInfo(TaskTraits<Type>::kTask);
+        INFO(t.name);
+        for (size_t n : {1, 31, 1000}) {
+            const std::vector<int32_t> in(n, 1);
+            CHECK(Type::template reference<Add<int32_t>>(in).size() == outputCount(t, n));
+        }
+        // withTask finds the same type from the enumerator.
+        bool same = false;
+        withTask(t.task, [&](auto found) { same = std::is_same_v<decltype(found), Type>; });
+        CHECK(same);
+        ++types;
+    });
+    CHECK(types == sizeof(kTasks) / sizeof(kTasks[0]));
 }

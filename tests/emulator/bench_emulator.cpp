@@ -1,6 +1,6 @@
 // Emulator throughput: elements per second of each task (warp scan, reduce,
 // inclusive scan) for add-i32 at 2^20 elements, through the harness plans
-// (harness/plans.cuh) with the reference kernels. The emulator's cost is mostly
+// (Plan<T>, harness/tasks/) with the reference kernels. The emulator's cost is mostly
 // fiber switches at synchronization points, so this is what bounds how long the
 // correctness suite takes on a CPU.
 //
@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "harness/plans.cuh"
+// The task headers' plans with the reference kernels: a student unit of its own.
+#define SCANLAB_STUDENT_UNIT 1
+#include "harness/task_list.cuh"
 
 namespace {
 
@@ -57,11 +59,12 @@ int main(int argc, char** argv) {
     scanlab::DeviceBuffer<int32_t> in(n), out(n), result(1);
     in.upload(host);
     scanlab::Workspace<Op> ws;
+    const auto scratch = ws.forRun(n, block);  // allocated once, outside the timing
     bool allOk = true;
     try {
         {
             const double s = medianSeconds(reps, [&] {
-                scanlab::warpScan<Op>(in.data(), n, out.data(), block);
+                scanlab::Plan<scanlab::tasks::WarpScan>::launch<Op>(in.data(), n, out.data(), block, scratch);
             });
             const auto got = out.download();
             bool ok = true;
@@ -74,7 +77,7 @@ int main(int argc, char** argv) {
         }
         {
             const double s = medianSeconds(reps, [&] {
-                scanlab::reduce<Op>(in.data(), n, result.data(), block, ws.blockResults.data());
+                scanlab::Plan<scanlab::tasks::Reduce>::launch<Op>(in.data(), n, result.data(), block, scratch);
             });
             const bool ok = result.download()[0] == expectScan[n - 1];
             report("reduce", n, s, ok);
@@ -82,7 +85,7 @@ int main(int argc, char** argv) {
         }
         {
             const double s = medianSeconds(reps, [&] {
-                scanlab::scan<Op, true>(in.data(), n, out.data(), block, ws.blockResults.data());
+                scanlab::Plan<scanlab::tasks::Scan>::launch<Op>(in.data(), n, out.data(), block, scratch);
             });
             const bool ok = out.download() == expectScan;
             report("inclusive scan", n, s, ok);

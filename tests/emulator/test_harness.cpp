@@ -1,4 +1,4 @@
-// The harness plans (harness/plans.cuh) on the emulator, with the reference reduce
+// The harness plans (Plan<T>, in the task headers harness/tasks/) on the emulator, with the reference reduce
 // and scan but a lockstep-style task 1 (lockstep_student/student/warp_scan.cuh):
 // the randomized schedule must reject the lockstep warp scan end to end, while the
 // reference kernels pass under every schedule tried.
@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "emu_test_util.h"
-#include "harness/plans.cuh"
+// The task headers' plans with this test's student files: a student unit of its own.
+#define SCANLAB_STUDENT_UNIT 1
+#include "harness/task_list.cuh"
 
 using emutest::ScheduleScope;
 using Op = scanlab::Add<int32_t>;
@@ -31,17 +33,19 @@ TEST_CASE("harness warpScan rejects a lockstep scanIncWarp on the emulator", "[h
     const auto expect = scanEvery(in, 32);
     scanlab::DeviceBuffer<int32_t> din(n), dout(n);
     din.upload(in);
+    scanlab::Workspace<Op> ws;
+    using WarpScan = scanlab::Plan<scanlab::tasks::WarpScan>;
     for (uint64_t seed : {1u, 2u}) {
         INFO("seed " << seed);
         std::vector<int32_t> first, again;
         {
             ScheduleScope scope(seed);
-            scanlab::warpScan<Op>(din.data(), n, dout.data(), 256);
+            WarpScan::launch<Op>(din.data(), n, dout.data(), 256, ws.forRun(n, 256));
             first = dout.download();
         }
         {
             ScheduleScope scope(seed);
-            scanlab::warpScan<Op>(din.data(), n, dout.data(), 256);
+            WarpScan::launch<Op>(din.data(), n, dout.data(), 256, ws.forRun(n, 256));
             again = dout.download();
         }
         CHECK(first != expect);
@@ -64,7 +68,8 @@ TEST_CASE("harness reduce runs the reference kernels correctly on the emulator",
     for (unsigned block : {32u, 256u, 1024u}) {
         for (uint64_t seed : {3u, 4u}) {
             ScheduleScope scope(seed, 2);
-            scanlab::reduce<Op>(din.data(), n, result.data(), block, ws.blockResults.data());
+            scanlab::Plan<scanlab::tasks::Reduce>::launch<Op>(din.data(), n, result.data(), block,
+                                                              ws.forRun(n, block));
             INFO("block " << block << " seed " << seed);
             CHECK(result.download()[0] == expect);
         }

@@ -72,7 +72,13 @@ def test_generated_headers_follow_the_manifest():
     a = default_assignment()
     header = make_handout.assignment_header(a)
     for d in a.driver_tasks:
-        assert f'{{Task::{d.enum}, "{d.name}", {d.task}, ' in header
+        assert f'{{Task::{d.type}, "{d.name}", {d.task}, ' in header
+    # Every driver task's type, from its task's header, in the list the harness loops over.
+    tasks = make_handout.task_list_header(a)
+    for d in a.driver_tasks:
+        assert f'#include "harness/tasks/{a.task(d.task).file}"' in tasks
+        assert f"struct TaskTraits<tasks::{d.type}> {{\n    static constexpr Task kTask = Task::{d.type};" in tasks
+    assert "using DriverTasks = TaskList<" + ", ".join(f"tasks::{d.type}" for d in a.driver_tasks) + ">;" in tasks
     assert f"kExitNoGpu = {a.exit_codes.no_gpu}," in header
     ops = make_handout.operators_header(a)
     for o in a.operators:

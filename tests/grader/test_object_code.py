@@ -16,7 +16,8 @@ from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
 UNIT_HARNESS = [REPO / "handout" / "harness" / f for f in
-                ("plans.cuh", "launch.cuh", "tiling.cuh", "runtime.cuh", "student_unit.cu")]
+                ("task.cuh", "task_list.cuh", "launch.cuh", "tiling.cuh", "runtime.cuh",
+                 "student_unit.cu")] + sorted((REPO / "handout" / "harness" / "tasks").glob("*.cuh"))
 
 UNIT = r"""
 #include <cuda_runtime.h>
@@ -80,8 +81,10 @@ def test_the_harness_host_functions_are_read_from_the_harness():
     names = object_code.harness_host_functions(UNIT_HARNESS)
     # Every plan the unit instantiates, the look-back's launch included (it was missing
     # from a hand-written list and made every fresh submission "host code" on gcc 13).
-    assert {"warpScan", "reduce", "scan", "lookbackScan", "launchLookbackScan", "launchKernel",
-            "launchTask", "splitBlocks"} <= names, names
+    assert {"threePhaseScan", "lookbackScan", "launchLookbackScan", "launchKernel",
+            "launchTask", "withTask", "splitBlocks"} <= names, names
+    # The tasks' plans are members of Plan<T> (harness/tasks/), the dispatch TaskList's.
+    assert {"Plan", "TaskList"} <= names, names
     assert "planTiles" in names and "parseArgs" not in names   # the driver's are not the unit's
     assert not any(n.startswith("scanTile") or n.endswith("Kernel") and n != "launchKernel"
                    for n in names), names    # device code is not host code
@@ -95,5 +98,10 @@ def test_a_harness_function_kept_apart_by_the_compiler_is_the_harnesss():
         ".text", 0, 64, "FUNC", {"__stack_chk_fail", "cudaGetLastError"})
     helper = object_code.Function("scanlab::myHostHelper(int)", "_ZN7scanlab12myHostHelperEi", ".text", 64, 16,
                                   "FUNC", {"__stack_chk_fail"})
-    found = object_code.check_host_code([kept, helper], cuda=True, harness=harness)
+    plan = object_code.Function(
+        "void scanlab::Plan<scanlab::tasks::Scan>::launch<scanlab::Add<int> >(int const*, unsigned long, "
+        "int*, unsigned int, scanlab::Scratch<int> const&)",
+        "_ZN7scanlab4PlanINS_5tasks4ScanEE6launchINS_3AddIiEEEEvPKNT_7ElementEmPS8_jRKNS_7ScratchIS8_EE",
+        ".text", 80, 16, "FUNC", {"cudaGetLastError"})
+    found = object_code.check_host_code([kept, helper, plan], cuda=True, harness=harness)
     assert [f.name for f in found] == ["scanlab::myHostHelper(int)"], found

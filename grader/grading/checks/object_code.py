@@ -9,8 +9,8 @@ code keeps: the checks of grader/grading/checks/compiled.py that know the toolch
   (which calls its stub), a host body for each `__device__` function that only calls
   `exit` (it must never run on the host), and the registration (`__sti____cudaRegisterAll`,
   `__cudaRegister*`, `atexit`). Those are not the student's. The harness's own host code
-  in the unit (the functions defined in harness/plans.cuh, student_unit.cu, ...:
-  harness_host_functions) is not either.
+  in the unit (the functions defined in the task headers harness/tasks/*.cuh,
+  student_unit.cu, ...: harness_host_functions) is not either.
 - **host code**: on the CUDA build every other host function of the unit is the student's
   (a helper, a constructor of a kernel argument's type that the launch runs, a static
   initializer, a global operator new/delete): refused, the unit's host code is the
@@ -38,6 +38,9 @@ TOOLCHAIN_HOST = re.compile(r"^(__device_stub__|__sti__|__cuda|__nv_|__fatbinwra
 # `__host__ __device__ T packTile(`; device-only code (__device__ without __host__,
 # __global__) has no host body.
 _HOST_DEFINITION = re.compile(r"^(?:[A-Za-z_][\w:<>,]*[\s*&]+)+(\w+)\(", re.M)
+# A class defined at the start of a line (`struct TaskList {`, `struct Plan<tasks::Scan> {`,
+# a task's plan): its member functions are the harness's too.
+_CLASS_DEFINITION = re.compile(r"^(?:struct|class) (\w+)\b", re.M)
 # The C++ library's, and the harness's types' members.
 LIBRARY_HOST = re.compile(r"^(scanlab::CudaError::.*|scanlab::Workspace.*|dim3::.*|std::.*|__gnu_cxx::.*)$")
 
@@ -54,6 +57,7 @@ def harness_host_functions(files: list[Path]) -> frozenset[str]:
             if "__global__" in line or ("__device__" in line and "__host__" not in line):
                 continue
             names.add(m.group(1))
+        names.update(_CLASS_DEFINITION.findall(text))
     return frozenset(names)
 
 

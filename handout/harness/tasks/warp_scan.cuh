@@ -1,0 +1,60 @@
+// scanlab harness: DO NOT EDIT. Your code goes in student/.
+//
+// Task 1's driver task (student/warp_scan.cuh): every warp scans its own 32
+// consecutive elements (harness/task.cuh says what a task type holds).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "harness/baselines.cuh"
+#include "harness/reference.h"
+#include "harness/task.cuh"
+#include "harness/tiling.cuh"
+#include "harness/warp_tile.cuh"
+
+namespace scanlab::tasks {
+
+struct WarpScan {
+    template <class Op>
+    static std::vector<typename Op::Element> reference(const std::vector<typename Op::Element>& in) {
+        return referenceSegmentedScan<Op>(in, kWarpSize);
+    }
+
+    static constexpr TimedCheck kTimedCheck = TimedCheck::scan(true, kWarpSize);
+
+    template <class Op, class Baselines>
+    static void baselines(Baselines& b) {
+        // The handout's placeholder: lane 0 scans its warp's 32 elements alone.
+        b.time("placeholder", [&] {
+            launchWarpScan<Op, baseline::SequentialWarpScan>("warpScanKernel(placeholder)", b.in(),
+                                                             b.n(), b.out(), b.block());
+        });
+    }
+};
+
+}  // namespace scanlab::tasks
+
+#if defined(SCANLAB_STUDENT_UNIT)
+#include "student/warp_scan.cuh"
+
+namespace scanlab {
+
+// The driver kernel of harness/warp_tile.cuh with your scanIncWarp.
+struct StudentWarpScan {
+    template <class Op>
+    __device__ static typename Op::Element run(typename Op::Element* sh, unsigned idx) {
+        return scanIncWarp<Op>(sh, idx);
+    }
+};
+
+template <>
+struct Plan<tasks::WarpScan> {
+    template <class Op>
+    static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
+                       unsigned blockSize, const Scratch<typename Op::Element>&) {
+        launchWarpScan<Op, StudentWarpScan>("warpScanKernel", in, n, out, blockSize);
+    }
+};
+
+}  // namespace scanlab
+#endif
