@@ -75,13 +75,18 @@ class Fixture:
     def expected(self, backend: str, assignment: Assignment | None = None) -> dict:
         """The expected verdicts on `backend`, by task name (and "integration", "error").
 
-        Every task of the assignment must have one ("any" where it does not matter): a
-        task added to data/assignment.toml cannot slip past a fixture unchecked."""
+        A task the fixture does not touch (none of its edits, copies, reshapes or files
+        is the task's file) gets its base's verdict unless [expect] gives one: so a task
+        added to data/assignment.toml needs no line in any fixture. A task it touches
+        must have one, and so must the integration; a key that names no task stops the
+        tests (a typo would otherwise go unchecked)."""
         a = assignment or default_assignment()
-        expect = {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
+        given = {**self.expect, **(self.expect_cuda if backend == "cuda" else {})}
         names = [t.name for t in a.tasks]
-        missing = [n for n in names + ["integration"] if n not in expect]
-        unknown = set(expect) - set(names) - {"integration", "error"}
+        touched = self.touched_files()
+        missing = [t.name for t in a.tasks if t.file in touched and t.name not in given]
+        missing += [] if "integration" in given else ["integration"]
+        unknown = set(given) - set(names) - {"integration", "error"}
         if missing or unknown:
             raise StaleFixture(
                 f"fixture {self.name}: [expect] " +
@@ -89,7 +94,28 @@ class Fixture:
                 ("; " if missing and unknown else "") +
                 (f"names no task {', '.join(sorted(unknown))}" if unknown else "") +
                 f" (tasks of data/assignment.toml: {', '.join(names)})")
-        return expect
+        return {**{t.name: self.base_verdict(t.file, t.bonus) for t in a.tasks}, **given}
+
+    def touched_files(self) -> set[str]:
+        """The student files (by name) this fixture changes or adds to its base."""
+        files = {e.file for e in self.edits} | {r.file for r in self.reshapes}
+        files |= {Path(dest).name for _, dest in self.copies}
+        folder = FIXTURES / self.name
+        files |= {f.name for f in folder.rglob("*") if f.is_file() and f.name not in ("fixture.toml", ".keep")}
+        return files
+
+    def base_verdict(self, file: str, bonus: bool) -> str:
+        """The verdict of an untouched task's file as the base lays it down: the
+        reference's is correct (a bonus file only when it is laid down: `bonus = true`),
+        the handout's placeholder is not attempted, and a file that is not there is
+        missing (a bonus one: not attempted)."""
+        if self.archive:
+            return "not_attempted" if bonus else "missing"
+        if self.base == "reference":
+            return "correct" if not bonus or self.bonus else "not_attempted"
+        if self.base == "handout":
+            return "not_attempted"
+        return "not_attempted" if bonus else "missing"
 
 
 def load_fixture(name: str) -> Fixture:

@@ -28,10 +28,11 @@ def manifest_data() -> dict:
 
 def test_the_manifest():
     a = default_assignment()
-    assert a.driver_task_names == ("warp-scan", "reduce", "scan", "scan-exclusive",
-                                   "lookback-scan", "lookback-scan-exclusive")
-    assert [t.file for t in a.tasks] == ["warp_scan.cuh", "reduce.cuh", "scan.cuh", "lookback_scan.cuh"]
-    assert [t.bonus for t in a.tasks] == [False, False, False, True]
+    # The course's four tasks, first (a task added later comes after them).
+    assert a.driver_task_names[:6] == ("warp-scan", "reduce", "scan", "scan-exclusive",
+                                       "lookback-scan", "lookback-scan-exclusive")
+    assert [t.file for t in a.tasks][:4] == ["warp_scan.cuh", "reduce.cuh", "scan.cuh", "lookback_scan.cuh"]
+    assert [t.bonus for t in a.tasks][:4] == [False, False, False, True]
     assert a.task(3).driver_tasks == ("scan", "scan-exclusive")
     assert a.operator("mssp").element_bytes == 16 and not a.operator("mssp").commutative
     assert a.output_bytes("reduce", "mssp", 1000) == 16

@@ -48,15 +48,35 @@ def test_every_fixture_has_a_verdict_for_every_task():
             load_fixture(name).expected(backend)  # raises StaleFixture otherwise
 
 
-def test_a_task_without_a_verdict_stops_the_tests():
+def test_a_new_task_takes_its_verdict_from_the_base():
+    # A task added to the manifest needs no line in any fixture that does not touch it.
     import dataclasses
     from grader.config.assignment import default_assignment
     a = default_assignment()
-    extra = dataclasses.replace(a.tasks[-1], number=5, name="segmented-sort", file="segmented_sort.cuh")
-    with_a_new_task = dataclasses.replace(a, tasks=a.tasks + (extra,))
-    with pytest.raises(StaleFixture, match="reference: \\[expect\\] has no verdict for segmented-sort"):
-        load_fixture("reference").expected("emulator", with_a_new_task)
-    fx = load_fixture("reference")
+    required = dataclasses.replace(a.tasks[0], number=5, name="suffix-scan", file="suffix_scan.cuh",
+                                   bonus=False)
+    bonus = dataclasses.replace(required, number=6, name="segmented-sort", file="segmented_sort.cuh",
+                                bonus=True)
+    more = dataclasses.replace(a, tasks=a.tasks + (required, bonus))
+    verdicts = {name: load_fixture(name).expected("emulator", more)
+                for name in ("reference", "commutative_reduce", "handout", "wrong_names")}
+    assert verdicts["reference"]["suffix-scan"] == verdicts["reference"]["segmented-sort"] == "correct"
+    # The reference's bonus files are laid down only with `bonus = true`.
+    assert verdicts["commutative_reduce"]["suffix-scan"] == "correct"
+    assert verdicts["commutative_reduce"]["segmented-sort"] == "not_attempted"
+    assert verdicts["handout"]["segmented-sort"] == "not_attempted"
+    assert verdicts["wrong_names"]["suffix-scan"] == "missing"
+    assert verdicts["wrong_names"]["segmented-sort"] == "not_attempted"
+    # What the fixture says still wins.
+    assert verdicts["commutative_reduce"]["reduce"] == "wrong"
+
+
+def test_a_touched_task_without_a_verdict_stops_the_tests():
+    import dataclasses
+    fx = load_fixture("commutative_reduce")
+    silent = dataclasses.replace(fx, expect={k: v for k, v in fx.expect.items() if k != "reduce"})
+    with pytest.raises(StaleFixture, match="commutative_reduce: \\[expect\\] has no verdict for reduce"):
+        silent.expected("emulator")
     typo = dataclasses.replace(fx, expect={**fx.expect, "redcue": "correct"})
     with pytest.raises(StaleFixture, match="names no task redcue"):
         typo.expected("emulator")
