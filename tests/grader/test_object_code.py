@@ -81,7 +81,7 @@ def test_the_harness_host_functions_are_read_from_the_harness():
     names = object_code.harness_host_functions(UNIT_HARNESS)
     # Every plan the unit instantiates, the look-back's launch included (it was missing
     # from a hand-written list and made every fresh submission "host code" on gcc 13).
-    assert {"threePhaseScan", "lookbackScan", "launchLookbackScan", "launchKernel",
+    assert {"warpScan", "reduce", "scan", "lookbackScan", "launchLookbackScan", "launchKernel",
             "launchTask", "withTask", "splitBlocks"} <= names, names
     # The tasks' plans are members of Plan<T> (harness/tasks/), the dispatch TaskList's.
     assert {"Plan", "TaskList"} <= names, names

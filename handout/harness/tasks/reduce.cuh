@@ -66,20 +66,26 @@ struct Reduce {
 namespace scanlab {
 
 // Stage 1 over the input, stage 2 in one block over the per-block results.
+template <class Op>
+void reduce(const typename Op::Element* in, size_t n, typename Op::Element* result,
+            unsigned blockSize, typename Op::Element* blockResults) {
+    using T = typename Op::Element;
+    constexpr int kChunk = ChunkPolicy<T>::kItemsPerThread;
+    const TilePlan plan = planTiles<T>(n, blockSize);
+    const TilePlan single = planTiles<T>(plan.gridSize, blockSize, 1);
+    launchKernel("reduceBlocksKernel", reduceBlocksKernel<Op, kChunk>, dim3(plan.gridSize),
+                 dim3(blockSize), plan.sharedBytes, in, n, plan.itemsPerBlock, blockResults);
+    launchKernel("reduceBlocksKernel(stage 2)", reduceBlocksKernel<Op, kChunk>, dim3(1),
+                 dim3(blockSize), single.sharedBytes, static_cast<const T*>(blockResults),
+                 size_t(plan.gridSize), single.itemsPerBlock, result);
+}
+
 template <>
 struct Plan<tasks::Reduce> {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* result,
                        unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        using T = typename Op::Element;
-        constexpr int kChunk = ChunkPolicy<T>::kItemsPerThread;
-        const TilePlan plan = planTiles<T>(n, blockSize);
-        const TilePlan single = planTiles<T>(plan.gridSize, blockSize, 1);
-        launchKernel("reduceBlocksKernel", reduceBlocksKernel<Op, kChunk>, dim3(plan.gridSize),
-                     dim3(blockSize), plan.sharedBytes, in, n, plan.itemsPerBlock, scratch.blockResults);
-        launchKernel("reduceBlocksKernel(stage 2)", reduceBlocksKernel<Op, kChunk>, dim3(1),
-                     dim3(blockSize), single.sharedBytes, static_cast<const T*>(scratch.blockResults),
-                     size_t(plan.gridSize), single.itemsPerBlock, result);
+        reduce<Op>(in, n, result, blockSize, scratch.blockResults);
     }
 };
 

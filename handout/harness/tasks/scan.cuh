@@ -52,8 +52,8 @@ namespace scanlab {
 // Reduce each block's range, scan the block results in one block, then scan each range
 // again starting from its block's carry-in.
 template <class Op, bool kInclusive>
-void threePhaseScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                    unsigned blockSize, typename Op::Element* blockResults) {
+void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
+          unsigned blockSize, typename Op::Element* blockResults) {
     using T = typename Op::Element;
     constexpr int kChunk = ChunkPolicy<T>::kItemsPerThread;
     const TilePlan plan = planTiles<T>(n, blockSize);
@@ -79,7 +79,7 @@ struct Plan<tasks::Scan> {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        threePhaseScan<Op, true>(in, n, out, blockSize, scratch.blockResults);
+        scan<Op, true>(in, n, out, blockSize, scratch.blockResults);
     }
 };
 
@@ -88,7 +88,7 @@ struct Plan<tasks::ScanExclusive> {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        threePhaseScan<Op, false>(in, n, out, blockSize, scratch.blockResults);
+        scan<Op, false>(in, n, out, blockSize, scratch.blockResults);
     }
 };
 

@@ -47,12 +47,18 @@ struct StudentWarpScan {
     }
 };
 
+template <class Op>
+void warpScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
+              unsigned blockSize) {
+    launchWarpScan<Op, StudentWarpScan>("warpScanKernel", in, n, out, blockSize);
+}
+
 template <>
 struct Plan<tasks::WarpScan> {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>&) {
-        launchWarpScan<Op, StudentWarpScan>("warpScanKernel", in, n, out, blockSize);
+        warpScan<Op>(in, n, out, blockSize);
     }
 };
 
