@@ -535,7 +535,7 @@ class Builder:
             listed = [Path(code_rules.norm(d if os.path.isabs(d) else str(build_dir / d))) for d in
                       code_rules.parse_dependencies(deps.read_text(errors="replace"))]
             return [p for p in listed if p.is_relative_to(harness)]
-        return sorted(p for p in harness.glob("*") if p.suffix in (".cuh", ".h", ".cu"))
+        return sorted(p for p in harness.rglob("*") if p.suffix in (".cuh", ".h", ".cu"))
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], constants: frozenset[str]) -> list[Violation]:

@@ -1,7 +1,7 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
-// The knobs of the launch geometry, named for what they tune. The host plans in
-// plans.cuh apply them; kernels receive the results as template and kernel arguments.
+// The knobs of the launch geometry, named for what they tune. The host plans (harness/tasks/)
+// apply them; kernels receive the results as template and kernel arguments.
 #pragma once
 #include <cstddef>
 

@@ -99,6 +99,16 @@ def test_paths_show_the_submission_and_the_handout_only():
     assert line == "at f+0x10 in alice/scan.cuh:57 and (a file of the grader):1"
 
 
+def test_bare_names_of_harness_files_in_subfolders_keep_their_folder():
+    # The tool may print a bare file name; a task header lives in harness/tasks/.
+    paths = sanitizer.Paths({"/w/b/src/student/scan.cuh": "alice/scan.cuh"}, "/w/b/src",
+                            {"reduce.cuh": "harness/tasks/reduce.cuh", "tile_io.cuh": "harness/tile_io.cuh"})
+    assert paths.show("reduce.cuh") == "harness/tasks/reduce.cuh"
+    assert paths.show("tile_io.cuh") == "harness/tile_io.cuh"
+    assert paths.show("scan.cuh") == "alice/scan.cuh"      # the student's file comes first
+    assert paths.show("passwd") is None
+
+
 def test_a_synthetic_memcheck_record():
     log = "\n".join([
         "========= COMPUTE-SANITIZER",

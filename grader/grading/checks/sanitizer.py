@@ -94,10 +94,11 @@ class Paths:
     absolute paths or bare file names, depending on how the unit was compiled."""
 
     def __init__(self, student: dict[str, str], handout_root: str = "",
-                 harness: frozenset[str] = frozenset()):
+                 harness: dict[str, str] | None = None):
         self.student = student             # absolute path in the build -> shown path
         self.handout_root = handout_root.rstrip("/") + "/" if handout_root else ""
-        self.harness = harness             # the handout's harness/ file names
+        # The handout's harness files: bare name -> path in the handout (harness/tasks/...).
+        self.harness = harness or {}
         self._by_name = {Path(p).name: shown for p, shown in student.items()}
 
     def show(self, path: str) -> str | None:
@@ -109,7 +110,7 @@ class Paths:
             if path.startswith("student/") and Path(path).name in self._by_name:
                 return self._by_name[Path(path).name]
             if path.startswith("harness/") or path in self.harness:
-                return path if path.startswith("harness/") else f"harness/{path}"
+                return path if path.startswith("harness/") else self.harness[path]
             return None
         if self.handout_root and path.startswith(self.handout_root):
             rel = path[len(self.handout_root):]
@@ -306,8 +307,8 @@ def run(setup: RunSetup, sanitizer: Sanitizer, tool: str, binary: Path, cases: l
                 text = f.read(LOG_LIMIT).decode("utf-8", errors="replace")
         src = binary.parent.parent
         _keep_log(text, tool, src, shown, lines, r)
-        harness = frozenset(p.name for p in (src / "harness").glob("*")) if (src / "harness").is_dir() \
-            else frozenset()
+        harness = {p.name: p.relative_to(src).as_posix() for p in sorted((src / "harness").rglob("*"))
+                   if p.is_file()} if (src / "harness").is_dir() else {}
         paths = Paths({f"{src}/student/{name}": path for name, path in shown.items()}, str(src), harness)
         reproduce = " && ".join(
             f"compute-sanitizer --tool {tool} build/scanlab run {' '.join(c.driver_args(s))}"
