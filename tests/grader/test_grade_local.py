@@ -43,11 +43,12 @@ def local_grade(session: Session, submission: Path, tmp: Path) -> tuple[dict[int
     `grade --json`: one object per task, and what it printed."""
     files = dict(session.builder.reference_files)
     for name in list(files):
-        found = list(submission.rglob(name))
+        # student/<name> first: a copy of the whole handout has harness/tasks/<name> too.
+        found = sorted(submission.rglob(name), key=lambda p: p.parent.name != "student")
         if found:
             files[name] = found[0].read_bytes()
     build = session.builder.build(f"local grade of {submission.name}", files, {}, {})
-    assert build.ok and build.binary is not None, build.errors
+    assert build.ok and build.binary is not None, (build.errors, [str(v) for v in build.violations])
     out = tmp / f"{submission.name}.jsonl"
     # --student: the submission's files, for the grader's rule on placeholders (make
     # grade-local passes the handout folder).
