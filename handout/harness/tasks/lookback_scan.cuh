@@ -87,23 +87,20 @@ void lookbackScan(const typename Op::Element* in, size_t n, typename Op::Element
     launchLookbackScan<Op, Policy::kItemsPerThread, kInclusive>(in, n, out, blockSize, room);
 }
 
-template <>
-struct Plan<tasks::LookbackScan> {
+// The inclusive and the exclusive scan: one plan, told which.
+template <bool kInclusive>
+struct LookbackScanPlan {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        lookbackScan<Op, true>(in, n, out, blockSize, scratch.tiles);
+        lookbackScan<Op, kInclusive>(in, n, out, blockSize, scratch.tiles);
     }
 };
 
 template <>
-struct Plan<tasks::LookbackScanExclusive> {
-    template <class Op>
-    static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                       unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        lookbackScan<Op, false>(in, n, out, blockSize, scratch.tiles);
-    }
-};
+struct Plan<tasks::LookbackScan> : LookbackScanPlan<true> {};
+template <>
+struct Plan<tasks::LookbackScanExclusive> : LookbackScanPlan<false> {};
 
 }  // namespace scanlab
 #endif

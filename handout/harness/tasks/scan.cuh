@@ -74,23 +74,20 @@ void scan(const typename Op::Element* in, size_t n, typename Op::Element* out,
                  plan.itemsPerBlock, carries);
 }
 
-template <>
-struct Plan<tasks::Scan> {
+// The inclusive and the exclusive scan: one plan, told which.
+template <bool kInclusive>
+struct ScanPlan {
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        scan<Op, true>(in, n, out, blockSize, scratch.blockResults);
+        scan<Op, kInclusive>(in, n, out, blockSize, scratch.blockResults);
     }
 };
 
 template <>
-struct Plan<tasks::ScanExclusive> {
-    template <class Op>
-    static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                       unsigned blockSize, const Scratch<typename Op::Element>& scratch) {
-        scan<Op, false>(in, n, out, blockSize, scratch.blockResults);
-    }
-};
+struct Plan<tasks::Scan> : ScanPlan<true> {};
+template <>
+struct Plan<tasks::ScanExclusive> : ScanPlan<false> {};
 
 }  // namespace scanlab
 #endif
