@@ -197,16 +197,17 @@ int tuneLookback() {
         using Textbook = LookbackWait<1, 0, 32, 32, 0>;  // poll, 32 ns apart, at once
         std::vector<Contestant> cs{cub.scan(),
                                    lookbackShape<8, Textbook, false>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 64, 512>, false>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 0, 64, 512>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 1245, 648, 648>, false>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 1245, 648, 648>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 2000, 648, 648>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 3000, 648, 648>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 2000, 300, 300>>(cub, ws, 256),
-                                   lookbackShape<12, LookbackWait<1, 2000, 648, 648>>(cub, ws, 512),
-                                   lookbackShape<20, LookbackWait<1, 2000, 648, 648>, false>(cub, ws, 256),
-                                   lookbackShape<28, LookbackWait<1, 2000, 648, 648>, false>(cub, ws, 128)};
+                                   lookbackShape<12, DefaultWait>(cub, ws, 256),
+                                   lookbackShape<20, DefaultWait>(cub, ws, 256),
+                                   lookbackShape<20, DefaultWait, false>(cub, ws, 256),
+                                   lookbackShape<20, LookbackWait<1, 0, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<20, LookbackWait<1, 2000, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<20, LookbackWait<1, 4500, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<20, LookbackWait<1, 3000, 400, 400>>(cub, ws, 256),
+                                   lookbackShape<20, LookbackWait<2, 3000, 648, 648>>(cub, ws, 256),
+                                   lookbackShape<28, DefaultWait>(cub, ws, 256),
+                                   lookbackShape<28, DefaultWait>(cub, ws, 128),
+                                   lookbackShape<20, DefaultWait>(cub, ws, 512)};
         measure(cs, 20, std::max(1, int((size_t(1) << 24) / cub.n)));
         std::printf("\nn = 2^%d\n", log2n);
         printRow(cs[0], nullptr);

@@ -41,13 +41,13 @@ namespace scanlab {
 
 // Task 4: elements each thread scans per tile (the kernel's CHUNK). A single-pass scan
 // pays its tile id and its look-back once per tile, so a bigger tile spreads that
-// latency over more elements; it also holds more elements in registers and shared
-// memory. Tuned on an H100 (sm_90; scanlab-bench --tune-lookback) for 256 threads:
-// 4-byte elements take 12 a thread (a tile of 3072, CUB's tile for a 4-byte sum on
-// Hopper), loaded and stored as 16-byte vectors (loadChunks, tile_io.cuh); other
-// elements keep task 3's CHUNK (32 bytes a thread). A block too wide for its tile's
-// shared memory (the 48 KiB every GPU grants a block: 1024 threads of 12 int32) takes
-// kItemsPerThreadWide instead.
+// latency over more elements; it also needs more shared memory (or registers) to hold
+// the tile. Tuned on an H100 (sm_90; scanlab-bench --tune-lookback) for 256 threads:
+// 80 bytes a thread, so 20 for 4-byte elements (a tile of 5120; moved as 16-byte
+// vectors by the tile_io.cuh helpers) and 5 for the 16-byte MssTuple. 8 such tiles of
+// 256 threads (20 KiB each) fit in an SM's shared memory at once. A block too wide for
+// its tile's shared memory (the 48 KiB every GPU grants a block: 1024 threads of 20
+// int32) takes kItemsPerThreadWide instead.
 //
 // kMinBlocksOf1024: lookbackScanKernel is compiled (__launch_bounds__) for blocks of up
 // to 1024 threads with at least this many of them resident on an SM, so with at most
@@ -65,7 +65,8 @@ constexpr int kBlocksOf1024PerSm = 1;
 
 template <class T>
 struct LookbackPolicy {
-    static constexpr int kItemsPerThread = sizeof(T) == 4 ? 12 : ChunkPolicy<T>::kItemsPerThread;
+    static constexpr int kBytesPerThread = 80;
+    static constexpr int kItemsPerThread = sizeof(T) >= kBytesPerThread ? 1 : int(kBytesPerThread / sizeof(T));
     static constexpr int kItemsPerThreadWide = ChunkPolicy<T>::kItemsPerThread;
     static constexpr int kMinBlocksOf1024 = sizeof(T) == 4 ? kBlocksOf1024PerSm : 1;
 };

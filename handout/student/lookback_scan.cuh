@@ -13,8 +13,8 @@
 //    started. A tile id from the counter is only ever handed to a block that runs, so
 //    every tile it waits for belongs to a block that has started.
 // 2. Scan the tile as in task 3 (loadChunks, a sequential scan of each chunk, the warp
-//    scans, the warp totals) and get the tile's total. (CHUNK is 12 for 4-byte
-//    elements: loadChunks and storeChunks then move 16-byte vectors.)
+//    scans, the warp totals) and get the tile's total. (CHUNK is 20 for 4-byte
+//    elements: the tile_io.cuh helpers then move 16-byte vectors.)
 // 3. Publish. Tile 0: its inclusive prefix (status kTilePrefix). Any other tile: its
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
@@ -28,8 +28,10 @@
 //    sleeps a little before its first read finds its neighbours done: README, task 4).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
-//    Stage the tile's scan in shared memory before the look-back: then no element waits
-//    in a register while warp 0 looks back (fewer registers, more blocks on each SM).
+//    Faster: keep the tile in shared memory while warp 0 looks back, not in registers
+//    (stageTile, readStagedChunk, writeStagedChunk, storeStaged in harness/tile_io.cuh:
+//    fewer registers, more blocks on each SM, more loads in flight), and have
+//    prefetchL2 fetch tile blockIdx.x while the tile id is on its way (README, task 4).
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared

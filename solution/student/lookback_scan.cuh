@@ -13,8 +13,8 @@
 //    started. A tile id from the counter is only ever handed to a block that runs, so
 //    every tile it waits for belongs to a block that has started.
 // 2. Scan the tile as in task 3 (loadChunks, a sequential scan of each chunk, the warp
-//    scans, the warp totals) and get the tile's total. (CHUNK is 12 for 4-byte
-//    elements: loadChunks and storeChunks then move 16-byte vectors.)
+//    scans, the warp totals) and get the tile's total. (CHUNK is 20 for 4-byte
+//    elements: the tile_io.cuh helpers then move 16-byte vectors.)
 // 3. Publish. Tile 0: its inclusive prefix (status kTilePrefix). Any other tile: its
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
@@ -28,8 +28,10 @@
 //    sleeps a little before its first read finds its neighbours done: README, task 4).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
-//    Stage the tile's scan in shared memory before the look-back: then no element waits
-//    in a register while warp 0 looks back (fewer registers, more blocks on each SM).
+//    Faster: keep the tile in shared memory while warp 0 looks back, not in registers
+//    (stageTile, readStagedChunk, writeStagedChunk, storeStaged in harness/tile_io.cuh:
+//    fewer registers, more blocks on each SM, more loads in flight), and have
+//    prefetchL2 fetch tile blockIdx.x while the tile id is on its way (README, task 4).
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared
@@ -180,8 +182,24 @@ __device__ typename Op::Element lookBack(const lookback::TileState<typename Op::
     }
 }
 
-// One block's work: one tile, from its id to its output. Wait: how the look-back
-// waits (a parameter so that scanlab-bench --tune-lookback can try others).
+// An inclusive scan of one value per lane across the warp, with shuffles: after the
+// step with distance d, lane i holds lanes i-2d+1 .. i.
+template <class Op>
+__device__ typename Op::Element warpInclusiveScan(typename Op::Element value, unsigned lane) {
+#pragma unroll
+    for (unsigned d = 1; d < kWarpSize; d <<= 1) {
+        const typename Op::Element earlier = shuffleUp(value, d);
+        if (lane >= d) value = Op::apply(earlier, value);
+    }
+    return value;
+}
+
+// One block's work: one tile, from its id to its output. The tile stays in shared
+// memory from its load to its store: no element waits in a register while warp 0
+// looks back, so a thread needs few registers (8 blocks of 256 share an SM) and the
+// tile can be big (20 int32 a thread) for its look-back to be paid once per 5120
+// elements. Wait: how the look-back waits (a parameter so that scanlab-bench
+// --tune-lookback can try others).
 template <class Op, int CHUNK, bool INCLUSIVE, class Wait = DefaultWait>
 __device__ void scanTile(const typename Op::Element* in, typename Op::Element* out, size_t n,
                          const lookback::TileState<typename Op::Element>& tiles) {
@@ -197,22 +215,27 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
     T* prefixSlot = warpTotals + numWarps;
     unsigned* tileSlot = reinterpret_cast<unsigned*>(prefixSlot + 1);
 
+    // Blocks start in about blockIdx.x order, so the counter most likely hands this
+    // block tile blockIdx.x: ask L2 for it while the atomic is on its way. Only a hint
+    // (harness/tile_io.cuh): a wrong guess costs bandwidth, never a wrong value.
+    const size_t guess = size_t(blockIdx.x) * tileItems;
+    if (guess < n) prefetchL2(in + guess, n - guess < tileItems ? n - guess : tileItems, tid, blockDim.x);
     if (tid == 0) *tileSlot = atomicAdd(tiles.tileCounter, 1u);
     __syncthreads();
     const unsigned tile = *tileSlot;
     const size_t base = size_t(tile) * tileItems;
     const size_t valid = n - base;  // the plan launches no tile past the end
 
-    // Coalesced (16-byte vectors for 4-byte elements: loadChunks), then each thread
-    // scans its CHUNK consecutive elements in registers.
+    // Coalesced into shared memory (16-byte copies that skip the registers for 4-byte
+    // elements: stageTile), then each thread folds its CHUNK consecutive elements.
+    stageTile<CHUNK>(in + base, valid, Op::identity(), staging, tid, blockDim.x);
+    __syncthreads();
     T chunk[CHUNK];
-    loadChunks<CHUNK>(in + base, valid, Op::identity(), staging, tid, blockDim.x, chunk,
-                      BlockSync{});
+    readStagedChunk<CHUNK>(staging, tid, chunk);
+    T chunkTotal = chunk[0];
 #pragma unroll
-    for (int k = 1; k < CHUNK; ++k) chunk[k] = Op::apply(chunk[k - 1], chunk[k]);
-    staging[tid] = chunk[CHUNK - 1];
-    __syncwarp();
-    const T threadScan = scanIncWarp<Op>(staging, tid);
+    for (int k = 1; k < CHUNK; ++k) chunkTotal = Op::apply(chunkTotal, chunk[k]);
+    const T threadScan = warpInclusiveScan<Op>(chunkTotal, lane);
     if (lane == kWarpSize - 1) warpTotals[warp] = threadScan;
     __syncthreads();
     T warpPrefix = Op::identity();
@@ -226,8 +249,7 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
     const T earlierLanes = shuffleUp(threadScan, 1);
     const T inTile = lane > 0 ? Op::apply(warpPrefix, earlierLanes) : warpPrefix;
 
-    // Warp 0 publishes and looks back while the other warps wait at the barrier, their
-    // chunks in registers.
+    // Warp 0 publishes and looks back while the other warps wait at the barrier.
     if (warp == 0) {
         T tilePrefix = Op::identity();
         if (tile == 0) {
@@ -242,18 +264,19 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
     }
     __syncthreads();
 
-    // out = everything before the chunk (+) the chunk's scan; exclusive: shifted by one.
-    const T before = Op::apply(*prefixSlot, inTile);
-    if constexpr (INCLUSIVE) {
+    // The chunk again, now scanned: out = everything before it (+) its scan (exclusive:
+    // shifted by one), written back in place, then stored coalesced.
+    readStagedChunk<CHUNK>(staging, tid, chunk);
+    T running = Op::apply(*prefixSlot, inTile);
 #pragma unroll
-        for (int k = 0; k < CHUNK; ++k) chunk[k] = Op::apply(before, chunk[k]);
-    } else {
-#pragma unroll
-        for (int k = CHUNK - 1; k > 0; --k) chunk[k] = Op::apply(before, chunk[k - 1]);
-        chunk[0] = before;
+    for (int k = 0; k < CHUNK; ++k) {
+        const T next = Op::apply(running, chunk[k]);
+        chunk[k] = INCLUSIVE ? next : running;
+        running = next;
     }
-    // The staging area is free: the warp scans ended before the barriers above.
-    storeChunks<CHUNK>(chunk, staging, tid, blockDim.x, out + base, valid, BlockSync{});
+    writeStagedChunk<CHUNK>(chunk, staging, tid);
+    __syncthreads();
+    storeStaged<CHUNK>(staging, tid, blockDim.x, out + base, valid);
 }
 
 }  // namespace lookback_reference
