@@ -1,13 +1,14 @@
 """What grading a submission produced: the model every report is written from.
 
-The stages (check, forbidden, perf, grade) fill it in; it imports none of them."""
+The stages return typed outcomes (grader/grading/outcomes.py); grader/grading/assemble.py
+makes this model from them, once. It imports none of the stages."""
 from __future__ import annotations
 
 import dataclasses
 import types
 import typing
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from .config.cases import Case
 from .config.rubric import PerfCase
@@ -175,7 +176,7 @@ class IntegrationResult:
         return verdict_of(self.status, self.cases)
 
 
-def verdict_of(status: str, cases: list[CaseResult]) -> str:
+def verdict_of(status: str, cases: Sequence[CaseResult]) -> str:
     if status != "graded":
         return status
     if cases and all(c.passed for c in cases):

@@ -12,7 +12,8 @@ from .build import BuildResult
 from ..config.cases import Case
 from .correctness.check import RunSetup
 from ..machine.backend import EMULATOR
-from ..results import CaseResult, TaskResult
+from ..results import CaseResult
+from .outcomes import CheckOutcome
 
 CaseFutures = list["Future[list[CaseResult]]"]
 
@@ -42,45 +43,47 @@ def sanitize_after(cases: CaseFutures, setup: RunSetup, sanitizer: sanitizers.Sa
     return sanitizers.run(setup, sanitizer, tool, binary, tool_cases, seed, shown)
 
 
-def say_sanitizer_findings(tr: TaskResult, done: list[CaseResult]) -> None:
-    """The task's message names what compute-sanitizer found on its GPU build; the race
-    note says what ran."""
+def say_sanitizer_findings(check: CheckOutcome, done: list[CaseResult]) -> CheckOutcome:
+    """The task with compute-sanitizer's runs on its GPU build (`done`) among its cases: its
+    message names what the tool found; the race note says what ran."""
     tools = ", ".join(c.case.backend.removeprefix("compute-sanitizer ") for c in done)
     found = [c for c in done if not c.passed]
     note = (f"compute-sanitizer ({tools}): " + (f"{len(found)} run(s) with findings" if found
                                                 else "no finding")) if done else ""
-    tr.race_note = "; ".join(x for x in (tr.race_note, note) if x)
-    if found:
-        tr.message = "; ".join(x for x in (tr.message, found[0].summary) if x)
+    return dataclasses.replace(
+        check, cases=(*check.cases, *done),
+        race_note="; ".join(x for x in (check.race_note, note) if x),
+        message="; ".join(x for x in (check.message, found[0].summary) if x) if found else check.message)
 
 
-def emulator_build_failed(tr: TaskResult, race_build: BuildResult, race_cases: list[Case],
-                           seed: int) -> None:
+def emulator_build_failed(check: CheckOutcome, race_build: BuildResult, race_cases: list[Case],
+                          seed: int) -> CheckOutcome:
     """The file builds for the GPU but not for the CPU emulator: the race check cannot run
     it, so its cases fail (code one backend compiles and the other does not is a finding,
     not a note)."""
     error = first_error(race_build.errors) or "the build failed"
     summary = (f"does not build for the CPU emulator, while it builds for the GPU ({error}): "
                "every task must build for both")
-    for case in race_cases:
-        tr.cases.append(CaseResult(dataclasses.replace(case, backend=EMULATOR.name), case.seed(seed),
-                                   "fail", summary, race_build.errors[:2000]))
-    tr.race_note = "; ".join(x for x in ("race check: " + summary, tr.race_note) if x)
-    tr.message = "; ".join(x for x in (tr.message, summary) if x)
+    failed = tuple(CaseResult(dataclasses.replace(case, backend=EMULATOR.name), case.seed(seed),
+                              "fail", summary, race_build.errors[:2000]) for case in race_cases)
+    return dataclasses.replace(
+        check, cases=check.cases + failed,
+        race_note="; ".join(x for x in ("race check: " + summary, check.race_note) if x),
+        message="; ".join(x for x in (check.message, summary) if x))
 
 
-def say_where_they_disagree(tr: TaskResult) -> None:
+def say_where_they_disagree(check: CheckOutcome) -> CheckOutcome:
     """A case the GPU and the CPU emulator both ran with different verdicts (code that
     takes another path on each backend, or a race one of them forgives) is named in the
     task's message; the failing side's case already counts as failed."""
-    gpu = {c.case.id: c for c in tr.cases if not c.case.backend}
-    differ = [(gpu[c.case.id], c) for c in tr.cases if c.case.backend == EMULATOR.name
+    gpu = {c.case.id: c for c in check.cases if not c.case.backend}
+    differ = [(gpu[c.case.id], c) for c in check.cases if c.case.backend == EMULATOR.name
               and c.case.id in gpu and gpu[c.case.id].passed != c.passed
               and not c.summary.startswith("does not build")]
     if not differ:
-        return
+        return check
     g, e = differ[0]
-    tr.message = "; ".join(x for x in (tr.message, (
+    return dataclasses.replace(check, message="; ".join(x for x in (check.message, (
         f"the GPU and the CPU emulator disagree on {len(differ)} case(s) "
         f"(first: {g.case.label}: GPU {g.status}, emulator {e.status}): code that differs by "
-        "backend, or a race one of them forgives")) if x)
+        "backend, or a race one of them forgives")) if x))

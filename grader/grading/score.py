@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Sequence
 
-from ..results import SubmissionResult
+from ..results import IntegrationResult, TaskResult
 from ..config.rubric import Rubric
 
 
@@ -41,33 +43,60 @@ def performance_points(slowdowns: list[float], points: float, full_credit_slowdo
     return points * sum(credits) / len(credits)
 
 
-def score(result: SubmissionResult, rubric: Rubric) -> None:
-    """Fills a graded result's points from its verdicts and timings, by the rubric."""
-    for tr in result.tasks:
+@dataclass(frozen=True)
+class TaskPoints:
+    correctness: float
+    performance: float | None    # None: not measured
+
+    @property
+    def total(self) -> float:
+        return self.correctness + (self.performance or 0.0)
+
+
+@dataclass(frozen=True)
+class ScoreOutcome:
+    """The score stage's answer: each task's points (in the rubric's order), the
+    integration build's, and the totals."""
+
+    tasks: tuple[TaskPoints, ...]
+    integration: float
+    correctness_score: float
+    correctness_max: float
+    performance_score: float | None      # None: not measured (no GPU)
+    performance_max: float
+    bonus_score: float
+    score: float
+    max_score: float
+
+
+def score(tasks: Sequence[TaskResult], integration: IntegrationResult, rubric: Rubric) -> ScoreOutcome:
+    """The points of a graded submission's verdicts and timings (`tasks` in the rubric's
+    order; their own points are not read), by the rubric."""
+    points = []
+    for tr in tasks:
         earns = tr.status == "graded" and not (tr.placeholder and rubric.correctness.zero_for_placeholders)
-        tr.correctness_points = correctness_points(
+        correctness = correctness_points(
             tr.passed, tr.total, tr.correctness_max, rubric.correctness_scoring) if earns else 0.0
+        performance: float | None
         if tr.perf_status == "not_measured":
-            tr.performance_points = None
+            performance = None
         elif tr.perf_status == "measured":
             slowdowns = [p.slowdown for p in tr.perf if p.slowdown is not None]
-            tr.performance_points = performance_points(
-                slowdowns, tr.performance_max, rubric.performance.full_credit_slowdown)
+            performance = performance_points(slowdowns, tr.performance_max,
+                                             rubric.performance.full_credit_slowdown)
         else:
-            tr.performance_points = 0.0
-    integ = result.integration
-    integ.points = correctness_points(integ.passed, integ.total, integ.max_points, "proportional") \
-        if integ.status == "graded" else 0.0
-    result.correctness_score = sum(tr.correctness_points for tr in result.tasks) + integ.points
-    result.bonus_score = sum(tr.points for t, tr in zip(rubric.tasks, result.tasks) if t.bonus)
-    result.correctness_max = rubric.max_correctness
-    result.performance_max = rubric.max_performance
-    if all(tr.performance_points is not None for tr in result.tasks):
-        result.performance_score = sum(tr.performance_points or 0.0 for tr in result.tasks)
-        result.score = result.correctness_score + result.performance_score
-        result.max_score = result.correctness_max + result.performance_max
+            performance = 0.0
+        points.append(TaskPoints(correctness, performance))
+    integ = correctness_points(integration.passed, integration.total, integration.max_points,
+                               "proportional") if integration.status == "graded" else 0.0
+    correctness_score = sum(p.correctness for p in points) + integ
+    bonus_score = sum(p.total for t, p in zip(rubric.tasks, points) if t.bonus)
+    if all(p.performance is not None for p in points):
+        performance_score: float | None = sum(p.performance or 0.0 for p in points)
+        total = correctness_score + (performance_score or 0.0)
+        most = rubric.max_correctness + rubric.max_performance
     else:
         # Without a GPU the score is out of the correctness points only.
-        result.performance_score = None
-        result.score = result.correctness_score
-        result.max_score = result.correctness_max
+        performance_score, total, most = None, correctness_score, rubric.max_correctness
+    return ScoreOutcome(tuple(points), integ, correctness_score, rubric.max_correctness,
+                        performance_score, rubric.max_performance, bonus_score, total, most)

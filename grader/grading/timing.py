@@ -41,7 +41,7 @@ from . import sandbox
 from ..config.assignment import default_assignment
 from ..config.cases import Case
 from .correctness.check import RunSetup, read_json, verify
-from ..results import PerfResult, TaskResult
+from ..results import PerfResult
 from ..config.rubric import PerfCase, PerformanceRubric
 
 PERF_SEED = 20240601   # the seed of measure() when none is given, and of the baselines
@@ -172,14 +172,11 @@ class _Served:
 
 @dataclass(frozen=True)
 class TaskTiming:
-    """What the timing stage says of one task, which the pipeline puts into its result."""
+    """What the timing stage says of one task (assemble.py puts it into the task's result)."""
 
     status: str                          # measured | not_measured | not_eligible | failed
     message: str = ""
     perf: tuple[PerfResult, ...] = ()    # measured or failed: one per perf case
-
-    def into(self, tr: TaskResult) -> None:
-        tr.perf_status, tr.perf_message, tr.perf = self.status, self.message, list(self.perf)
 
 
 @dataclass(frozen=True)

@@ -4,9 +4,10 @@ as `code_rules` and turns the rubric's [forbidden] tables into its Rules."""
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 
 from ... import REPO_ROOT
-from ...results import TaskResult, Violation
+from ...results import Violation
 from ...config.rubric import ForbiddenRubric
 
 _TOOLS = str(REPO_ROOT / "handout" / "tools")
@@ -25,20 +26,26 @@ def violations(findings: list[code_rules.Finding]) -> list[Violation]:
     return [Violation(f.file, f.line, f.rule, f.message, f.excerpt) for f in findings]
 
 
-def not_attempted(tr: TaskResult, bonus: bool, placeholders: dict[str, int]) -> bool:
-    """A task whose file calls the handout's placeholder or baseline implementations (as the
-    compiler saw it: `placeholders`, code_rules.placeholder_lines by submission path) is not
-    attempted, however its text was changed around the call: 0 points (tr.placeholder); a
-    bonus task is not run at all (True)."""
-    if tr.path not in placeholders:
-        return False
-    tr.placeholder = True
-    said = (f"{tr.path}:{placeholders[tr.path]} calls the handout's placeholder (baseline::...): "
+@dataclass(frozen=True)
+class PlaceholderCall:
+    """A task whose file calls the handout's placeholder: what it comes to."""
+
+    not_attempted: bool     # a bonus: not run at all
+    message: str            # the task's message
+
+
+def placeholder_call(path: str | None, bonus: bool, placeholders: dict[str, int],
+                     message: str) -> PlaceholderCall | None:
+    """A task whose file (`path`) calls the handout's placeholder or baseline
+    implementations (as the compiler saw it: `placeholders`, code_rules.placeholder_lines by
+    submission path) is not attempted, however its text was changed around the call: 0
+    points (the task is a placeholder); a bonus task is not run at all. None: no such call.
+    `message`: the task's message so far."""
+    if path not in placeholders:
+        return None
+    said = (f"{path}:{placeholders[path]} calls the handout's placeholder (baseline::...): "
             "not attempted, 0 points")
     if bonus:
-        tr.status = "not_attempted"
-        tr.message = f"bonus not attempted: {said} (not run)"
-        return True
-    if not tr.message:   # (the handout's own placeholder already says so)
-        tr.message = said + " (the cases run, for your information)"
-    return False
+        return PlaceholderCall(True, f"bonus not attempted: {said} (not run)")
+    # (the handout's own placeholder already says so)
+    return PlaceholderCall(False, message or said + " (the cases run, for your information)")

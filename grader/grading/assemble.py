@@ -1,0 +1,82 @@
+"""The one place a submission's result is made: from what its stages returned
+(grader/grading/outcomes.py), once, at the end of its grade (or where a stage stopped it).
+No other module of grader/grading/ sets a field of the results model
+(tests/grader/test_structure.py holds them to it)."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from .. import __version__
+from .collect import submission_name
+from ..config.rubric import Rubric, TaskRubric
+from .outcomes import Graded
+from ..results import IntegrationResult, MachineInfo, SubmissionResult, TaskResult
+from .score import ScoreOutcome, score
+from .session import Session
+
+
+def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo, seconds: float,
+             source_digest: str) -> SubmissionResult:
+    """The SubmissionResult of the submission at `path` from its stages' outcomes, scored by
+    the session's rubric; `machine`, `seconds` and `source_digest` are the grade's own."""
+    rubric = session.rubric
+    sub = graded.submission
+    tasks = [_task(t, graded) for t in rubric.tasks]
+    integration = IntegrationResult(max_points=rubric.integration.points)
+    check, built = graded.checks.get("integration"), graded.builds.get("integration")
+    if check is not None:
+        integration = IntegrationResult(check.status, check.message, built.info if built else None,
+                                        list(check.cases), max_points=rubric.integration.points)
+    # A refused file is said by its reason; an exercise's or a bonus task's is optional.
+    optional = rubric.optional_files
+    result = SubmissionResult(
+        name=sub.name if sub else submission_name(path), origin=sub.origin if sub else str(path),
+        kind=sub.kind if sub else ("folder" if path.is_dir() else "archive"),
+        seed=session.seed, machine=machine, graded_at=graded.graded_at, grader_version=__version__,
+        rubric=str(rubric.path),
+        files={n: f.path for n, f in sub.files.items()} if sub else {},
+        missing={n: c for n, c in sub.missing.items() if n not in sub.refused and n not in optional}
+        if sub else {},
+        ignored=list(sub.ignored) if sub else [],
+        notes=[*(sub.notes if sub else ()), *graded.notes],
+        error=graded.error or (sub.error if sub else None),
+        tasks=tasks, integration=integration, applications=list(graded.applications),
+        seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
+        perf_seed=graded.perf_seed, source_digest=source_digest, rubric_digest=rubric.digest)
+    return with_points(result, score(result.tasks, result.integration, rubric))
+
+
+def _task(t: TaskRubric, graded: Graded) -> TaskResult:
+    """A task's result from its plan, build, correctness and timing (not yet its points)."""
+    label = f"task {t.number}"
+    plan = next((p for p in graded.plans if p.label == label), None)
+    check, built, timing = graded.checks.get(label), graded.builds.get(label), graded.timings.get(t.number)
+    if plan is None or check is None:   # the grade stopped before its plan
+        return TaskResult(t.number, t.name, t.title, t.file, status="not_graded",
+                          correctness_max=t.correctness_points, performance_max=t.performance_points)
+    return TaskResult(
+        t.number, t.name, t.title, t.file, status=check.status, message=check.message,
+        path=plan.path, unchanged=plan.unchanged, identical_to_reference=plan.identical_to_reference,
+        digest=plan.digest, placeholder=check.placeholder, violations=list(check.violations),
+        build=built.info if built else None, cases=list(check.cases),
+        perf=list(timing.perf) if timing else [], race_note=check.race_note,
+        perf_status=timing.status if timing else "not_eligible",
+        perf_message=timing.message if timing else "",
+        correctness_max=t.correctness_points, performance_max=t.performance_points)
+
+
+def with_points(result: SubmissionResult, points: ScoreOutcome) -> SubmissionResult:
+    """`result` with the score stage's points."""
+    tasks = [dataclasses.replace(tr, correctness_points=p.correctness, performance_points=p.performance)
+             for tr, p in zip(result.tasks, points.tasks)]
+    return dataclasses.replace(
+        result, tasks=tasks, integration=dataclasses.replace(result.integration, points=points.integration),
+        score=points.score, max_score=points.max_score, correctness_score=points.correctness_score,
+        correctness_max=points.correctness_max, performance_score=points.performance_score,
+        performance_max=points.performance_max, bonus_score=points.bonus_score)
+
+
+def rescore(result: SubmissionResult, rubric: Rubric) -> SubmissionResult:
+    """A graded result scored again by another rubric (its verdicts and timings kept)."""
+    return with_points(result, score(result.tasks, result.integration, rubric))
