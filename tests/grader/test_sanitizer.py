@@ -14,8 +14,9 @@ from conftest import REPO
 from grader.grading.checks import sanitizer
 from grader.grading.build import BuildResult
 from grader.config.cases import Case, CaseError, expand_sanitize
-from grader.grading.cross_checks import emulator_build_failed, say_where_they_disagree
-from grader.results import CaseResult, TaskResult
+from grader.grading.cross_checks import emulator_build_failed, say_sanitizer_findings, say_where_they_disagree
+from grader.grading.outcomes import CheckOutcome
+from grader.results import CaseResult
 from grader.config.rubric import load_rubric
 from grader.grading.sandbox import Result
 
@@ -212,32 +213,27 @@ def test_a_clean_run_passes():
 
 # ---- what a grade says: the emulator cannot build it; the backends disagree ---------------------
 
-def _task() -> TaskResult:
-    return TaskResult(1, "warp-scan", "t", "warp_scan.cuh")
-
-
 def test_a_file_the_emulator_cannot_build_fails_the_race_check_cases():
-    tr = _task()
-    tr.cases = [CaseResult(Case("warp-scan", "add-i32", 33), 1, "pass")]
+    check = CheckOutcome("graded", cases=(CaseResult(Case("warp-scan", "add-i32", 33), 1, "pass"),))
     build = BuildResult("task 1 (emulator)", False,
                         errors="alice/warp_scan.cuh(12): error: identifier \"__match_any_sync\" is undefined")
-    emulator_build_failed(tr, build, [Case("warp-scan", "add-i32", 33), Case("warp-scan", "mssp", 33)], 7)
-    assert tr.verdict == "wrong" and tr.total == 3 and tr.passed == 1
-    assert all(c.case.backend == "emulator" for c in tr.cases[1:])
-    assert "does not build for the CPU emulator" in tr.message and "__match_any_sync" in tr.message
+    after = emulator_build_failed(check, build, [Case("warp-scan", "add-i32", 33), Case("warp-scan", "mssp", 33)], 7)
+    assert after.verdict == "wrong" and after.total == 3 and after.passed == 1
+    assert all(c.case.backend == "emulator" for c in after.cases[1:])
+    assert "does not build for the CPU emulator" in after.message and "__match_any_sync" in after.message
+    assert "race check: does not build" in after.race_note
+    assert check.total == 1 and check.message == ""   # a new outcome: the stage's input is kept
 
 
 def test_backends_that_disagree_are_named():
-    tr = _task()
     case = Case("warp-scan", "mssp", 33)
-    tr.cases = [CaseResult(case, 1, "pass"),
-                CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "fail")]
-    say_where_they_disagree(tr)
-    assert "disagree on 1 case" in tr.message and "GPU pass, emulator fail" in tr.message
-    agree = _task()
-    agree.cases = [CaseResult(case, 1, "pass"), CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "pass")]
-    say_where_they_disagree(agree)
-    assert agree.message == ""
+    check = CheckOutcome("graded", cases=(
+        CaseResult(case, 1, "pass"), CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "fail")))
+    said = say_where_they_disagree(check)
+    assert "disagree on 1 case" in said.message and "GPU pass, emulator fail" in said.message
+    agree = CheckOutcome("graded", cases=(
+        CaseResult(case, 1, "pass"), CaseResult(Case("warp-scan", "mssp", 33, backend="emulator"), 1, "pass")))
+    assert say_where_they_disagree(agree).message == ""
 
 
 def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented():
@@ -252,8 +248,6 @@ def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented()
     never = sanitizer.Sanitizer("/nonexistent/compute-sanitizer", 1.0)   # never started
     got = sanitize_after([cases], None, never, "racecheck", Path("/nonexistent/scanlab"),
                          [Case("scan", "add-i32", 5003)], 7, {})
-    tr = _task()
-    tr.status = "graded"
-    tr.cases = stub + [got]
+    check = say_sanitizer_findings(CheckOutcome("graded", cases=tuple(stub)), [got])
     assert got.status == "not_implemented" and "not implemented" in got.summary
-    assert tr.verdict == "not_implemented"
+    assert check.verdict == "not_implemented" and check.total == 2

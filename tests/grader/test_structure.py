@@ -81,7 +81,7 @@ def test_every_import_inside_the_grader_is_relative():
                     and any(a.name.split(".")[0] in ("grader", "scanlab_grader") for a in node.names))]
     assert not absolute, absolute
     # ... and the resolver above sees them: the pipeline imports its stages.
-    assert {"grader.grading.collect", "grader.grading.score"} <= grader_imports(GRADER / "grading" / "pipeline.py")
+    assert {"grader.grading.collect", "grader.grading.assemble"} <= grader_imports(GRADER / "grading" / "pipeline.py")
 
 
 def test_the_grader_needs_no_type_escape_hatch():
@@ -255,3 +255,144 @@ def test_the_grader_has_no_import_cycle():
     assert not import_cycles(graph), import_cycles(graph)
     # The finder finds one where there is one.
     assert import_cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+# ---- the stages return results: one module makes the SubmissionResult ---------------------------
+
+RESULT_MODEL = ("SubmissionResult", "TaskResult", "IntegrationResult")
+ASSEMBLER = GRADER / "grading" / "assemble.py"
+MUTATING_CALLS = {"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "clear",
+                  "remove", "sort", "reverse", "add", "discard"}
+
+
+def _mentions_model(annotation: ast.expr | None) -> bool:
+    return annotation is not None and any(
+        isinstance(n, (ast.Name, ast.Attribute)) and (n.id if isinstance(n, ast.Name) else n.attr) in RESULT_MODEL
+        or isinstance(n, ast.Constant) and isinstance(n.value, str) and any(m in n.value for m in RESULT_MODEL)
+        for n in ast.walk(annotation))
+
+
+def result_writes(source: str) -> list[str]:
+    """Where a module sets a field of the results model (a SubmissionResult, TaskResult or
+    IntegrationResult): an attribute assigned, an item of one of its fields assigned, one
+    of its fields changed in place (`.append`, `.extend`, ...), `setattr`. A name is taken
+    for a result where the module annotates it as one (a parameter, a variable, a
+    dataclass field: `outcome: TaskResult | IntegrationResult`), makes it with the class,
+    or loops over a result's `.tasks`; so are a result's `.tasks[i]` and `.integration`."""
+    tree = ast.parse(source)
+    names: set[str] = set()        # variables that hold a result
+    fields = {"integration"}       # attributes that hold a result (SubmissionResult.integration)
+    lists = {"tasks"}              # attributes that hold results (SubmissionResult.tasks)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg) and _mentions_model(node.annotation):
+            names.add(node.arg)
+        elif isinstance(node, ast.AnnAssign) and _mentions_model(node.annotation):
+            (names if isinstance(node.target, ast.Name) else fields).add(
+                node.target.id if isinstance(node.target, ast.Name) else ast.unparse(node.target).split(".")[-1])
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) \
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in RESULT_MODEL:
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    # Dataclass fields are AnnAssigns of a Name in a class body: attributes, not variables.
+    for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)):
+        for stmt in cls.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and _mentions_model(stmt.annotation):
+                fields.add(stmt.target.id)
+
+    def is_result(e: ast.expr) -> bool:
+        if isinstance(e, ast.Name):
+            return e.id in names
+        if isinstance(e, ast.Attribute):
+            return e.attr in fields
+        if isinstance(e, ast.Subscript):
+            return isinstance(e.value, ast.Attribute) and e.value.attr in lists and is_result(e.value.value)
+        return False
+
+    def loop_targets(target: ast.expr, it: ast.expr) -> None:
+        if isinstance(it, ast.Attribute) and it.attr in lists and is_result(it.value) \
+                and isinstance(target, ast.Name):
+            names.add(target.id)
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("zip", "enumerate") \
+                and isinstance(target, ast.Tuple):
+            args = it.args if it.func.id == "zip" else [ast.Constant(0), *it.args]
+            for t, a in zip(target.elts, args):
+                loop_targets(t, a)
+
+    for _ in range(2):   # a loop over a result found by the first pass
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.For, ast.comprehension)):
+                loop_targets(node.target, node.iter)
+
+    def written(target: ast.expr) -> bool:
+        if isinstance(target, ast.Tuple):
+            return any(map(written, target.elts))
+        if isinstance(target, ast.Attribute):
+            return is_result(target.value)
+        if isinstance(target, ast.Subscript):
+            return isinstance(target.value, ast.Attribute) and is_result(target.value.value)
+        return False
+
+    found = []
+    for node in ast.walk(tree):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in MUTATING_CALLS and isinstance(node.func.value, ast.Attribute) \
+                and is_result(node.func.value.value):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and node.args and is_result(node.args[0]):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+        if any(map(written, targets)):
+            found.append(f"{node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_no_stage_writes_into_the_result():
+    # Each stage of grader/grading/ returns what it found (grading/outcomes.py); the next
+    # stage reads it; assemble.py alone makes the SubmissionResult from them, once.
+    grading = GRADER / "grading"
+    writes = {str(p.relative_to(REPO)): w for p in sorted(grading.rglob("*.py")) if p != ASSEMBLER
+              and (w := result_writes(p.read_text(encoding="utf-8")))}
+    assert not writes, writes
+    made = {str(p.relative_to(REPO)) for p in grading.rglob("*.py")
+            for node in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in RESULT_MODEL}
+    assert made == {str(ASSEMBLER.relative_to(REPO))}, made
+
+
+def test_the_result_writes_finder_finds_them():
+    # The ways the grade wrote into its one shared result before the stages returned theirs.
+    before = '''
+@dataclass
+class Part:
+    label: str
+    outcome: TaskResult | IntegrationResult
+
+def new_result(session) -> SubmissionResult:
+    result = SubmissionResult(name="x")
+    result.files = {}                                   # 1
+    for t, tr in zip(rubric.tasks, result.tasks):
+        tr.digest = "abc"                               # 2
+    return result
+
+def _grade(result: SubmissionResult, part: Part, timed) -> None:
+    result.timings["collect"] = 1.0                     # 3
+    part.outcome.cases.extend([])                       # 4
+    result.integration.points += 1                      # 5
+    for tr in result.tasks:
+        timed[tr.number].into(tr)
+    result.tasks[0].status = "graded"                   # 6
+    setattr(result, "score", 1)                         # 7
+
+def into(self, tr: "TaskResult") -> None:
+    tr.perf_status, tr.perf = self.status, []           # 8
+    self.status = "measured"
+    other.status = "pass"
+'''
+    found = result_writes(before)
+    assert len(found) == 8, found
+    assert result_writes("def f(check: CheckOutcome):\n    x = dataclasses.replace(check, cases=())\n") == []
