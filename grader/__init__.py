@@ -5,11 +5,12 @@ Run it as `python3 -m grader` from the repository root (see grader/README.md); i
 `scanlab-grade`. Every import inside it is relative, so both names work. The folders:
 
   cli, entry   the command line (entry finds the checkout first); exits: exit statuses
-  results      the model the stages fill and every report is written from
+  results      the model every report is written from (grading/assemble makes it)
   config/      the manifest, the rubric and its cases (data/*.toml)
   grading/     one submission, stage by stage (pipeline runs them in a session):
-               collect, checks/ (code rules, compiled code, sanitizer), build,
-               prebuilt, sandbox, correctness/ (cases, applications), timing, score
+               collect, plan, checks/ (code rules, compiled code, sanitizer), build,
+               prebuilt, sandbox, checking, correctness/ (cases, applications),
+               timing, score; each returns its outcome, assemble makes the result
   report/      terminal, JSON, Gradescope, JUnit, Markdown, HTML, the class's files
   classroom/   a whole class: batch, roster, canvas, similarity, slurm
   machine/     what this machine offers, its CPU and GPU slots, doctor

@@ -4,6 +4,7 @@ submission, within a session.py Session (what the grading of several submissions
 shares: the machine, the cached reference, the seed, the workspace):
 
   collect.py     unpack the submission safely and find the student files
+  plan.py        what is built from which files: a part per task, one integration build
   checks/        the code's checks: the code rules on what the compiler sees
                  (rules_engine, forbidden), what the compiler made (compiled,
                  object_code), compute-sanitizer on the GPU build (sanitizer)
@@ -11,10 +12,14 @@ shares: the machine, the cached reference, the seed, the workspace):
   prebuilt.py    prebuilt harness (its objects and commands, built once a machine)
   sandbox.py     running untrusted programs: bubblewrap's jail, limits, scrubbed
                  environment, an unprivileged user
+  checking.py    the build and check stage: every part built, its cases run as soon as
+                 it is built
   correctness/   the cases, run by the submission and decided by the trusted reference
                  (check), and the handout's applications (applications)
   timing.py      the submission timed against the reference on the GPU
   score.py       points from the results, by the rubric
+  assemble.py    the submission's result, made once from what the stages returned
 
 budget.py is a submission's time budget; cross_checks.py what a GPU grade learns beyond its
-own cases. The stages fill the model of ../results.py, which ../report/ writes."""
+own cases. Each stage returns what it found (outcomes.py) to the next; assemble.py alone
+makes the model of ../results.py from them, which ../report/ writes."""

@@ -107,7 +107,7 @@ def test_the_emulator_scheduler_does_not_call_the_runtime():
 
 
 def test_the_grader_and_the_tools_type_check():
-    # The stages pass typed records (grader/grading/pipeline.py Part): mypy holds them to
+    # The stages pass typed records (grader/grading/outcomes.py): mypy holds them to
     # it, and the tools of the repository and of the handout.
     api = pytest.importorskip("mypy.api", reason="mypy is not installed (pyproject.toml, extra 'test')")
     out, err, status = api.run(["--ignore-missing-imports", "--no-error-summary", "--cache-dir",
