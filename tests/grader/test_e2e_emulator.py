@@ -315,3 +315,25 @@ def test_an_off_by_one_split_names_the_first_wrong_index(emulator):
     assert message.startswith("after the split on bit 0, first wrong index "), message
     assert "written twice and others never" in message
     assert "your split (the exercise, student/split.cuh) on your scan-exclusive (task 3)" in message
+
+
+def test_a_grader_bug_becomes_the_results_error(emu_session, tmp_path, monkeypatch):
+    """A stage that raises stops the grade where it is: the result is still assembled,
+    every task not graded, the error and its traceback said, nothing scored."""
+    from grader.grading import pipeline
+    folder = tmp_path / "buggy" / "student"
+    folder.mkdir(parents=True)
+    (folder / "scan.cuh").write_text((REPO / "solution" / "student" / "scan.cuh").read_text())
+
+    def broken_plan(session, sub):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(pipeline, "plan", broken_plan)
+    result = pipeline.grade(emu_session, folder.parent)
+    assert result.error == "internal grader error (RuntimeError: boom); please report it"
+    assert len(result.notes) == 1 and "broken_plan" in result.notes[0]
+    assert result.name == "buggy" and result.kind == "folder" and result.files == {}
+    assert [t.status for t in result.tasks] == ["not_graded"] * len(emu_session.rubric.tasks)
+    assert result.integration.status == "not_graded"
+    assert result.integration.max_points == emu_session.rubric.integration.points
+    assert result.score == 0 and result.correctness_score == 0
+    assert result.source_digest and result.rubric_digest == emu_session.rubric.digest
