@@ -11,6 +11,10 @@
 // the chunked accesses both hit 32 different banks for 4-byte elements; or, for
 // 4-byte elements in chunks of 4, 12, 20 or 28, 16-byte vectors without padding
 // (kVectorChunks below). Either fits in stagedSlots(width*CHUNK) elements.
+//
+// loadChunks and storeChunks do the whole trip. A kernel that keeps its tile in shared
+// memory while it waits (task 4's reference, across the look-back) takes the steps
+// apart: stageTile, readStagedChunk / writeStagedChunk, storeStaged.
 #pragma once
 #include <cstddef>
 #include <cstring>

@@ -94,8 +94,8 @@ struct LookbackWait {
     static constexpr unsigned kSleepFromTiles = SleepFromTiles;
 };
 // The reference's: sleep 3 us, then read every 648 ns (CUB's sm90 poll). On an H100
-// at 2^28 int32 (--tune-lookback) no first sleep ran at 0.82x CUB, 1245 ns at 0.94x,
-// 3000 ns at 0.95x; windows of 64 to 256 tiles were slower than 32.
+// at 2^28 int32 (--tune-lookback, the tile in shared memory) first sleeps of 0, 2000,
+// 3000 and 4500 ns ran at 1.16x-1.19x CUB; a window of 64 tiles was slower than 32.
 using DefaultWait = LookbackWait<1, 3000, 648, 648>;
 
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
