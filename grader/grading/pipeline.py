@@ -104,10 +104,9 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in checked.applications))
     phase = time.monotonic()
     perf_seed = session.draw_perf_seed()
-    tasks = [p for p in planned.parts if p.task is not None]
     timed = time_tasks(session, ready(), [
         (p.task, checked.checks[p.label], b.build if (b := checked.builds.get(p.label)) else None)
-        for p in tasks if p.task is not None], say, perf_seed, budget)
+        for p in planned.parts if p.task is not None], say, perf_seed, budget)
     phases["performance"] = time.monotonic() - phase
     measured = [(t.number, timed[t.number]) for t in rubric.tasks
                 if t.number in timed and timed[t.number].status in ("measured", "failed")]
