@@ -5,7 +5,7 @@
 #   make bench          reference reduce and scan against CUB and a device copy (GPU)
 #   make plot           the reference's sweep of every task, CUB's, the baselines and the
 #                       copy over n = 2^10 .. 2^28, drawn into build/sweep.png (GPU)
-#   make handout        regenerate handout/student, handout/harness/suite.h, the handout README points table
+#   make handout        regenerate handout/student, handout/harness/generated/, the handout README points table
 #   make grade [SUBMISSION=path]   grade a submission (default: the reference solution)
 #   make gradescope     build the Gradescope autograder zip
 BUILD ?= build

@@ -29,11 +29,11 @@
 // here with the solution's student files, as in a student unit.
 #define SCANLAB_STUDENT_UNIT 1
 #include "harness/check.h"
-#include "harness/generate.h"
-#include "harness/reference.h"
+#include "harness/host/generate.h"
+#include "harness/host/reference.h"
+#include "harness/host/sweep.h"
+#include "harness/host/timing.h"
 #include "harness/runtime.cuh"
-#include "harness/sweep.h"
-#include "harness/timing.h"
 
 using namespace scanlab;
 using Op = Add<int32_t>;

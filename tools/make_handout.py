@@ -5,12 +5,12 @@
                              (//@@ solution ... //@@ placeholder) is dropped and the
                              placeholder lines that follow ('//| code', up to //@@ end)
                              become code.
-  handout/harness/suite.h    from the [suite] table of data/cases.toml.
-  handout/harness/grading.h  from data/rubric.toml and its [grade] cases (the visible
+  handout/harness/generated/suite.h    from the [suite] table of data/cases.toml.
+  handout/harness/generated/grading.h  from data/rubric.toml and its [grade] cases (the visible
                              ones), with data/reference_timings.toml: what
                              `scanlab grade` runs and the points it estimates.
-  handout/harness/assignment.h, handout/harness/operators.cuh,
-  handout/harness/task_list.cuh, handout/cmake/assignment.cmake
+  handout/harness/generated/assignment.h, handout/harness/generated/operators.cuh,
+  handout/harness/generated/task_list.cuh, handout/cmake/assignment.cmake
                              from data/assignment.toml (tasks, operators, exit
                              codes, limits: the assignment's one definition;
                              task_list.cuh: the driver tasks' types, which the
@@ -217,7 +217,7 @@ def grading_header(rubric: Rubric) -> str:
 def placeholder_fingerprint(text: str) -> int:
     """FNV-1a (64 bits) of the file's code without comments and spacing: the grader's
     same_code (grader/grading/checks/forbidden.py) in one number, which `scanlab grade` compares with
-    the same hash of the student's file (placeholderFingerprint, harness/local_grade.h)."""
+    the same hash of the student's file (placeholderFingerprint, harness/host/local_grade.h)."""
     h = 0xCBF29CE484222325
     for byte in "".join(strip_source(text).no_comments.split()).encode("utf-8"):
         h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
@@ -237,7 +237,7 @@ def spoken_list(items: tuple[str, ...] | list[str]) -> str:
 
 
 def assignment_header(a: Assignment) -> str:
-    """harness/assignment.h: limits, exit codes, tasks (no operator types: see operators.cuh)."""
+    """harness/generated/assignment.h: limits, exit codes, tasks (no operator types: see operators.cuh)."""
     lim, codes = a.limits, a.exit_codes
     tasks = "\n".join(
         f"    {{Task::{d.type}, {c_string(d.name)}, {d.task}, {c_string(a.task(d.task).file)}, "
@@ -312,7 +312,7 @@ SAMPLE_ENUM = {"small-int": "SmallInt", "full-int": "FullInt", "unit-float": "Un
 
 
 def operators_header(a: Assignment) -> str:
-    """harness/operators.cuh: the operator table over the types of harness/ops.cuh."""
+    """harness/generated/operators.cuh: the operator table over the types of harness/ops.cuh."""
     enums = {d.name: d.type for d in a.driver_tasks}
     traits = []
     for o in a.operators:
@@ -333,9 +333,9 @@ def operators_header(a: Assignment) -> str:
     for_each = " ".join(f"X({o.cpp})" for o in a.operators)
     return (
         GENERATED + "#pragma once\n#include <cstddef>\n#include <cstdint>\n#include <string>\n\n"
-        "#include \"harness/assignment.h\"\n#include \"harness/ops.cuh\"\n\n"
+        "#include \"harness/generated/assignment.h\"\n#include \"harness/ops.cuh\"\n\n"
         "namespace scanlab {\n\n"
-        "// How `random` inputs are drawn (harness/generate.h).\n"
+        "// How `random` inputs are drawn (harness/host/generate.h).\n"
         "enum class Sample { SmallInt, FullInt, UnitFloat };\n\n"
         "constexpr unsigned taskBit(Task t) { return 1u << unsigned(t); }\n\n"
         "// One specialization per [[operator]] of the manifest.\n"
@@ -344,7 +344,7 @@ def operators_header(a: Assignment) -> str:
         f"inline const char* const kOperatorNames[] = {{{', '.join(c_string(n) for n in a.operator_names)}}};\n"
         f"inline constexpr const char* kOperatorList = {c_string(spoken_list(a.operator_names))};\n\n"
         "// X(type) once per operator: the explicit instantiations of the student unit\n"
-        "// (harness/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.\n"
+        "// (harness/host/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.\n"
         f"#define SCANLAB_FOR_EACH_OPERATOR(X) {for_each}\n\n"
         "// Calls f(Op{}) for the operator named `name`; returns false if there is none.\n"
         "template <class F>\nbool withOperator(const std::string& name, F&& f) {\n"
@@ -359,9 +359,9 @@ def operators_header(a: Assignment) -> str:
 
 
 def task_list_header(a: Assignment) -> str:
-    """harness/task_list.cuh: every driver task's type (harness/tasks/<its task's file>)
+    """harness/generated/task_list.cuh: every driver task's type (in its task's harness_header)
     as a type list, and the map from its Task enumerator to it."""
-    headers = dict.fromkeys(f"harness/tasks/{a.task(d.task).file}" for d in a.driver_tasks)
+    headers = dict.fromkeys(a.task(d.task).harness_header for d in a.driver_tasks)
     traits = "\n".join(
         f"template <>\nstruct TaskTraits<tasks::{d.type}> {{\n"
         f"    static constexpr Task kTask = Task::{d.type};  // --task {d.name}\n}};"
@@ -369,7 +369,7 @@ def task_list_header(a: Assignment) -> str:
     types = ", ".join(f"tasks::{d.type}" for d in a.driver_tasks)
     return (
         GENERATED + "#pragma once\n#include <stdexcept>\n#include <string>\n\n"
-        "#include \"harness/assignment.h\"\n#include \"harness/task.cuh\"\n"
+        "#include \"harness/generated/assignment.h\"\n#include \"harness/tasks/task.cuh\"\n"
         + "".join(f"#include \"{h}\"\n" for h in headers) +
         "\nnamespace scanlab {\n\n"
         "// One specialization per [[driver_task]] of the manifest.\n"
@@ -520,15 +520,16 @@ def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
         split = split_solution(source.read_text(), str(source.relative_to(ROOT)))
         files[target] = split.handout
         leaks[target] = split.solution_lines
-    files[HANDOUT / "harness" / "suite.h"] = suite_header()
-    files[HANDOUT / "harness" / "grading.h"] = grading_header(load_rubric(RUBRIC))
+    generated = HANDOUT / "harness" / "generated"
+    files[generated / "suite.h"] = suite_header()
+    files[generated / "grading.h"] = grading_header(load_rubric(RUBRIC))
     try:
         assignment = load_assignment(MANIFEST)
     except AssignmentError as e:
         raise SystemExit(f"make_handout: {e}") from None
-    files[HANDOUT / "harness" / "assignment.h"] = assignment_header(assignment)
-    files[HANDOUT / "harness" / "operators.cuh"] = operators_header(assignment)
-    files[HANDOUT / "harness" / "task_list.cuh"] = task_list_header(assignment)
+    files[generated / "assignment.h"] = assignment_header(assignment)
+    files[generated / "operators.cuh"] = operators_header(assignment)
+    files[generated / "task_list.cuh"] = task_list_header(assignment)
     files[HANDOUT / "cmake" / "assignment.cmake"] = assignment_cmake(assignment)
     files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC))
     readme = HANDOUT / "README.md"

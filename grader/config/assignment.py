@@ -2,7 +2,7 @@
 operators, distributions, the driver's exit codes and the limits of a run.
 
 The driver is compiled from the same file (tools/make_handout.py generates
-handout/harness/assignment.h from it), so the grader and the driver agree by
+handout/harness/generated/assignment.h from it), so the grader and the driver agree by
 construction; tests check that they still do.
 """
 from __future__ import annotations
@@ -38,7 +38,7 @@ _SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE]\d+")
 def parse_count(value: int | str) -> int:
     """'1000', '2^20', '3*2^20', '2^24+43', '2^26-1', '1e6' -> an element count.
 
-    The driver's --n reads the same grammar (harness/args.h); the examples of
+    The driver's --n reads the same grammar (harness/host/args.h); the examples of
     [sizes.examples] in the manifest are checked against both.
     """
     if isinstance(value, bool) or not isinstance(value, (int, str)):
@@ -93,6 +93,12 @@ class Task:
     driver_tasks: tuple[str, ...]
     # Optional: its points come on top of the maximum (data/rubric.toml gives them).
     bonus: bool = False
+
+    @property
+    def harness_header(self) -> str:
+        """Its driver tasks' types (plan, CPU reference, check, baselines), in the handout:
+        harness/tasks/<file's stem>_task.cuh, a name no student file has."""
+        return f"harness/tasks/{Path(self.file).stem}_task.cuh"
 
 
 @dataclass(frozen=True)

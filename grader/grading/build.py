@@ -309,7 +309,7 @@ class Builder:
         """Builds a driver from these student files (untrusted). `student_paths` maps a
         file name to its path in the submission, for error messages. `tasks`: the driver
         tasks it must run (the others are not compiled: SCANLAB_BUILD_TASKS of
-        harness/student_unit.cu); () for all."""
+        harness/host/student_unit.cu); () for all."""
         key = self.key(files, tasks)
         with self._lock:
             future = self._builds.get(key)

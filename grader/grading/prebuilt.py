@@ -1,9 +1,9 @@
 """The prebuilt harness: a submission's build compiles only its student unit.
 
-A CMake build of the handout compiles the harness (harness/driver.cu; for the emulator
-also its runtime library) and the student unit (harness/student_unit.cu with the files
+A CMake build of the handout compiles the harness (harness/host/driver.cu; for the emulator
+also its runtime library) and the student unit (harness/host/student_unit.cu with the files
 of student/), then links them. Only the student unit sees the student's files (the
-harness never includes them: harness/student_api.h). So the grader builds the handout
+harness never includes them: harness/host/student_api.h). So the grader builds the handout
 once per machine, trusted, and keeps a Kit in its cache: the harness's objects and
 libraries, and the commands CMake ran for the student unit and the link, with the
 build's own folders turned into placeholders. A submission's build copies the handout,

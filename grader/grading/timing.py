@@ -10,7 +10,7 @@ measurement gets more rounds, and is flagged if it stays noisy.
 The timed inputs come from a seed drawn per grade (pipeline.py) that only the trusted side
 knows: the harness draws every repetition's input (warm-ups included) from it on the
 device and checks every repetition's input and output there, after the device is
-synchronized (harness/timed_check.cuh); one wrong repetition fails the timing. The
+synchronized (harness/host/timed_check.cuh); one wrong repetition fails the timing. The
 harness is compiled without the student's files and linked first, so that check runs in
 the submission's process as trusted code. The submission's JSON is used for its timing
 only, checked for sense (finite, positive, min <= median <= max, the right case, seed

@@ -2,7 +2,7 @@
 //
 // What an application is: a program that does real work with your reduce or scan,
 // run on the GPU or on the CPU emulator through the same door as the tasks
-// (harness/student_api.h), and checked on the CPU. Its run and its check are apart:
+// (harness/host/student_api.h), and checked on the CPU. Its run and its check are apart:
 // `scanlab app` runs it (and checks it, for you), the grader runs it with your build
 // and checks the output file with the reference's `scanlab verify-app`.
 #pragma once
@@ -14,12 +14,12 @@
 #include <utility>
 #include <vector>
 
-#include "harness/assignment.h"
-#include "harness/launch.cuh"
+#include "harness/generated/assignment.h"
+#include "harness/host/student_api.h"
+#include "harness/host/tasks.h"
 #include "harness/policy.cuh"
 #include "harness/runtime.cuh"
-#include "harness/student_api.h"
-#include "harness/tasks.h"
+#include "harness/tasks/launch.cuh"
 
 namespace scanlab::apps {
 

@@ -17,9 +17,9 @@
 #include "apps/normal_cdf.h"
 #include "apps/pi.h"
 #include "apps/radix_sort.h"
-#include "harness/args.h"
-#include "harness/json.h"
-#include "harness/report.h"
+#include "harness/host/args.h"
+#include "harness/host/json.h"
+#include "harness/host/report.h"
 
 namespace scanlab::apps {
 

@@ -7,8 +7,8 @@
 // the pattern behind radix sort's split, quicksort's partition and find_repeats.
 #pragma once
 #include "apps/app.h"
-#include "harness/generate.h"
-#include "harness/timing.h"
+#include "harness/host/generate.h"
+#include "harness/host/timing.h"
 
 namespace scanlab::apps {
 

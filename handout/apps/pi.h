@@ -10,7 +10,7 @@
 
 #include "apps/app.h"
 #include "harness/check.h"
-#include "harness/timing.h"
+#include "harness/host/timing.h"
 
 namespace scanlab::apps {
 

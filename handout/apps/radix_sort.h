@@ -10,8 +10,8 @@
 #include <algorithm>
 
 #include "apps/app.h"
-#include "harness/generate.h"
-#include "harness/timing.h"
+#include "harness/host/generate.h"
+#include "harness/host/timing.h"
 
 namespace scanlab::apps {
 

@@ -2,7 +2,7 @@
 # repository's CMakeLists.txt (reference + handout + tests).
 #
 #   scanlab_add_driver(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator|emulator-profile)
-#     The driver program built from harness/driver.cu, with the student files taken
+#     The driver program built from harness/host/driver.cu, with the student files taken
 #     from <dir>/student/ (the handout's own, solution/, or a submission).
 #     emulator-profile: the emulator driver whose kernels count their memory requests,
 #     bank conflicts and barriers (emulator/emu_profile_hooks.cpp; `run` prints them).
@@ -53,8 +53,8 @@ set(SCANLAB_PROFILE_FLAGS -O2 -fsanitize=kernel-address
     --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
     --param=asan-globals=0 --param=asan-use-after-return=0)
 
-# The student unit: harness/student_unit.cu with the student files of <dir>/student/,
-# an OBJECT library <target>-student of its own (see harness/student_api.h for why),
+# The student unit: harness/host/student_unit.cu with the student files of <dir>/student/,
+# an OBJECT library <target>-student of its own (see harness/host/student_api.h for why),
 # whose objects are added to <target> after its own sources: the harness's (or a
 # test's) object comes first on the link line.
 #   scanlab_link_student_unit(<target> STUDENT_ROOT <dir> BACKEND cuda|emulator)
@@ -62,7 +62,7 @@ function(scanlab_link_student_unit target)
   cmake_parse_arguments(ARG "" "STUDENT_ROOT;BACKEND" "" ${ARGN})
   set(unit ${target}-student)
   if(ARG_BACKEND STREQUAL "cuda")
-    add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/harness/student_unit.cu")
+    add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/harness/host/student_unit.cu")
     _scanlab_cuda_options(${unit})
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
@@ -85,7 +85,7 @@ function(_scanlab_cuda_options target)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
 endfunction()
 
-# The driver: the harness (harness/driver.cu, which never sees a student file) linked
+# The driver: the harness (harness/host/driver.cu, which never sees a student file) linked
 # FIRST, then the student unit, so that where both define an inline function or
 # template instance the linker keeps the harness's. <target>.objects (in the build
 # folder) names both objects and the student unit's source, for the grader's checks.
@@ -95,9 +95,9 @@ function(scanlab_add_driver target)
     if(NOT SCANLAB_HAVE_CUDA)
       return()
     endif()
-    add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/harness/driver.cu")
+    add_library(${target}-harness OBJECT "${SCANLAB_HANDOUT_DIR}/harness/host/driver.cu")
     if(SCANLAB_CUB_BASELINE)
-      target_sources(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}/harness/cub_baseline.cu")
+      target_sources(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}/harness/host/cub_baseline.cu")
       target_compile_definitions(${target}-harness PRIVATE SCANLAB_CUB_BASELINE)
     endif()
     _scanlab_cuda_options(${target}-harness)
@@ -126,7 +126,7 @@ function(scanlab_add_driver target)
        CONTENT "harness $<TARGET_OBJECTS:${target}-harness>\nstudent $<TARGET_OBJECTS:${target}-student>\nunit $<TARGET_PROPERTY:${target}-student,SOURCES>\n")
 endfunction()
 
-# The drivers that `grade` runs a task again with (harness/isolation.h): the student's
+# The drivers that `grade` runs a task again with (harness/host/isolation.h): the student's
 # files with one of them replaced by the harness's version in harness/isolation/<F>/,
 # whose folder comes first on the include path. They reuse <driver>'s harness object.
 function(scanlab_add_isolation_drivers driver)

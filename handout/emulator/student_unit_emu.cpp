@@ -1,3 +1,3 @@
-// The student unit (harness/student_unit.cu) for the CPU emulator, compiled by a plain
+// The student unit (harness/host/student_unit.cu) for the CPU emulator, compiled by a plain
 // C++ compiler like driver_emu.cpp.
-#include "harness/student_unit.cu"
+#include "harness/host/student_unit.cu"

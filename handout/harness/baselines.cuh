@@ -6,7 +6,7 @@
 #include <cstddef>
 
 #include "harness/platform.cuh"
-#include "harness/warp_tile.cuh"
+#include "harness/tasks/warp_tile.cuh"
 
 namespace scanlab::baseline {
 
@@ -29,7 +29,7 @@ __device__ typename Op::Element scanIncWarpSequential(typename Op::Element* sh, 
     return result;
 }
 
-// The task 1 driver kernel (harness/warp_tile.cuh) with the placeholder: what the
+// The task 1 driver kernel (harness/tasks/warp_tile.cuh) with the placeholder: what the
 // harness times as the "placeholder" baseline of task 1.
 struct SequentialWarpScan {
     template <class Op>

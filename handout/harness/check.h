@@ -16,9 +16,9 @@
 #include <type_traits>
 #include <vector>
 
+#include "harness/generated/task_list.cuh"
+#include "harness/host/tasks.h"
 #include "harness/ops.cuh"
-#include "harness/task_list.cuh"
-#include "harness/tasks.h"
 
 namespace scanlab {
 

@@ -16,7 +16,7 @@
 //
 // apply and identity run on host and device; the rest is host-only. The name, element
 // size, identity and sampling of each operator are declared in data/assignment.toml,
-// which generates the operator table (harness/operators.cuh) from these types.
+// which generates the operator table (harness/generated/operators.cuh) from these types.
 #pragma once
 #include <cmath>
 #include <cstdint>

@@ -6,7 +6,7 @@
 // with CUDA's semantics. Student and harness code is the same for both.
 #pragma once
 
-#include "harness/assignment.h"
+#include "harness/generated/assignment.h"
 
 #if defined(__CUDACC__)
 #include <cuda_runtime.h>

@@ -191,7 +191,7 @@ private:
 
 // Device-side "not implemented" marker: the handout's stubs call notImplemented(),
 // and the driver reports "task N: not implemented" instead of checking garbage. The
-// flag is read through the student unit (harness/student_api.h), whose copy it is.
+// flag is read through the student unit (harness/host/student_api.h), whose copy it is.
 static __device__ int scanlabNotImplementedFlag = 0;
 
 __device__ inline void notImplemented() { scanlabNotImplementedFlag = 1; }

@@ -3,8 +3,8 @@
 // Task 4's scratch: what the tiles of a single-pass scan tell each other while the
 // kernel runs (student/lookback_scan.cuh), and the loads and stores to do it with.
 //
-// Before each launch the harness poisons the whole tile state (harness/run.h), and the
-// plan (harness/tasks/lookback_scan.cuh) then clears the tile counter, every status word and every
+// Before each launch the harness poisons the whole tile state (harness/host/run.h), and the
+// plan (harness/tasks/lookback_scan_task.cuh) then clears the tile counter, every status word and every
 // packed word; a value read before its status says it is there is garbage, never
 // right by luck, and nothing a launch writes here survives to the next one.
 #pragma once

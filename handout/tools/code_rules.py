@@ -202,12 +202,13 @@ def _system_header_ok(name: str, flags: set[int], rules: Rules) -> bool:
 def split_by_origin(preprocessed: str, student_files: dict[str, str], rules: Rules,
                     handout_dirs: tuple[str, ...] = ()) -> View:
     """The preprocessed lines whose line marker names a student file, checked against the
-    nesting of includes: an include from a student file must name a harness/ or student/
-    header (inside `handout_dirs` when given) or an allowed standard header, and every
-    marker must follow the include stack (else a `#line` or line marker was written in
-    a student file). `student_files` maps a file's path in the build to the path the
-    student knows."""
+    nesting of includes: an include from a student file must name a header directly in
+    harness/ (the student-facing API; not one of its subfolders) or student/ (exactly
+    `handout_dirs` when given), or an allowed standard header, and every marker must
+    follow the include stack (else a `#line` or line marker was written in a student
+    file). `student_files` maps a file's path in the build to the path the student knows."""
     students = {norm(k): v for k, v in student_files.items()}
+    public = {norm(d) for d in handout_dirs}
     out: dict[str, StudentLines] = {}
     findings: list[Finding] = []
     entered: set[str] = set()
@@ -242,8 +243,8 @@ def split_by_origin(preprocessed: str, student_files: dict[str, str], rules: Rul
             entered.add(real)
             if top in students:
                 ok = real in students or _system_header_ok(real, flags, rules) or (
-                    Path(real).parent.name in ("harness", "student") and (
-                        not handout_dirs or any(real.startswith(d + os.sep) for d in handout_dirs)))
+                    os.path.dirname(real) in public if public
+                    else Path(real).parent.name in ("harness", "student"))
                 if not ok:
                     allowed = ", ".join(f"<{h}>" for h in rules.allowed_system_includes)
                     find(students[top], line, "include",

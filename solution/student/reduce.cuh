@@ -1,7 +1,7 @@
 // Task 2: block-level reduce and the two-stage reduction of a whole array.
 //                                                                  YOUR FILE: edit it.
 //
-// reduceBlocksKernel runs twice (harness/tasks/reduce.cuh):
+// reduceBlocksKernel runs twice (harness/tasks/reduce_task.cuh):
 //   stage 1: gridDim.x blocks; block b reduces its contiguous range of the input
 //            [b*itemsPerBlock, (b+1)*itemsPerBlock) and writes blockResults[b];
 //   stage 2: one block reduces those per-block results into the final value.

@@ -1,7 +1,7 @@
 // Task 3: inclusive (and exclusive) scan of an array of any length.
 //                                                                  YOUR FILE: edit it.
 //
-// The three phases (harness/tasks/scan.cuh launches them):
+// The three phases (harness/tasks/scan_task.cuh launches them):
 //   1. reduceBlocksKernel (task 2): block b reduces its range -> blockResults[b].
 //   2. scanBlocksKernel with ONE block, inclusive, in place over blockResults.
 //   3. scanBlocksKernel with gridDim.x blocks: block b scans its range

@@ -7,7 +7,7 @@
 // bit b, the keys are sorted by their b+1 lowest bits.
 //
 // A split is two stream compactions in one (handout/apps/compaction.h shows one).
-// For one pass on bit `bit` (harness/student_unit.cu runs the three steps):
+// For one pass on bit `bit` (harness/host/student_unit.cu runs the three steps):
 //   1. splitFlagsKernel:   isZero[i] = 1 where bit `bit` of keys[i] is 0, else 0.
 //   2. your exclusive scan (task 3) of isZero gives zerosBefore[i], the number of
 //      0-keys before key i.

@@ -8,15 +8,15 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/args.h"
 #include "harness/check.h"
-#include "harness/generate.h"
-#include "harness/operators.cuh"
+#include "harness/generated/operators.cuh"
+#include "harness/generated/task_list.cuh"
+#include "harness/host/args.h"
+#include "harness/host/generate.h"
+#include "harness/host/reference.h"
+#include "harness/host/tasks.h"
 #include "harness/ops.cuh"
-#include "harness/reference.h"
-#include "harness/task_list.cuh"
-#include "harness/tasks.h"
-#include "harness/tiling.cuh"
+#include "harness/tasks/tiling.cuh"
 
 using namespace scanlab;
 

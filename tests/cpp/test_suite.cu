@@ -1,5 +1,5 @@
 // The reference solution over the whole suite of data/cases.toml ([suite], compiled
-// into harness/suite.h): every task x operator x size x block size, checked against
+// into harness/generated/suite.h): every task x operator x size x block size, checked against
 // the CPU reference. Built twice: with nvcc for the GPU (CTest reports it skipped
 // without one) and with g++ for the CPU emulator (sizes capped by emulator_max_n).
 #define CATCH_CONFIG_RUNNER
@@ -7,10 +7,10 @@
 
 #include <string>
 
-#include "harness/operators.cuh"
-#include "harness/run.h"
-#include "harness/suite.h"
-#include "harness/task_list.cuh"
+#include "harness/generated/operators.cuh"
+#include "harness/generated/suite.h"
+#include "harness/generated/task_list.cuh"
+#include "harness/host/run.h"
 
 using namespace scanlab;
 
@@ -41,7 +41,7 @@ void runSuite(const char* taskName) {
     CHECK(cases >= 100);
 }
 
-// One TEST_CASE per driver task of the manifest (DriverTasks, harness/task_list.cuh),
+// One TEST_CASE per driver task of the manifest (DriverTasks, harness/generated/task_list.cuh),
 // tagged with its name: CTest runs each by its tag (tests/CMakeLists.txt), so a task
 // added to data/assignment.toml is registered here with nothing to write.
 template <class T>

@@ -14,7 +14,7 @@
 
 // The task headers' plans with the reference kernels: a student unit of its own.
 #define SCANLAB_STUDENT_UNIT 1
-#include "harness/task_list.cuh"
+#include "harness/generated/task_list.cuh"
 
 namespace {
 

@@ -9,7 +9,7 @@
 #include "emu_test_util.h"
 // The task headers' plans with this test's student files: a student unit of its own.
 #define SCANLAB_STUDENT_UNIT 1
-#include "harness/task_list.cuh"
+#include "harness/generated/task_list.cuh"
 
 using emutest::ScheduleScope;
 using Op = scanlab::Add<int32_t>;

@@ -1,11 +1,11 @@
-// The performance model of `make profile` (harness/profile.h): the estimate at the
+// The performance model of `make profile` (harness/host/profile.h): the estimate at the
 // graded size from two profiled sizes, its limiting factor, and the flag on an
 // estimate above the copy bandwidth (no kernel that moves what a task needs beats a copy).
 #include <catch2/catch.hpp>
 
 #include <vector>
 
-#include "harness/profile.h"
+#include "harness/host/profile.h"
 
 namespace {
 // A launch that moves `elements` 4-byte elements, read and written once, coalesced

@@ -1,6 +1,6 @@
 """data/assignment.toml: the grader's reading of it, and that every consumer agrees.
 
-The driver is compiled from the manifest (harness/assignment.h, operators.cuh), so a
+The driver is compiled from the manifest (harness/generated/assignment.h, operators.cuh), so a
 driver built here must list exactly what the grader reads; the emulator driver is
 used, which builds without a GPU.
 """

@@ -71,7 +71,7 @@ def test_gradescope_zip(tmp_path):
         assert {"setup.sh", "run_autograder"} <= names
         for name in ("setup.sh", "run_autograder"):
             assert (z.getinfo(name).external_attr >> 16) & 0o111, f"{name} is not executable"
-        assert {"grader/cli.py", "grader/__main__.py", "handout/harness/driver.cu",
+        assert {"grader/cli.py", "grader/__main__.py", "handout/harness/host/driver.cu",
                 "handout/emulator/cuda_emu.h", "solution/student/scan.cuh", "data/rubric.toml",
                 "data/cases.toml"} <= names
         assert not any("__pycache__" in n or n.startswith("handout/build/") for n in names)

@@ -17,10 +17,10 @@ from grader.grading.checks.rules_engine import code_rules, rules_of
 
 RULES = rules_of(load_rubric(REPO / "data" / "rubric.toml").forbidden)
 STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}
-HEAD = ('# 1 "/b/src/harness/student_unit.cu"\n'
-        '# 1 "/b/src/harness/plans.cuh" 1\n'
+HEAD = ('# 1 "/b/src/harness/host/student_unit.cu"\n'
+        '# 1 "/b/src/harness/tasks/reduce_task.cuh" 1\n'
         '# 1 "/b/src/student/reduce.cuh" 1\n')
-TAIL = '# 30 "/b/src/harness/plans.cuh" 2\nint harness_after;\n'
+TAIL = '# 30 "/b/src/harness/tasks/reduce_task.cuh" 2\nint harness_after;\n'
 
 
 def rules_found(text: str) -> set[str]:
@@ -32,9 +32,9 @@ def test_a_consistent_unit_has_no_finding():
 
 
 @pytest.mark.parametrize("marker", [
-    '# 10 "/b/src/harness/student_unit.cu"',      # #line to another file (no flag)
-    '# 10 "/b/src/harness/student_unit.cu" 2',    # a fake return, to a file not on the stack
-    '# 10 "/b/src/harness/plans.cuh" 2',          # a fake return to the real parent ...
+    '# 10 "/b/src/harness/host/student_unit.cu"',      # #line to another file (no flag)
+    '# 10 "/b/src/harness/host/student_unit.cu" 2',    # a fake return, to a file not on the stack
+    '# 10 "/b/src/harness/tasks/reduce_task.cuh" 2',          # a fake return to the real parent ...
 ])
 def test_a_line_marker_that_does_not_follow_the_includes_is_refused(marker):
     text = HEAD + "int x;\n" + marker + "\nint hidden = system(0);\n" + TAIL
@@ -47,6 +47,21 @@ def test_includes_from_a_student_file_are_read_from_the_markers():
     cmath = HEAD + '# 1 "/usr/include/c++/13/cmath" 1 3\nint c;\n# 2 "/b/src/student/reduce.cuh" 2\n' + TAIL
     assert "include" in rules_found(cub)
     assert rules_found(cmath) == set()
+
+
+@pytest.mark.parametrize("header, refused", [
+    ("/b/src/harness/ops.cuh", False),                 # the student-facing device API
+    ("/b/src/student/warp_scan.cuh", False),
+    ("/b/src/harness/host/run.h", True),               # the harness's own subfolders
+    ("/b/src/harness/tasks/task.cuh", True),
+    ("/b/src/harness/generated/assignment.h", True),
+    ("/b/src/harness/isolation/reduce/student/reduce.cuh", True),
+    ("/b/elsewhere/harness/ops.cuh", True),            # a harness/ outside the handout copy
+])
+def test_a_student_file_includes_only_the_top_level_of_harness(header, refused):
+    text = HEAD + f'# 1 "{header}" 1\nint c;\n# 2 "/b/src/student/reduce.cuh" 2\n' + TAIL
+    found = code_rules.scan_preprocessed(text, STUDENT, {}, RULES, ("/b/src/harness", "/b/src/student"))
+    assert ("include" in {f.rule for f in found}) == refused, [str(f) for f in found]
 
 
 def test_directives_that_survive_preprocessing_are_checked():

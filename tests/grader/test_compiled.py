@@ -16,10 +16,10 @@ RULES = RUBRIC.forbidden
 STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}
 
 PREPROCESSED = """\
-# 1 "/b/src/harness/student_unit.cu"
+# 1 "/b/src/harness/host/student_unit.cu"
 # 1 "/usr/include/stdio.h" 1 3
 extern FILE* fopen(const char*, const char*);
-# 2 "/b/src/harness/student_unit.cu" 2
+# 2 "/b/src/harness/host/student_unit.cu" 2
 # 1 "/b/src/harness/plans.cuh" 1
 # 12 "/b/src/student/reduce.cuh" 1
 namespace scanlab {
@@ -61,9 +61,9 @@ def test_rules_see_macro_expanded_and_parenthesized_calls():
 
 
 def test_the_preprocess_commands_are_the_compile_command_with_E_and_M():
-    argv = ["nvcc", "-I/s", "-x", "cu", "-c", "/s/harness/student_unit.cu", "-o", "CMakeFiles/u.o"]
+    argv = ["nvcc", "-I/s", "-x", "cu", "-c", "/s/harness/host/student_unit.cu", "-o", "CMakeFiles/u.o"]
     assert command_variant(argv, "-E", "/t/u.i") == ["nvcc", "-I/s", "-x", "cu", "-E",
-                                                     "/s/harness/student_unit.cu", "-o", "/t/u.i"]
+                                                     "/s/harness/host/student_unit.cu", "-o", "/t/u.i"]
     # -M: the make rule of the files it reads; -MG (a missing header listed) where the
     # compiler takes it (nvcc does not).
     assert command_variant(argv, "-M", "/t/u.d")[-4:] == ["-MF", "/t/u.d", "-MT", "unit"]

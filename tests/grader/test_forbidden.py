@@ -79,7 +79,7 @@ def test_reference_and_handout_are_clean(folder):
     # A name assembled by token pasting is seen as the compiler makes it.
     ("#define CAT(a, b) a##b\nint h = CAT(sys, tem)(\"x\");", "files-processes-network"),
     ("%:include <cstdio>", "include"),
-    ("#line 1 \"harness/driver.cu\"\nint x;", "line-marker"),
+    ("#line 1 \"harness/host/driver.cu\"\nint x;", "line-marker"),
     ("#define MY_HEADER <vector>\n#include MY_HEADER", "include"),
     ("// a comment\r#include <vector>", "include"),      # a lone CR ends a // comment
     ("// a comment\r int h = system(\"x\");", "files-processes-network"),

@@ -17,7 +17,7 @@ from grader.grading.pipeline import grade
 from grader.config.rubric import load_rubric
 from grader.grading.session import Options, Session
 
-# The seed whose case seeds harness/grading.h holds: with it the grader runs the very
+# The seed whose case seeds harness/generated/grading.h holds: with it the grader runs the very
 # inputs `scanlab grade` runs.
 from make_handout import LOCAL_GRADE_SEED  # noqa: E402  (tools/make_handout.py)
 
@@ -43,7 +43,8 @@ def local_grade(session: Session, submission: Path, tmp: Path) -> tuple[dict[int
     `grade --json`: one object per task, and what it printed."""
     files = dict(session.builder.reference_files)
     for name in list(files):
-        # student/<name> first: a copy of the whole handout has harness/tasks/<name> too.
+        # student/<name> first: a copy of the whole handout has
+        # harness/isolation/*/student/<name> too.
         found = sorted(submission.rglob(name), key=lambda p: p.parent.name != "student")
         if found:
             files[name] = found[0].read_bytes()

@@ -76,7 +76,10 @@ def test_generated_headers_follow_the_manifest():
     # Every driver task's type, from its task's header, in the list the harness loops over.
     tasks = make_handout.task_list_header(a)
     for d in a.driver_tasks:
-        assert f'#include "harness/tasks/{a.task(d.task).file}"' in tasks
+        task_header = a.task(d.task).harness_header
+        assert task_header == f"harness/tasks/{Path(a.task(d.task).file).stem}_task.cuh"
+        assert (REPO / "handout" / task_header).is_file(), task_header
+        assert f'#include "{task_header}"' in tasks
         assert f"struct TaskTraits<tasks::{d.type}> {{\n    static constexpr Task kTask = Task::{d.type};" in tasks
     assert "using DriverTasks = TaskList<" + ", ".join(f"tasks::{d.type}" for d in a.driver_tasks) + ">;" in tasks
     assert f"kExitNoGpu = {a.exit_codes.no_gpu}," in header

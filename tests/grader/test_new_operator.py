@@ -48,7 +48,7 @@ def repo_with_toy(tmp_path_factory) -> Path:
     manifest.write_text(text[:at] + TOY.lstrip() + "\n" + text[at:])
     r = run([sys.executable, "tools/make_handout.py"], root)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "wrote handout/harness/operators.cuh" in r.stdout
+    assert "wrote handout/harness/generated/operators.cuh" in r.stdout
     handout = root / "handout"
     for f in (root / "solution" / "student").glob("*.cuh"):
         shutil.copy(f, handout / "student" / f.name)
@@ -114,9 +114,9 @@ def test_the_gpu_scripts_pick_up_the_new_operator(repo_with_toy: Path):
 
 
 def test_nothing_but_the_manifest_and_generated_files_changed(repo_with_toy: Path):
-    generated = {"handout/harness/assignment.h", "handout/harness/operators.cuh",
+    generated = {"handout/harness/generated/assignment.h", "handout/harness/generated/operators.cuh",
                  "handout/cmake/assignment.cmake", "handout/README.md",
-                 "handout/harness/grading.h"}  # the new operator's grading cases
+                 "handout/harness/generated/grading.h"}  # the new operator's grading cases
     changed = set()
     for folder in ("data", "handout", "solution", "grader", "tools", "tests/gpu"):
         for f in (repo_with_toy / folder).rglob("*"):

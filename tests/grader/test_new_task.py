@@ -4,7 +4,7 @@ a task"): the driver, the C++ suite and the grader pick it up, with nothing else
 A copy of the repository gets a fifth task, a bonus suffix scan with a trivial kernel
 (one thread walks the array from the right): its [[task]] and [[driver_task]] in the
 manifest, its student file in solution/student/, its type in
-handout/harness/tasks/suffix_scan.cuh, its points in the rubric. `make_handout.py` runs
+handout/harness/tasks/suffix_scan_task.cuh, its points in the rubric. `make_handout.py` runs
 once; then the emulator driver and the C++ suite are built (those targets only) and
 asked what they see, and the grader grades the solution's file on the emulator.
 """
@@ -81,9 +81,9 @@ TASK_HEADER = '''\
 #include <cstddef>
 #include <vector>
 
-#include "harness/launch.cuh"
-#include "harness/task.cuh"
-#include "harness/tiling.cuh"
+#include "harness/tasks/launch.cuh"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/tiling.cuh"
 
 namespace scanlab::tasks {
 
@@ -130,7 +130,7 @@ performance_points = 0
 '''
 
 HAND_WRITTEN = {"data/assignment.toml", "solution/student/suffix_scan.cuh",
-                "handout/harness/tasks/suffix_scan.cuh", "data/rubric.toml"}
+                "handout/harness/tasks/suffix_scan_task.cuh", "data/rubric.toml"}
 IGNORED = ("build", "build-*", ".venv", ".git", "__pycache__", ".pytest_cache", ".dev", ".debs",
            "grader-out")
 
@@ -159,13 +159,13 @@ def repo_with_task(tmp_path_factory) -> Path:
     insert_before(manifest, "# ---- exercises", MANIFEST_TASK)
     manifest.write_text(manifest.read_text() + MANIFEST_DRIVER_TASK)
     (root / "solution" / "student" / "suffix_scan.cuh").write_text(STUDENT_FILE)
-    (root / "handout" / "harness" / "tasks" / "suffix_scan.cuh").write_text(TASK_HEADER)
+    (root / "handout" / "harness" / "tasks" / "suffix_scan_task.cuh").write_text(TASK_HEADER)
     insert_before(root / "data" / "rubric.toml", "[correctness]", RUBRIC_TASK)
     # One `make handout`: it must succeed on its first run.
     r = run([sys.executable, "tools/make_handout.py"], root)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "wrote handout/student/suffix_scan.cuh" in r.stdout
-    assert "wrote handout/harness/task_list.cuh" in r.stdout
+    assert "wrote handout/harness/generated/task_list.cuh" in r.stdout
     # The emulator driver and the C++ suite, nothing else.
     r = run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Release"], root)
     if r.returncode != 0 and "Boost" in r.stdout + r.stderr:
@@ -230,8 +230,8 @@ def test_the_grader_grades_the_new_task(repo_with_task: Path, tmp_path: Path):
 
 
 def test_nothing_but_the_four_files_and_generated_files_changed(repo_with_task: Path):
-    generated = {"handout/harness/assignment.h", "handout/harness/operators.cuh",
-                 "handout/harness/task_list.cuh", "handout/harness/grading.h",
+    generated = {"handout/harness/generated/assignment.h", "handout/harness/generated/operators.cuh",
+                 "handout/harness/generated/task_list.cuh", "handout/harness/generated/grading.h",
                  "handout/cmake/assignment.cmake", "handout/README.md",
                  "handout/student/suffix_scan.cuh", "handout/tools/code_rules.json"}
     changed = set()

@@ -16,8 +16,8 @@ from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
 UNIT_HARNESS = [REPO / "handout" / "harness" / f for f in
-                ("task.cuh", "task_list.cuh", "launch.cuh", "tiling.cuh", "runtime.cuh",
-                 "student_unit.cu")] + sorted((REPO / "handout" / "harness" / "tasks").glob("*.cuh"))
+                ("generated/task_list.cuh", "runtime.cuh", "host/student_unit.cu")] \
+    + sorted((REPO / "handout" / "harness" / "tasks").glob("*.cuh"))
 
 UNIT = r"""
 #include <cuda_runtime.h>

@@ -269,7 +269,7 @@ def test_the_timed_inputs_are_never_the_public_seeds(pseudo_gpu):
 
 def test_a_macro_in_a_student_file_does_not_reach_the_timer(pseudo_gpu):
     # timer_macro defines `stop()` to divide every time by 1000. The harness's timer is
-    # compiled apart from the student files (harness/student_unit.cu), so it is timed
+    # compiled apart from the student files (harness/host/student_unit.cu), so it is timed
     # like the reference whose code it is: the same time, within noise, not 1000x less.
     session, tmp = pseudo_gpu
     setup = session.prepare()

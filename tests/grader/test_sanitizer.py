@@ -101,12 +101,19 @@ def test_paths_show_the_submission_and_the_handout_only():
 
 
 def test_bare_names_of_harness_files_in_subfolders_keep_their_folder():
-    # The tool may print a bare file name; a task header lives in harness/tasks/.
-    paths = sanitizer.Paths({"/w/b/src/student/scan.cuh": "alice/scan.cuh"}, "/w/b/src",
-                            {"reduce.cuh": "harness/tasks/reduce.cuh", "tile_io.cuh": "harness/tile_io.cuh"})
-    assert paths.show("reduce.cuh") == "harness/tasks/reduce.cuh"
+    # The tool may print a bare file name; most harness files live in its subfolders.
+    harness = sanitizer.harness_files(REPO / "handout")
+    assert harness["reduce_task.cuh"] == "harness/tasks/reduce_task.cuh"
+    assert harness["run.h"] == "harness/host/run.h"
+    assert harness["task_list.cuh"] == "harness/generated/task_list.cuh"
+    assert harness["tile_io.cuh"] == "harness/tile_io.cuh"
+    # No harness file has a student file's name (the isolation stand-ins are left out).
+    assert not set(harness) & {p.name for p in (REPO / "handout" / "student").glob("*.cuh")}
+    paths = sanitizer.Paths({"/w/b/src/student/scan.cuh": "alice/scan.cuh"}, "/w/b/src", harness)
+    assert paths.show("reduce_task.cuh") == "harness/tasks/reduce_task.cuh"
     assert paths.show("tile_io.cuh") == "harness/tile_io.cuh"
     assert paths.show("scan.cuh") == "alice/scan.cuh"      # the student's file comes first
+    assert paths.show("reduce.cuh") is None                # the reference's file, not shown
     assert paths.show("passwd") is None
 
 

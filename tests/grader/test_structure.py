@@ -132,14 +132,14 @@ def _includes(unit: Path, handout: Path) -> set[str]:
 
 
 def test_the_harness_never_sees_a_student_file():
-    # The student unit (harness/student_unit.cu) is the one place student files are
+    # The student unit (harness/host/student_unit.cu) is the one place student files are
     # compiled; what times, checks and writes output must not include them.
     handout = REPO / "handout"
     harness = _includes(handout / "emulator" / "driver_emu.cpp", handout)
-    assert {"handout/harness/run.h", "handout/harness/timing.h",
-            "handout/harness/tasks/scan.cuh"} <= harness, sorted(harness)
+    assert {"handout/harness/host/run.h", "handout/harness/host/timing.h",
+            "handout/harness/tasks/scan_task.cuh"} <= harness, sorted(harness)
     assert not {p for p in harness if "/student/" in p}, sorted(harness)
-    assert "handout/harness/student_unit.cu" not in harness
+    assert "handout/harness/host/student_unit.cu" not in harness
     student = _includes(handout / "emulator" / "student_unit_emu.cpp", handout)
     assert "handout/student/scan.cuh" in student, sorted(student)
 

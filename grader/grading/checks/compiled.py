@@ -1,7 +1,7 @@
 """What the compiler saw and made of a submission: the checks that follow a build.
 
 The text check (forbidden.py) is a first, friendly pass over the files as written.
-These two look at the student unit (handout/harness/student_unit.cu) as compiled:
+These two look at the student unit (handout/harness/host/student_unit.cu) as compiled:
 
 - **preprocessed**: the unit run through the build's own compiler with -E, so macros
   are expanded, continuations spliced and conditionals decided. The lines that came

@@ -127,6 +127,18 @@ class Paths:
         return re.sub(rf"/[^\s:()\[\]]+|(?<![\w/]){_SOURCE}\b", one, line)
 
 
+def harness_files(src: Path) -> dict[str, str]:
+    """The handout's harness files in a build's source folder, by bare name: the path the
+    tool's report shows for each (harness/tasks/reduce_task.cuh). The harness's own
+    stand-ins for student files (harness/isolation/<F>/student/) are left out: their
+    bare names are student files' names."""
+    root = src / "harness"
+    if not root.is_dir():
+        return {}
+    return {p.name: p.relative_to(src).as_posix() for p in sorted(root.rglob("*"))
+            if p.is_file() and p.parent.name != "student"}
+
+
 def _location(lines: list[str], paths: Paths) -> str:
     """"student/scan.cuh:57 in scanBlocksKernel" from the record's first `at` line with a
     source location (else the first `at` line's function)."""
@@ -307,9 +319,8 @@ def run(setup: RunSetup, sanitizer: Sanitizer, tool: str, binary: Path, cases: l
                 text = f.read(LOG_LIMIT).decode("utf-8", errors="replace")
         src = binary.parent.parent
         _keep_log(text, tool, src, shown, lines, r)
-        harness = {p.name: p.relative_to(src).as_posix() for p in sorted((src / "harness").rglob("*"))
-                   if p.is_file()} if (src / "harness").is_dir() else {}
-        paths = Paths({f"{src}/student/{name}": path for name, path in shown.items()}, str(src), harness)
+        paths = Paths({f"{src}/student/{name}": path for name, path in shown.items()}, str(src),
+                      harness_files(src))
         reproduce = " && ".join(
             f"compute-sanitizer --tool {tool} build/scanlab run {' '.join(c.driver_args(s))}"
             for c, s in list(zip(cases, seeds))[:2])

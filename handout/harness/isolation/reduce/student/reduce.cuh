@@ -1,6 +1,6 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
-// The harness's own task 2, for `make grade-local` (harness/isolation.h): it
+// The harness's own task 2, for `make grade-local` (harness/host/isolation.h): it
 // stands in for the reference's reduce where another task (task 3's phase 1, or a
 // scan that calls reduceWarp / reduceBlock) uses it, holding to the contracts of
 // student/reduce.cuh and no more: lanes other than 0 (threads other than 0) return

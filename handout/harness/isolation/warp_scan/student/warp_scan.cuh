@@ -1,6 +1,6 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
-// The harness's own task 1, for `make grade-local` (harness/isolation.h): the grader
+// The harness's own task 1, for `make grade-local` (harness/host/isolation.h): the grader
 // builds each task with the reference's versions of the other files, and this stands in
 // for them where another task calls scanIncWarp. It relies on the contract and nothing
 // more: it reads the warp's 32 slots of sh AS SOON AS IT IS CALLED (a shared-memory

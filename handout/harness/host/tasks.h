@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/assignment.h"
+#include "harness/generated/assignment.h"
 
 namespace scanlab {
 

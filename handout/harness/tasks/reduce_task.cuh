@@ -1,18 +1,18 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // Task 2's driver task (student/reduce.cuh): the fold of the whole input, one element
-// (harness/task.cuh says what a task type holds).
+// (harness/tasks/task.cuh says what a task type holds).
 #pragma once
 #include <cstddef>
 #include <vector>
 
 #include "harness/baselines.cuh"
-#include "harness/launch.cuh"
+#include "harness/host/reference.h"
 #include "harness/policy.cuh"
-#include "harness/reference.h"
 #include "harness/runtime.cuh"
-#include "harness/task.cuh"
-#include "harness/tiling.cuh"
+#include "harness/tasks/launch.cuh"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/tiling.cuh"
 
 namespace scanlab::tasks {
 

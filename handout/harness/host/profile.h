@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "harness/grading.h"
-#include "harness/json.h"
+#include "harness/generated/grading.h"
+#include "harness/host/json.h"
 #include "harness/platform.cuh"
 
 namespace scanlab {

@@ -1,18 +1,18 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // Task 4's driver tasks (student/lookback_scan.cuh): the single-pass scan with
-// decoupled look-back, inclusive and exclusive (harness/task.cuh says what a task
+// decoupled look-back, inclusive and exclusive (harness/tasks/task.cuh says what a task
 // type holds).
 #pragma once
 #include <algorithm>
 #include <cstddef>
 
 #include "harness/baselines.cuh"
-#include "harness/launch.cuh"
-#include "harness/task.cuh"
-#include "harness/tiling.cuh"
+#include "harness/tasks/launch.cuh"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/tiling.cuh"
 #if defined(SCANLAB_CUB_BASELINE)
-#include "harness/cub_baseline.h"
+#include "harness/host/cub_baseline.h"
 #endif
 
 namespace scanlab::tasks {

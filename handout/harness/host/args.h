@@ -2,7 +2,7 @@
 //
 // The driver's command line: options, the size grammar, and one validated RunConfig.
 // What may be named (tasks, operators, distributions) and the limits come from
-// harness/assignment.h, generated from data/assignment.toml.
+// harness/generated/assignment.h, generated from data/assignment.toml.
 #pragma once
 #include <algorithm>
 #include <cmath>
@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "harness/assignment.h"
-#include "harness/generate.h"
-#include "harness/operators.cuh"
-#include "harness/run.h"
-#include "harness/tasks.h"
+#include "harness/generated/assignment.h"
+#include "harness/generated/operators.cuh"
+#include "harness/host/generate.h"
+#include "harness/host/run.h"
+#include "harness/host/tasks.h"
 
 namespace scanlab {
 

@@ -8,10 +8,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/assignment.h"
-#include "harness/json.h"
-#include "harness/run.h"
-#include "harness/tasks.h"
+#include "harness/generated/assignment.h"
+#include "harness/host/json.h"
+#include "harness/host/run.h"
+#include "harness/host/tasks.h"
 
 namespace scanlab {
 

@@ -1,15 +1,15 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // Task 3's driver tasks (student/scan.cuh): the three-phase scan of an array of any
-// length, inclusive and exclusive (harness/task.cuh says what a task type holds).
+// length, inclusive and exclusive (harness/tasks/task.cuh says what a task type holds).
 #pragma once
 #include <cstddef>
 
 #include "harness/baselines.cuh"
-#include "harness/launch.cuh"
 #include "harness/runtime.cuh"
-#include "harness/task.cuh"
-#include "harness/tiling.cuh"
+#include "harness/tasks/launch.cuh"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/tiling.cuh"
 
 namespace scanlab::tasks {
 

@@ -3,14 +3,14 @@
 // The inputs and the check of timed repetitions, on the device (harness only: the
 // student unit never includes it). Every repetition of `run --time`, warm-ups
 // included, gets an input of its own, drawn whole on the device from
-// (seed, repetition) (timedInputSeed, harness/generate.h), and after it, outside the
+// (seed, repetition) (timedInputSeed, harness/host/generate.h), and after it, outside the
 // timed region, this trusted code checks that the input is unchanged and that the
 // output is that input's: a kernel honest only now and then, or one that recognizes
 // an input and replays an answer, fails the timing, naming the repetition.
 //
 // The expected output is recomputed from the generator, not read from anything a
 // kernel could have written. What is expected is the task type's kTimedCheck
-// (harness/task.cuh): for a fold or a scan from the left, each thread folds a segment of kSegment consecutive
+// (harness/tasks/task.cuh): for a fold or a scan from the left, each thread folds a segment of kSegment consecutive
 // elements (exactly, for every operator: integers, MSSP, segmented sums), the host
 // scans the segment totals in order, and each thread then walks its segment again
 // from its carry-in, comparing every output element. Integer operators and MSSP must
@@ -30,12 +30,12 @@
 #include <vector>
 
 #include "harness/check.h"
-#include "harness/generate.h"
-#include "harness/launch.cuh"
+#include "harness/generated/task_list.cuh"
+#include "harness/host/generate.h"
+#include "harness/host/tasks.h"
 #include "harness/ops.cuh"
 #include "harness/runtime.cuh"
-#include "harness/task_list.cuh"
-#include "harness/tasks.h"
+#include "harness/tasks/launch.cuh"
 
 namespace scanlab::timed {
 

@@ -25,21 +25,21 @@
 #include <vector>
 
 #include "apps/apps.h"
-#include "harness/args.h"
-#include "harness/assignment.h"
 #include "harness/check.h"
-#include "harness/generate.h"
-#include "harness/grading.h"
-#include "harness/json.h"
-#include "harness/local_grade.h"
-#include "harness/operators.cuh"
-#include "harness/profile.h"
-#include "harness/report.h"
-#include "harness/run.h"
+#include "harness/generated/assignment.h"
+#include "harness/generated/grading.h"
+#include "harness/generated/operators.cuh"
+#include "harness/generated/suite.h"
+#include "harness/host/args.h"
+#include "harness/host/generate.h"
+#include "harness/host/json.h"
+#include "harness/host/local_grade.h"
+#include "harness/host/profile.h"
+#include "harness/host/report.h"
+#include "harness/host/run.h"
+#include "harness/host/sweep.h"
+#include "harness/host/tasks.h"
 #include "harness/runtime.cuh"
-#include "harness/suite.h"
-#include "harness/sweep.h"
-#include "harness/tasks.h"
 
 namespace scanlab {
 namespace {
@@ -198,7 +198,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 (unsigned long long)c.seed, c.dist.c_str(), SCANLAB_BACKEND, dev.name.c_str());
     int code = kExitError;
 #if !defined(__CUDACC__)
-    // The profile build counts what each kernel does (harness/profile.h).
+    // The profile build counts what each kernel does (harness/host/profile.h).
     const bool profiled = emu::profilingAvailable() && !c.time;
     emu::setProfiling(profiled);
     (void)emu::takeProfiles();
@@ -219,7 +219,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
             printProfile(profiles);
             // The estimate is made at the size the grader times the task at (its rubric
             // task's: scan-exclusive is timed as scan is), whatever n was profiled: from
-            // this run and one more at twice its size (harness/profile.h).
+            // this run and one more at twice its size (harness/host/profile.h).
             const size_t gradedN = gradedPerfN(c.task->number);
             const size_t targetN = gradedN ? gradedN : c.n;
             std::vector<emu::KernelProfile> second;

@@ -4,7 +4,7 @@
 // compared with: the "cub" baseline of `run --time --baselines`. It is compiled only
 // into drivers built with SCANLAB_CUB_BASELINE (the grader's reference driver and the
 // repository's scanlab-reference; CMake option of the same name), in a translation unit
-// of its own (harness/cub_baseline.cu), so that building your code never pays for it.
+// of its own (harness/host/cub_baseline.cu), so that building your code never pays for it.
 #pragma once
 #include <cstddef>
 

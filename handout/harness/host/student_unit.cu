@@ -2,23 +2,23 @@
 //
 // The student unit: the student files and the plans that launch their kernels, in a
 // translation unit of their own, compiled apart from the harness and linked after it.
-// It defines the entry points of harness/student_api.h, once per operator of the
-// manifest (SCANLAB_FOR_EACH_OPERATOR, harness/operators.cuh).
+// It defines the entry points of harness/host/student_api.h, once per operator of the
+// manifest (SCANLAB_FOR_EACH_OPERATOR, harness/generated/operators.cuh).
 //
 // SCANLAB_STUDENT_UNIT lets each task header (harness/tasks/) include its student file
-// and define its plan (Plan<T>, harness/task.cuh): here only, never in the harness.
+// and define its plan (Plan<T>, harness/tasks/task.cuh): here only, never in the harness.
 #define SCANLAB_STUDENT_UNIT 1
 
-#include "harness/student_api.h"
+#include "harness/host/student_api.h"
 
 #include <stdexcept>
 #include <string>
 
-#include "harness/launch.cuh"
-#include "harness/operators.cuh"
+#include "harness/generated/operators.cuh"
+#include "harness/generated/task_list.cuh"
 #include "harness/policy.cuh"
 #include "harness/runtime.cuh"
-#include "harness/task_list.cuh"
+#include "harness/tasks/launch.cuh"
 #include "student/split.cuh"
 
 // The tasks whose plans this unit compiles: a bit per Task (1 << int(Task::X)), all of
@@ -40,7 +40,7 @@ static void notBuilt(Task task) {
                            "(SCANLAB_BUILD_TASKS)");
 }
 
-// The plan of the task's type (DriverTasks, harness/task_list.cuh, generated from the
+// The plan of the task's type (DriverTasks, harness/generated/task_list.cuh, generated from the
 // manifest): a task whose type has no plan does not compile; one left out of the build
 // is not instantiated at all (`if constexpr`).
 template <class Op>

@@ -1,9 +1,9 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
-// CUB's scan for every operator of the manifest (harness/cub_baseline.h says why here).
+// CUB's scan for every operator of the manifest (harness/host/cub_baseline.h says why here).
 #include <cub/device/device_scan.cuh>
 
-#include "harness/cub_baseline.h"
-#include "harness/operators.cuh"
+#include "harness/generated/operators.cuh"
+#include "harness/host/cub_baseline.h"
 #include "harness/runtime.cuh"
 
 namespace scanlab::baseline {

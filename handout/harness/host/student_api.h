@@ -1,7 +1,7 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // The one door between the harness and the student's code. The student files are
-// compiled in a translation unit of their own (harness/student_unit.cu) that defines
+// compiled in a translation unit of their own (harness/host/student_unit.cu) that defines
 // these functions; the harness (driver.cu, run.h) sees only these declarations. So
 // no macro, specialization or static object in a student file reaches the code that
 // generates inputs, times the kernels, checks and writes their output.
@@ -9,14 +9,14 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "harness/assignment.h"
-#include "harness/tiling.cuh"
+#include "harness/generated/assignment.h"
+#include "harness/tasks/tiling.cuh"
 
 namespace scanlab::student {
 
 // Launches the kernels of `task` (asynchronously, on the default stream) over the
 // n elements of `in` into `out`, with the caller's scratch (Workspace::forRun,
-// harness/tiling.cuh).
+// harness/tasks/tiling.cuh).
 template <class Op>
 void launchTask(Task task, const typename Op::Element* in, size_t n,
                 typename Op::Element* out, unsigned blockSize,

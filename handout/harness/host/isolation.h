@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "harness/report.h"
+#include "harness/host/report.h"
 
 namespace scanlab {
 

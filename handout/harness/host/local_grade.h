@@ -2,7 +2,7 @@
 //
 // What the driver's `test` and `grade` commands print about a whole run: the failed
 // cases by task and operator (with the operand-order hint), and `grade`, the grader's
-// visible cases scored by its rubric (harness/grading.h).
+// visible cases scored by its rubric (harness/generated/grading.h).
 #pragma once
 #include <algorithm>
 #include <chrono>
@@ -15,16 +15,16 @@
 #include <vector>
 #include <sys/wait.h>
 
-#include "harness/args.h"
-#include "harness/grading.h"
-#include "harness/isolation.h"
-#include "harness/json.h"
-#include "harness/operators.cuh"
-#include "harness/report.h"
-#include "harness/run.h"
+#include "harness/generated/grading.h"
+#include "harness/generated/operators.cuh"
+#include "harness/host/args.h"
+#include "harness/host/isolation.h"
+#include "harness/host/json.h"
+#include "harness/host/report.h"
+#include "harness/host/run.h"
+#include "harness/host/tasks.h"
+#include "harness/host/timing.h"
 #include "harness/runtime.cuh"
-#include "harness/tasks.h"
-#include "harness/timing.h"
 
 namespace scanlab {
 
@@ -203,7 +203,7 @@ inline bool taskSelected(const Args& args, const grading::Task& t) {
 
 // `test --isolated [--student DIR]`: the suite of each task that includes another
 // student file, run by the driver built with the harness's version of that file
-// (harness/isolation.h), as the grader pairs the task with the reference's.
+// (harness/host/isolation.h), as the grader pairs the task with the reference's.
 inline int cmdTestIsolated(const Args& args) {
     const std::string root = args.get("--student", ".");
     std::string options;
@@ -247,13 +247,13 @@ inline int cmdTestIsolated(const Args& args) {
     return worst;
 }
 
-// `grade`: the grader's visible cases (harness/grading.h, from data/rubric.toml and
+// `grade`: the grader's visible cases (harness/generated/grading.h, from data/rubric.toml and
 // data/cases.toml) on this build, and the points the rubric gives for them. Hidden
 // cases are not in the handout: the points they could move are shown as a range.
 // With --student DIR (make grade-local passes it): a file still the handout's
 // placeholder gets the grader's points (0; a bonus: not attempted, not run), and each
 // task that includes another student file is run again with the harness's version of
-// that file (harness/isolation.h), as the grader pairs it with the reference's.
+// that file (harness/host/isolation.h), as the grader pairs it with the reference's.
 inline int cmdGrade(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab grade: no CUDA device found: nothing was run (use the emulator "

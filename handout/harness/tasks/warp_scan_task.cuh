@@ -1,16 +1,16 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // Task 1's driver task (student/warp_scan.cuh): every warp scans its own 32
-// consecutive elements (harness/task.cuh says what a task type holds).
+// consecutive elements (harness/tasks/task.cuh says what a task type holds).
 #pragma once
 #include <cstddef>
 #include <vector>
 
 #include "harness/baselines.cuh"
-#include "harness/reference.h"
-#include "harness/task.cuh"
-#include "harness/tiling.cuh"
-#include "harness/warp_tile.cuh"
+#include "harness/host/reference.h"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/tiling.cuh"
+#include "harness/tasks/warp_tile.cuh"
 
 namespace scanlab::tasks {
 
@@ -39,7 +39,7 @@ struct WarpScan {
 
 namespace scanlab {
 
-// The driver kernel of harness/warp_tile.cuh with your scanIncWarp.
+// The driver kernel of harness/tasks/warp_tile.cuh with your scanIncWarp.
 struct StudentWarpScan {
     template <class Op>
     __device__ static typename Op::Element run(typename Op::Element* sh, unsigned idx) {

@@ -4,12 +4,12 @@
 #include <cstdint>
 #include <string>
 
-#include "harness/assignment.h"
+#include "harness/generated/assignment.h"
 #include "harness/ops.cuh"
 
 namespace scanlab {
 
-// How `random` inputs are drawn (harness/generate.h).
+// How `random` inputs are drawn (harness/host/generate.h).
 enum class Sample { SmallInt, FullInt, UnitFloat };
 
 constexpr unsigned taskBit(Task t) { return 1u << unsigned(t); }
@@ -90,7 +90,7 @@ inline const char* const kOperatorNames[] = {"add-i32", "add-f32", "max-i32", "m
 inline constexpr const char* kOperatorList = "add-i32, add-f32, max-i32, mssp or seg-add-i32";
 
 // X(type) once per operator: the explicit instantiations of the student unit
-// (harness/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.
+// (harness/host/student_unit.cu). A type whose name holds a comma needs an alias in ops.cuh.
 #define SCANLAB_FOR_EACH_OPERATOR(X) X(Add<int32_t>) X(Add<float>) X(Max<int32_t>) X(Mssp) X(Segmented<Add<int32_t>>)
 
 // Calls f(Op{}) for the operator named `name`; returns false if there is none.

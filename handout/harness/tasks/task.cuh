@@ -1,9 +1,9 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // What a driver task is: one type, in the harness header of its student task
-// (harness/tasks/<student file>, e.g. tasks/scan.cuh for student/scan.cuh), named by
+// (harness/tasks/<stem>_task.cuh, e.g. tasks/scan_task.cuh for student/scan.cuh), named by
 // the `type` of its [[driver_task]] in data/assignment.toml. The generated
-// harness/task_list.cuh lists every such type (DriverTasks) and maps the Task
+// harness/generated/task_list.cuh lists every such type (DriverTasks) and maps the Task
 // enumerator to it (withTask); nothing else in the harness names a task, so a task
 // whose type lacks a part below does not compile, and one the manifest does not list
 // cannot be run at all.
@@ -17,7 +17,7 @@
 //       task's output size (the manifest's `output`; cpp.reference checks they agree).
 //
 //   static constexpr TimedCheck kTimedCheck;
-//       how each timed repetition's output is checked (harness/timed_check.cuh): on the
+//       how each timed repetition's output is checked (harness/host/timed_check.cuh): on the
 //       device for the shapes it knows (a fold, a scan from the left), else on the host
 //       against reference().
 //
@@ -25,7 +25,7 @@
 //   static void baselines(Baselines& b);
 //       times the task's baselines after "cpu-sequential", in the manifest's order:
 //       b.time(name, launch) for each, b.notBuilt(name) for one this build leaves out
-//       (see BaselineTimer, harness/run.h, for what else b gives).
+//       (see BaselineTimer, harness/host/run.h, for what else b gives).
 //
 // and, in the student unit only (between #if defined(SCANLAB_STUDENT_UNIT) and #endif,
 // with the #include of its student file), its plan:
@@ -40,19 +40,19 @@
 //       order (through launchKernel, so the CPU emulator runs them too).
 //
 // Why the plan is apart: the student files are compiled in a translation unit of their
-// own (harness/student_unit.cu, harness/student_api.h); the harness's units include the
+// own (harness/host/student_unit.cu, harness/host/student_api.h); the harness's units include the
 // same task headers for the reference, the check and the baselines, and must not see a
 // line of student code.
 #pragma once
 #include <cstddef>
 #include <vector>
 
-#include "harness/assignment.h"
-#include "harness/reference.h"
+#include "harness/generated/assignment.h"
+#include "harness/host/reference.h"
 
 namespace scanlab {
 
-// How the harness checks a timed repetition (harness/timed_check.cuh).
+// How the harness checks a timed repetition (harness/host/timed_check.cuh).
 struct TimedCheck {
     enum class Kind {
         Fold,  // one element: the fold of the whole input (reduce)
@@ -93,7 +93,7 @@ struct TaskTraits;
 template <class T>
 struct Plan;
 
-// The driver tasks as a type list (DriverTasks, harness/task_list.cuh).
+// The driver tasks as a type list (DriverTasks, harness/generated/task_list.cuh).
 template <class... Ts>
 struct TaskList {
     static constexpr size_t kSize = sizeof...(Ts);

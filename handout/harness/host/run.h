@@ -14,16 +14,16 @@
 #include <vector>
 
 #include "harness/check.h"
-#include "harness/generate.h"
-#include "harness/launch.cuh"
-#include "harness/operators.cuh"
+#include "harness/generated/operators.cuh"
+#include "harness/generated/task_list.cuh"
+#include "harness/host/generate.h"
+#include "harness/host/student_api.h"
+#include "harness/host/tasks.h"
+#include "harness/host/timed_check.cuh"
+#include "harness/host/timing.h"
 #include "harness/runtime.cuh"
-#include "harness/student_api.h"
-#include "harness/task_list.cuh"
-#include "harness/tasks.h"
-#include "harness/tiling.cuh"
-#include "harness/timed_check.cuh"
-#include "harness/timing.h"
+#include "harness/tasks/launch.cuh"
+#include "harness/tasks/tiling.cuh"
 
 namespace scanlab {
 
@@ -89,7 +89,7 @@ inline std::string rerunUnderAnotherSchedule() {
 #endif
 }
 
-// One case of the suite (data/cases.toml, harness/suite.h); the seed follows from
+// One case of the suite (data/cases.toml, harness/generated/suite.h); the seed follows from
 // the size and block size, so every run of the suite checks the same inputs.
 inline RunConfig suiteCase(const TaskInfo& task, const std::string& op, size_t n, unsigned block) {
     RunConfig c;
@@ -149,7 +149,7 @@ struct TaskRunner {
     }
 };
 
-// What a task type's baselines() (harness/task.cuh) times with: the run's buffers and
+// What a task type's baselines() (harness/tasks/task.cuh) times with: the run's buffers and
 // geometry, and time(name, launch) for each baseline in the order the manifest lists
 // them (its [[driver_task]]'s `baselines`). A baseline the type times that the manifest
 // does not list there, or one it lists that the type neither times nor calls notBuilt,
@@ -305,7 +305,7 @@ RunResult runTask(const RunConfig& c) {
             // Every repetition, warm-ups included and counted on across rounds, gets an
             // input of its own drawn on the device and poisoned scratch (untimed); after
             // it, with the device synchronized, the harness checks on the device that the
-            // input is unchanged and the output is that input's (harness/timed_check.cuh).
+            // input is unchanged and the output is that input's (harness/host/timed_check.cuh).
             // One wrong repetition fails the timing. `verify --rep R` names one.
             timed::RepetitionCheck<Op> checker(c.task->task, c.n, parseDistribution(c.dist));
             uint64_t nextRep = 0;

@@ -17,8 +17,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "harness/assignment.h"
-#include "harness/operators.cuh"
+#include "harness/generated/assignment.h"
+#include "harness/generated/operators.cuh"
 
 namespace scanlab {
 
@@ -156,7 +156,7 @@ std::vector<typename Op::Element> generateInput(size_t n, uint64_t seed, Distrib
 // ---- inputs of timed repetitions ----------------------------------------------------
 // Timed repetition r (warm-ups counted, from 0, and counted on across the rounds of a
 // served run) sees an input of its own, drawn whole from timedInputSeed(seed, r) on the
-// device by the harness (harness/timed_check.cuh), outside the timed region: no element
+// device by the harness (harness/host/timed_check.cuh), outside the timed region: no element
 // of it follows from an earlier repetition's, so nothing a kernel remembers or
 // recognizes is right on it. `verify --rep R` rebuilds the input repetition R saw (it
 // is generateInput with that seed).

@@ -11,12 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "harness/args.h"
-#include "harness/json.h"
-#include "harness/report.h"
-#include "harness/run.h"
-#include "harness/suite.h"
-#include "harness/timing.h"
+#include "harness/generated/suite.h"
+#include "harness/host/args.h"
+#include "harness/host/json.h"
+#include "harness/host/report.h"
+#include "harness/host/run.h"
+#include "harness/host/timing.h"
 
 namespace scanlab {
 

@@ -3,12 +3,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "harness/assignment.h"
-#include "harness/task.cuh"
-#include "harness/tasks/warp_scan.cuh"
-#include "harness/tasks/reduce.cuh"
-#include "harness/tasks/scan.cuh"
-#include "harness/tasks/lookback_scan.cuh"
+#include "harness/generated/assignment.h"
+#include "harness/tasks/task.cuh"
+#include "harness/tasks/warp_scan_task.cuh"
+#include "harness/tasks/reduce_task.cuh"
+#include "harness/tasks/scan_task.cuh"
+#include "harness/tasks/lookback_scan_task.cuh"
 
 namespace scanlab {
 

@@ -2,13 +2,14 @@
 //
 // The task 1 driver kernel, over any warp scan: every warp scans its own 32
 // consecutive elements, staged in shared memory. The plans run it with your
-// scanIncWarp (tasks/warp_scan.cuh); the harness times it with the placeholder's (baselines.cuh).
+// scanIncWarp (tasks/warp_scan_task.cuh); the harness times it with the placeholder's
+// (baselines.cuh).
 #pragma once
 #include <algorithm>
 #include <cstddef>
 
-#include "harness/launch.cuh"
 #include "harness/platform.cuh"
+#include "harness/tasks/launch.cuh"
 
 namespace scanlab {
 
