@@ -45,7 +45,7 @@ def main() -> int:
         "# The reference's times on the grading GPU: what the handout's `scanlab grade`",
         "# estimates performance points against (scaled by the copy bandwidth of the GPU it",
         "# runs on). Written by tools/reference_timings.py; tools/make_handout.py copies it",
-        "# into handout/harness/grading.h.",
+        "# into handout/harness/generated/grading.h.",
         f'device = "{info["name"]}"',
         f'copy_gbps = {info["copy_gbps"]:.1f}',
         f'measured = "{date.today().isoformat()}"',

@@ -27,6 +27,6 @@
 #define SCANLAB_HD __host__ __device__ __forceinline__
 
 namespace scanlab {
-// kWarpSize and the other limits of a run: harness/assignment.h.
+// kWarpSize and the other limits of a run: harness/generated/assignment.h.
 constexpr unsigned kFullMask = 0xffffffffu;
 }  // namespace scanlab

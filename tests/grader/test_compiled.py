@@ -20,14 +20,14 @@ PREPROCESSED = """\
 # 1 "/usr/include/stdio.h" 1 3
 extern FILE* fopen(const char*, const char*);
 # 2 "/b/src/harness/host/student_unit.cu" 2
-# 1 "/b/src/harness/plans.cuh" 1
+# 1 "/b/src/harness/tasks/reduce_task.cuh" 1
 # 12 "/b/src/student/reduce.cuh" 1
 namespace scanlab {
 inline auto* const kSneak = fopen("/tmp/x", "w");
 
 inline const char* kPath = ( ( std :: getenv ) )("PATH");
 const char* kText = "system(\\"rm\\")";
-# 40 "/b/src/harness/plans.cuh" 2
+# 40 "/b/src/harness/tasks/reduce_task.cuh" 2
 int unrelated = system("harness line, not the student's");
 """
 

@@ -44,7 +44,7 @@
 namespace scanlab {
 namespace {
 
-// The choices below (@TASKS@, ...) are filled in from harness/assignment.h.
+// The choices below (@TASKS@, ...) are filled in from harness/generated/assignment.h.
 const char* const kUsageText = R"(usage: scanlab <command> [options]
 
 commands:

@@ -27,7 +27,7 @@ namespace scanlab {
 // The grader's same_code() (grader/grading/checks/forbidden.py) as a number: FNV-1a (64 bits) of the
 // text with backslash-newlines spliced, comments removed (string and character
 // literals kept) and every space, tab and newline dropped. tools/make_handout.py puts
-// the handout placeholders' values into harness/grading.h.
+// the handout placeholders' values into harness/generated/grading.h.
 inline uint64_t placeholderFingerprint(const std::string& raw) {
     std::string text;  // spliced
     for (size_t i = 0; i < raw.size(); ++i) {

@@ -1,7 +1,7 @@
 // scanlab harness: DO NOT EDIT. Your code goes in student/.
 //
 // The tasks the driver runs, as the command line names them. The table itself
-// (kTasks) is generated from data/assignment.toml into harness/assignment.h.
+// (kTasks) is generated from data/assignment.toml into harness/generated/assignment.h.
 #pragma once
 #include <cstddef>
 #include <stdexcept>

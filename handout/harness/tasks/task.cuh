@@ -85,7 +85,7 @@ struct ScanFromLeft {
 };
 
 // The manifest's facts about a task type (its Task enumerator): one specialization
-// per [[driver_task]], generated into harness/task_list.cuh.
+// per [[driver_task]], generated into harness/generated/task_list.cuh.
 template <class T>
 struct TaskTraits;
 
