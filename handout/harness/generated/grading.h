@@ -51,12 +51,12 @@ inline constexpr double kFullCreditSlowdown = 1.2;
 inline constexpr int kWarmup = 5;
 inline constexpr int kReps = 30;
 inline constexpr const char* kReferenceDevice = "NVIDIA H100 80GB HBM3";
-inline constexpr double kReferenceCopyGbps = 2859.6;
+inline constexpr double kReferenceCopyGbps = 2916.5;
 
-inline constexpr PerfCase kWarpScanPerf[] = {{"warp-scan", "add-i32", 67108864u, 256u, 0.25613}};
-inline constexpr PerfCase kReducePerf[] = {{"reduce", "add-i32", 67108864u, 256u, 0.11136}};
-inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.30088}};
-inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.20336}};
+inline constexpr PerfCase kWarpScanPerf[] = {{"warp-scan", "add-i32", 67108864u, 256u, 0.18398}};
+inline constexpr PerfCase kReducePerf[] = {{"reduce", "add-i32", 67108864u, 256u, 0.11006}};
+inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.29824}};
+inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.2005}};
 
 inline constexpr Task kTasks[] = {
     {1, "warp-scan", 10.0, 5.0, 4, 4, kWarpScanPerf, 1, "warp_scan.cuh", false, 0xc1b4289e1fce9b11u},
