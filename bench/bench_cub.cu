@@ -8,7 +8,7 @@
 // per thread), register bounds and look-back waits against CUB at 2^20, 2^24 and 2^28,
 // to choose LookbackPolicy (harness/policy.cuh) and lookback_reference::DefaultWait.
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
-// as rows of a sweep CSV (harness/sweep.h) for `make plot` to draw beside the others
+// as rows of a sweep CSV (harness/host/sweep.h) for `make plot` to draw beside the others
 // (CUB's scan in the panels of the three-phase scan and of the look-back scan).
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan

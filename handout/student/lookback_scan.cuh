@@ -3,7 +3,7 @@
 //
 // Task 3 reads the input twice (reduce, then scan) and writes it once: 3n element
 // moves. Here every element is read once and written once (2n), in one launch
-// (harness/tasks/lookback_scan.cuh): one tile of blockDim.x*CHUNK elements per block, and the
+// (harness/tasks/lookback_scan_task.cuh): one tile of blockDim.x*CHUNK elements per block, and the
 // blocks tell each other their totals through lookback::TileState
 // (harness/tile_state.cuh: everything there is in namespace scanlab::lookback).
 //
