@@ -89,8 +89,31 @@ class BuildInfo:
     origins: dict[str, str] = field(default_factory=dict)
 
 
+class CaseTally:
+    """What a part graded by its cases says of itself: cases passed, cases run, and its
+    verdict. For TaskResult, IntegrationResult and the checking stage's CheckOutcome."""
+
+    status: str
+    cases: Sequence[CaseResult]
+
+    @property
+    def passed(self) -> int:
+        return sum(1 for c in self.cases if c.passed)
+
+    @property
+    def total(self) -> int:
+        return len(self.cases)
+
+    @property
+    def verdict(self) -> str:
+        """One word for the part: its status when it was not graded (missing, forbidden,
+        build_failed), else correct, not_implemented (every case hit the handout's stub)
+        or wrong."""
+        return verdict_of(self.status, self.cases)
+
+
 @dataclass
-class TaskResult:
+class TaskResult(CaseTally):
     number: int
     name: str                                 # the task's name in data/assignment.toml
     title: str
@@ -115,27 +138,12 @@ class TaskResult:
     performance_max: float = 0.0
 
     @property
-    def passed(self) -> int:
-        return sum(1 for c in self.cases if c.passed)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
-
-    @property
     def all_passed(self) -> bool:
         return self.verdict == "correct"
 
     @property
     def points(self) -> float:
         return self.correctness_points + (self.performance_points or 0.0)
-
-    @property
-    def verdict(self) -> str:
-        """One word for the task: its status when it was not graded (missing, forbidden,
-        build_failed), else correct, not_implemented (every case hit the handout's stub)
-        or wrong."""
-        return verdict_of(self.status, self.cases)
 
 
 @dataclass
@@ -154,26 +162,13 @@ class AppResult:
 
 
 @dataclass
-class IntegrationResult:
+class IntegrationResult(CaseTally):
     status: str = "not_graded"                # graded | not_graded | build_failed
     message: str = ""
     build: BuildInfo | None = None
     cases: list[CaseResult] = field(default_factory=list)
     points: float = 0.0
     max_points: float = 0.0
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for c in self.cases if c.passed)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
-
-    @property
-    def verdict(self) -> str:
-        """not_graded, build_failed, correct, not_implemented or wrong."""
-        return verdict_of(self.status, self.cases)
 
 
 def verdict_of(status: str, cases: Sequence[CaseResult]) -> str:

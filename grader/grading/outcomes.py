@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 from .build import BuildResult
 from .collect import Submission
 from ..config.rubric import TaskRubric
-from ..results import AppResult, BuildInfo, CaseResult, Violation, verdict_of
+from ..results import AppResult, BuildInfo, CaseResult, CaseTally, Violation
 from .timing import TaskTiming
 
 
@@ -64,7 +64,7 @@ class BuildOutcome:
 
 
 @dataclass(frozen=True)
-class CheckOutcome:
+class CheckOutcome(CaseTally):
     """The correctness of one part: its cases (on a GPU also the race check's on the
     emulator and compute-sanitizer's runs) and what they say; for a part that was not
     run, why."""
@@ -75,18 +75,6 @@ class CheckOutcome:
     violations: tuple[Violation, ...] = ()
     cases: tuple[CaseResult, ...] = ()
     race_note: str = ""
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for c in self.cases if c.passed)
-
-    @property
-    def total(self) -> int:
-        return len(self.cases)
-
-    @property
-    def verdict(self) -> str:
-        return verdict_of(self.status, self.cases)
 
 
 def unbuilt(plan: PartPlan) -> CheckOutcome:
