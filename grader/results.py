@@ -80,6 +80,50 @@ class PerfResult:
 
 
 @dataclass
+class KernelTime:
+    name: str
+    ms: float
+
+
+@dataclass
+class ProfileFigures:
+    """One task's Nsight Compute figures, its kernels together (grader/grading/ncu.py):
+    rates time-weighted over its launches, counts summed, the geometry of its longest
+    launch. None: not measured."""
+
+    kernels: list[KernelTime] = field(default_factory=list)
+    main_kernel: str = ""
+    dram_pct: float | None = None                    # DRAM throughput, % of peak
+    achieved_occupancy_pct: float | None = None
+    theoretical_occupancy_pct: float | None = None
+    blocks_per_sm: float | None = None               # resident blocks an SM holds
+    threads_per_block: float | None = None
+    occupancy_limiter: str = ""                      # registers | shared memory | the block size | ...
+    registers_per_thread: float | None = None
+    shared_bytes_per_block: float | None = None
+    load_sectors_per_request: float | None = None
+    load_ideal_sectors_per_request: float | None = None   # every byte of a sector used
+    store_sectors_per_request: float | None = None
+    store_ideal_sectors_per_request: float | None = None
+    shared_wavefronts_per_request: float | None = None    # 1: no bank conflicts
+    l2_hit_pct: float | None = None
+    stalls: dict[str, float] = field(default_factory=dict)   # reason -> cycles per issued instruction, largest first
+
+
+@dataclass
+class TaskProfile:
+    """A timed task's profile: its figures beside the reference's, and what they say."""
+
+    status: str                  # profiled | not_profiled
+    message: str = ""            # why not (one line)
+    n: int = 0                   # the size profiled
+    student: ProfileFigures | None = None
+    reference: ProfileFigures | None = None
+    diagnoses: list[str] = field(default_factory=list)
+    seconds: float = 0.0         # the grade's ncu run (all its tasks)
+
+
+@dataclass
 class BuildInfo:
     label: str
     ok: bool
@@ -132,6 +176,7 @@ class TaskResult(CaseTally):
     race_note: str = ""                       # GPU grades: the race check on the emulator
     perf_status: str = "not_eligible"         # measured | not_measured | not_eligible | failed
     perf_message: str = ""
+    profile: TaskProfile | None = None        # GPU grades: Nsight Compute's figures (never scored)
     correctness_points: float = 0.0
     correctness_max: float = 0.0
     performance_points: float | None = None   # None: not measured

@@ -159,6 +159,18 @@ class EmulatorRubric:
 
 
 @dataclass(frozen=True)
+class ProfileRubric:
+    TABLE = "profile"
+    run: bool = setting(True, "a GPU grade also profiles one run of each timed task under Nsight "
+                        "Compute (ncu) and reports its figures beside the reference's, with a "
+                        "diagnosis (never scored; grader/README.md, \"Why a kernel is slow\")")
+    n: int = setting(1 << 24, "the size profiled (0: each task's timed size)", minimum=0)
+    max_kernels: int = setting(8, "kernel launches profiled per task at most", minimum=1)
+    timeout_s: float = setting(120.0, "wall-clock limit of a grade's ncu process (all its tasks)",
+                               minimum=1)
+
+
+@dataclass(frozen=True)
 class SanitizerRubric:
     TABLE = "sanitizer"
     run: bool = setting(True, "a GPU grade also runs each task's own GPU build under "
@@ -255,7 +267,7 @@ class LeaderboardRubric:
 
 
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, SanitizerRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
+                    EmulatorRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
                     GradebookRubric, SlurmRubric, LeaderboardRubric)
 
 
@@ -313,6 +325,7 @@ class Rubric:
     slurm: SlurmRubric = field(default_factory=SlurmRubric)
     leaderboard: LeaderboardRubric = field(default_factory=LeaderboardRubric)
     sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
+    profile: ProfileRubric = field(default_factory=ProfileRubric)
     sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
@@ -578,5 +591,6 @@ def load_rubric(path: Path) -> Rubric:
                   gradebook=_settings(GradebookRubric, data),
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
                   sanitizer=_settings(SanitizerRubric, data),
+                  profile=_settings(ProfileRubric, data),
                   sanitize=_sanitize_cases(cases_data, cases_path),
                   sources=tuple(files) + (cases_path,))

@@ -63,6 +63,7 @@ def _task(t: TaskRubric, graded: Graded) -> TaskResult:
         perf=list(timing.perf) if timing else [], race_note=check.race_note,
         perf_status=timing.status if timing else "not_eligible",
         perf_message=timing.message if timing else "",
+        profile=graded.profiles.get(t.number),
         correctness_max=t.correctness_points, performance_max=t.performance_points)
 
 

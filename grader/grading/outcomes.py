@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 from .build import BuildResult
 from .collect import Submission
 from ..config.rubric import TaskRubric
-from ..results import AppResult, BuildInfo, CaseResult, CaseTally, Violation
+from ..results import AppResult, BuildInfo, CaseResult, CaseTally, TaskProfile, Violation
 from .timing import TaskTiming
 
 
@@ -103,3 +103,4 @@ class Graded:
     phases: Mapping[str, float] = field(default_factory=dict)           # phase -> seconds
     error: str | None = None                                 # beyond the submission's own
     notes: Sequence[str] = ()                                # ... and its notes
+    profiles: Mapping[int, TaskProfile] = field(default_factory=dict)   # by task number (GPU)

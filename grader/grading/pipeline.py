@@ -29,9 +29,11 @@ from .correctness.check import RunSetup
 from .outcomes import CheckOutcome, Graded
 from .plan import plan
 from ..config.rubric import PerfCase, TaskRubric
-from ..results import AppResult, SubmissionResult
+from ..results import AppResult, SubmissionResult, TaskProfile
 from .session import GraderError, Session
 from .timing import PerfJob, TaskTiming, measure_all
+from . import ncu
+from .diagnosis import diagnose
 
 Say = Callable[[str], None]
 
@@ -108,6 +110,15 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         (p.task, checked.checks[p.label], b.build if (b := checked.builds.get(p.label)) else None)
         for p in planned.parts if p.task is not None], say, perf_seed, budget)
     phases["performance"] = time.monotonic() - phase
+    phase = time.monotonic()
+    profiles = profile_tasks(session, ready(), [
+        (t, b.build) for t in rubric.tasks for p in planned.parts
+        if p.task is t and t.number in timed and timed[t.number].status == "measured"
+        and (b := checked.builds.get(p.label)) is not None and b.build is not None], say, budget)
+    if profiles:
+        phases["profile"] = time.monotonic() - phase
+        phase_done("profiled: " + ", ".join(f"task {k} {p.status}" for k, p in profiles.items())
+                   + f" ({phases['profile']:.1f} s)")
     measured = [(t.number, timed[t.number]) for t in rubric.tasks
                 if t.number in timed and timed[t.number].status in ("measured", "failed")]
     if measured:
@@ -116,7 +127,7 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
                                  if timing.perf and timing.perf[0].slowdown else "failed")
             for number, timing in measured) + f" ({phases['performance']:.0f} s)")
     return Graded(sub, graded_at, planned.parts, checked.builds, checked.checks, checked.applications,
-                  timed, perf_seed, phases)
+                  timed, perf_seed, phases, profiles=profiles)
 
 
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------
@@ -169,3 +180,45 @@ def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: Buil
     if check.verdict != "correct" or build is None or not build.ok or build.binary is None:
         return TaskTiming("not_eligible", "0: performance counts only when every case of the task passes")
     return None
+
+
+# ---- profile: a timed task's figures under Nsight Compute, beside the reference's ------------
+
+def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubric, BuildResult]],
+                  say: Say, budget: Budget = NO_BUDGET) -> dict[int, TaskProfile]:
+    """One ncu process over the timed tasks' builds (ncu.profile), and the reference's
+    figures of the same cases (from the cache, else profiled now, once per GPU); each
+    task's figures, the reference's and the diagnosis, by task number. Never scored."""
+    rubric = session.rubric.profile
+    timed = [(t, b) for t, b in timed if t.perf and b.binary is not None]
+    if not timed or not rubric.run or not session.backend.times:
+        return {}
+    cases = [t.perf[0] for t, _ in timed]
+    sizes = [rubric.n or c.n for c in cases]
+    def each(message: str) -> dict[int, TaskProfile]:
+        return {t.number: TaskProfile("not_profiled", message, n) for (t, _), n in zip(timed, sizes)}
+    if session.ncu is None or session.profiles is None or session.run_reference is None:
+        return each(session.profile_note or "Nsight Compute figures not measured: no GPU")
+    if budget.spent:
+        return each("Nsight Compute figures not measured: " + budget.why)
+    gpu = session.gpus[0].name if session.gpus else "GPU"
+    missing = [c for c in cases if session.profiles.known(gpu, c, rubric.n) is None]
+    if missing:
+        say(f"profiling the reference under Nsight Compute: {', '.join(c.task for c in missing)}")
+        ref = ncu.profile(setup, session.ncu, [session.run_reference] * len(missing), missing, rubric)
+        if ref.refused:
+            return each(ncu.REFUSED_NOTE)
+        for c, f in zip(missing, ref.figures):
+            if f is not None:
+                session.profiles.put(gpu, c, rubric.n, f)
+    say("profiling under Nsight Compute: " + ", ".join(c.task for c in cases))
+    got = ncu.profile(setup, session.ncu, [b.binary for _, b in timed if b.binary is not None], cases, rubric)
+    if got.refused:
+        return each(ncu.REFUSED_NOTE)
+    out = {}
+    for (t, _), c, n, figures in zip(timed, cases, sizes, got.figures):
+        reference = session.profiles.known(gpu, c, rubric.n)
+        out[t.number] = TaskProfile(
+            "profiled" if figures is not None else "not_profiled", got.message, n, figures, reference,
+            diagnose(figures, reference) if figures is not None else [], round(got.seconds, 2))
+    return out

@@ -25,6 +25,7 @@ from .job import Options, default_cache_dir
 from ..machine.backend import BACKENDS, EMULATOR, Backend, BackendError, choose as choose_backend
 from . import sandbox
 from .checks import sanitizer as sanitizers
+from . import ncu
 from .build import Builder, BuildResult, Layout, Toolchain
 from ..config.cases import Case
 from .correctness.check import RunSetup, TimeoutTracker
@@ -119,6 +120,16 @@ class Session:
                 log(f"note: {self.sanitizer_note}")
             else:
                 self.sanitizer = sanitizers.Sanitizer(found, rubric.sanitizer.run_timeout_s)
+        # On a GPU, Nsight Compute profiles each timed task (grader/grading/ncu.py).
+        self.ncu: str | None = None
+        self.profile_note = ""
+        if backend.times and options.perf and rubric.profile.run:
+            self.ncu = ncu.find(m.nvcc.path)
+            if self.ncu is None:
+                self.profile_note = ("Nsight Compute figures not measured: ncu is not installed "
+                                     "beside nvcc nor on PATH")
+                log(f"note: {self.profile_note}")
+        self.profiles: ncu.ProfileStore | None = None   # the reference's figures, once the reference is there
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
         self.timeouts = TimeoutTracker()
         self.run_reference: Path | None = None     # the reference copy student-side runs use
@@ -254,6 +265,7 @@ class Session:
         self._probe_sandbox(setup, run_copy.binary)
         if backend.times and builder is self.builder:
             self.baselines = BaselineStore(self.cache_dir / f"baselines-{ref.key[:20]}.json")
+            self.profiles = ncu.ProfileStore(self.cache_dir / f"ncu-{ref.key[:20]}.json")
         return setup, run_copy.binary
 
     def _probe_sandbox(self, setup: RunSetup, run_reference: Path) -> None:

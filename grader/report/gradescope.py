@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from . import why
 from . import failure_texts, headline, perf_line, speedup_line
 from ..results import SubmissionResult, TaskResult
 
@@ -80,6 +81,8 @@ def document(result: SubmissionResult, visibility: str = "visible",
         output = perf_line(tr)
         if speedup_line(tr):
             output += "\nSpeedup: " + speedup_line(tr)
+        if why.text_lines(tr, ""):
+            output += "\n" + "\n".join(why.text_lines(tr, ""))
         tests.append({"name": f"Task {tr.number} ({tr.file}): performance", "number": f"{tr.number}.2",
                       "score": round(tr.performance_points, 4), "max_score": tr.performance_max,
                       "status": "passed" if tr.performance_points >= tr.performance_max - 1e-9 else "failed",
@@ -109,6 +112,8 @@ def document(result: SubmissionResult, visibility: str = "visible",
         summary.append(f"Bonus task {tr.number} ({tr.file}) not attempted: it is optional, nothing is lost.")
     if result.machine.note and not (unmeasured and "not measured" in result.machine.note):
         summary.append(result.machine.note[0].upper() + result.machine.note[1:] + ".")
+    if why.refusal_note(result):
+        summary.append(why.refusal_note(result) + ".")
     if result.machine.sandbox and not result.machine.contained:
         summary.append(f"Warning: student code was {result.machine.sandbox}.")
     doc: dict[str, object] = {

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from . import application_lines, failure_texts, fmt_points, headline, problems
 from . import plots
+from . import why
 from .copies import Copies
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
@@ -105,6 +106,7 @@ def submission_page(result: SubmissionResult) -> str:
         notes = sorted({tr.perf_message or tr.perf_status.replace("_", " ") for tr in result.tasks})
         body.append(f"<p class=\"note\">Not measured: {escape('; '.join(notes))}</p>")
 
+    body += why.html_section(result)
     if result.applications:
         body += ["<h2>Applications</h2>", "<pre>" + escape("\n".join(application_lines(result))) + "</pre>"]
     if result.notes or result.missing:

@@ -1,6 +1,7 @@
 """The terminal report: what the grader prints."""
 from __future__ import annotations
 
+from . import why
 from . import application_lines, failure_texts, fmt_points, headline, perf_line, speedup_line
 from ..results import SubmissionResult, TaskResult
 
@@ -46,6 +47,7 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
         out.append(f"  speedup      {speed}")
     if tr.performance_points is not None:   # "not measured" is the performance line's word
         out.append(f"  points       {fmt_points(tr.performance_points, tr.performance_max)} (performance)")
+    out += why.text_lines(tr)
     failures = [c for c in tr.cases if not c.passed]
     if failures:
         hidden_failed = sum(1 for c in failures if c.case.hidden and not reveal_hidden)
@@ -84,6 +86,8 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
         copy = f", copy bandwidth {m.copy_gbps:.0f} GB/s" if m.copy_gbps else ""
         out.append(f"GPU: {m.gpu} (compute capability {m.compute_capability}){copy}; "
                    f"student code ran as {m.sandbox_user}")
+        if why.refusal_note(result):
+            out.append(why.refusal_note(result))
     else:
         out.append(f"{m.note[0].upper() + m.note[1:]}. Student code ran as {m.sandbox_user}.")
     if m.sandbox:

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/generated/diagnoses.h"
 #include "harness/generated/grading.h"
 #include "harness/host/json.h"
 #include "harness/platform.cuh"
@@ -161,10 +162,19 @@ inline Prediction printPrediction(const std::vector<emu::KernelProfile>& at1, si
     return p;
 }
 
+// One diagnosis of data/diagnoses.toml with its figures, and its advice after a colon.
+template <class... Figures>
+std::string said(const diagnoses::Diagnosis& d, Figures... figures) {
+    char text[400];
+    std::snprintf(text, sizeof text, d.format, figures...);
+    return std::string(text) + (d.advice[0] ? std::string(": ") + d.advice : std::string());
+}
+
 // Prints the counters of `profiles` (the launches of one run of n elements) and what
 // they suggest.
 inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
-    std::printf("  profile (emulator counters, per kernel; README: \"Performance without a GPU\")\n");
+    std::printf("  profile (emulator counters, per kernel: estimates of what Nsight Compute measures on a "
+                "GPU; README: \"Performance without a GPU\")\n");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "kernel", "blocks", "ld sect/req",
                 "st sect/req", "smem", "lanes", "barriers");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "", "", "(ideal)", "(ideal)", "ways",
@@ -185,24 +195,21 @@ inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
         if (requests) std::snprintf(lanes, sizeof lanes, "%.1f", ratio(c.laneSlots, requests));
         std::printf("    %-34s %6llu %10s %10s %7s %6s %9.1f\n", p.name.c_str(),
                     (unsigned long long)blocks, ld, st, ways, lanes, ratio(c.barriers, blocks));
-        const double loadExcess = ratio(c.globalLoadSectors, c.globalLoadIdealSectors);
-        const double storeExcess = ratio(c.globalStoreSectors, c.globalStoreIdealSectors);
-        if (loadExcess > 1.5 || storeExcess > 1.5)
-            advice.push_back(p.name + ": its " + (loadExcess >= storeExcess ? "loads" : "stores") +
-                             " are not coalesced (" +
-                             std::to_string(std::max(loadExcess, storeExcess)).substr(0, 4) +
-                             "x the sectors needed): consecutive lanes should touch consecutive "
-                             "elements (stage through shared memory, harness/tile_io.cuh)");
-        if (ratio(c.sharedWavefronts, c.sharedRequests) > 1.5)
-            advice.push_back(p.name + ": shared memory bank conflicts (" +
-                             std::to_string(ratio(c.sharedWavefronts, c.sharedRequests)).substr(0, 4) +
-                             " wavefronts per request, 1 without conflicts): pad arrays "
-                             "indexed by lane * stride");
-        if (requests && ratio(c.laneSlots, requests) < 8)
-            advice.push_back(p.name + ": its memory requests use " +
-                             std::to_string(ratio(c.laneSlots, requests)).substr(0, 4) +
-                             " of 32 lanes on average: a few threads do the work of a warp "
-                             "(or most threads are idle in divergent branches)");
+        // The words are data/diagnoses.toml's (harness/generated/diagnoses.h), which the
+        // GPU grade's Nsight Compute diagnosis says too.
+        namespace d = diagnoses;
+        const double load = ratio(c.globalLoadSectors, c.globalLoadRequests);
+        const double loadIdeal = ratio(c.globalLoadIdealSectors, c.globalLoadRequests);
+        const double store = ratio(c.globalStoreSectors, c.globalStoreRequests);
+        const double storeIdeal = ratio(c.globalStoreIdealSectors, c.globalStoreRequests);
+        if (loadIdeal > 0 && load >= d::kUncoalescedLoads.threshold * loadIdeal)
+            advice.push_back(p.name + ": " + said(d::kUncoalescedLoads, load, loadIdeal));
+        if (storeIdeal > 0 && store >= d::kUncoalescedStores.threshold * storeIdeal)
+            advice.push_back(p.name + ": " + said(d::kUncoalescedStores, store, storeIdeal));
+        const double ways = ratio(c.sharedWavefronts, c.sharedRequests);
+        if (ways >= d::kBankConflicts.threshold) advice.push_back(p.name + ": " + said(d::kBankConflicts, ways));
+        const double used = ratio(c.laneSlots, requests);
+        if (requests && used < d::kIdleLanes.threshold) advice.push_back(p.name + ": " + said(d::kIdleLanes, used));
     }
     for (const auto& a : advice) std::printf("    note: %s\n", a.c_str());
 }

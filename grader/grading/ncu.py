@@ -1,0 +1,344 @@
+"""Nsight Compute in a GPU grade: why a timed task is slow, beside the reference.
+
+After the timing, one `ncu` process profiles one plain run (`run --task T --op OP --n N
+--block B --no-check`) of each timed task's build, every kernel it launches (a plain run
+launches the student's kernels only: its input is made on the host and its scratch is
+poisoned with cudaMemset), with a fixed, small metric set (METRICS). ncu runs in the
+sandbox, as the student's programs do (jailed, as the sandbox user): the tasks' runs are
+its children, one after another under one shell, so ncu starts once a grade. The
+reference's build is profiled the same way once per GPU and rubric and kept in the cache
+beside its build (ProfileStore). The figures are information, never points: they are
+read from ncu's log, which the profiled program could write to as well, so nothing is
+scored from them.
+
+parse_raw_csv() reads `ncu --csv --page raw --print-units base` (one header row of
+metric names, one row of units, one row per kernel launch); task_figures() makes one
+task's figures from its kernels (grader/results.py: ProfileFigures); diagnosis.py says
+what the pair of figures means. tests/grader/data/ncu/ holds ncu output in its raw-CSV
+form for the tests.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import sandbox
+from ..config.rubric import PerfCase, ProfileRubric
+from .correctness.check import RunSetup
+from ..results import KernelTime, ProfileFigures
+
+# Nsight Compute's names of what the reports show.
+STALL_PREFIX = "smsp__average_warps_issue_stalled_"
+STALL_SUFFIX = "_per_issue_active.ratio"
+STALL_REASONS = ("long_scoreboard", "barrier", "membar", "short_scoreboard", "mio_throttle",
+                 "lg_throttle", "wait", "math_pipe_throttle", "branch_resolving", "no_instruction",
+                 "drain", "sleeping")
+METRIC = {
+    "time": "gpu__time_duration.sum",
+    "dram": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "achieved": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "theoretical": "sm__maximum_warps_per_active_cycle_pct",
+    "limit_registers": "launch__occupancy_limit_registers",
+    "limit_shared": "launch__occupancy_limit_shared_mem",
+    "limit_warps": "launch__occupancy_limit_warps",
+    "limit_blocks": "launch__occupancy_limit_blocks",
+    "registers": "launch__registers_per_thread",
+    "shared_static": "launch__shared_mem_per_block_static",
+    "shared_dynamic": "launch__shared_mem_per_block_dynamic",
+    "block": "launch__block_size",
+    "load_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "load_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "load_used": "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+    "store_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "store_requests": "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "store_used": "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+    "shared_load_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "shared_store_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "shared_loads": "smsp__inst_executed_op_shared_ld.sum",
+    "shared_stores": "smsp__inst_executed_op_shared_st.sum",
+    "l2_hit": "lts__t_sector_hit_rate.pct",
+    **{f"stall_{r}": f"{STALL_PREFIX}{r}{STALL_SUFFIX}" for r in STALL_REASONS},
+}
+METRICS = tuple(METRIC.values())
+# What a refusal of the performance counters looks like in ncu's output.
+REFUSED = "ERR_NVGPUCTRPERM"
+REFUSED_NOTE = ("Nsight Compute figures not measured: this machine does not let the sandbox user "
+                "read the GPU's performance counters (ERR_NVGPUCTRPERM)")
+LOG_LIMIT = 4 * 1024 * 1024
+# The part of a CSV row before the metrics.
+_FIXED = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+          "Block Size", "Grid Size", "Device", "CC")
+_SCALE = {"": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1024.0,
+          "MB": 1024.0 ** 2, "nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+
+
+class NcuOutputError(ValueError):
+    """ncu's output cannot be read as its raw CSV page."""
+
+
+@dataclass
+class KernelRow:
+    """One kernel launch of ncu's raw page: its process, name and metric values (times in
+    ms, sizes in bytes; None where ncu printed n/a)."""
+
+    process: str
+    name: str
+    values: dict[str, float | None] = field(default_factory=dict)
+
+    def get(self, key: str) -> float | None:
+        return self.values.get(METRIC[key])
+
+
+def _number(text: str, unit: str) -> float | None:
+    text = text.strip().replace(",", "")
+    if not text or text.lower() in ("n/a", "nan"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value * _SCALE.get(unit.strip(), 1.0)
+
+
+def parse_raw_csv(text: str) -> list[KernelRow]:
+    """The kernel launches of `ncu --csv --page raw` output, in launch order. Lines that
+    are not its CSV (==PROF== lines, the program's own output) are skipped; a header without
+    the metrics asked for, or no header at all, is an NcuOutputError."""
+    lines = text.splitlines()
+    start = next((k for k, line in enumerate(lines) if line.startswith('"ID","Process ID"')), None)
+    if start is None:
+        raise NcuOutputError("no raw CSV page in ncu's output")
+    table = [line for line in lines[start:] if line.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(table))))
+    header = rows[0]
+    if tuple(header[:len(_FIXED)]) != _FIXED:
+        raise NcuOutputError(f"unexpected columns in ncu's raw page: {header[:len(_FIXED)]}")
+    missing = [m for m in METRICS if m not in header]
+    if missing:
+        raise NcuOutputError(f"ncu's raw page lacks {len(missing)} metrics asked for ({missing[0]}, ...)")
+    body = rows[1:]
+    units = [""] * len(header)
+    if body and not body[0][0].strip():      # the units row: no ID
+        units, body = body[0], body[1:]
+    out = []
+    for row in body:
+        if len(row) != len(header) or not row[0].strip().isdigit():
+            continue
+        name = "".join(ch for ch in row[4] if ch.isprintable())[:200]   # the log is the program's to write too
+        out.append(KernelRow(row[1], name, {name: _number(value, unit) for name, value, unit
+                                              in zip(header[len(_FIXED):], row[len(_FIXED):],
+                                                     units[len(_FIXED):])}))
+    return out
+
+
+def by_process(rows: list[KernelRow]) -> list[list[KernelRow]]:
+    """The launches grouped by process, in the order the processes first launched."""
+    groups: dict[str, list[KernelRow]] = {}
+    for row in rows:
+        groups.setdefault(row.process, []).append(row)
+    return list(groups.values())
+
+
+def _weighted(rows: list[KernelRow], key: str) -> float | None:
+    """The time-weighted mean of a per-launch figure (launches without it left out)."""
+    pairs = [(r.get("time") or 0.0, v) for r in rows if (v := r.get(key)) is not None]
+    weight = sum(w for w, _ in pairs)
+    if not pairs:
+        return None
+    if weight <= 0:
+        return sum(v for _, v in pairs) / len(pairs)
+    return sum(w * v for w, v in pairs) / weight
+
+
+def _total(rows: list[KernelRow], key: str) -> float:
+    return sum(r.get(key) or 0.0 for r in rows)
+
+
+def _per_request(rows: list[KernelRow], sectors: str, requests: str, used: str) -> tuple[float | None, float | None]:
+    """Sectors per request over all launches, and what they would be with every byte of a
+    sector used (ncu's share of used bytes, per launch)."""
+    asked = _total(rows, requests)
+    if asked <= 0:
+        return None, None
+    touched = _total(rows, sectors)
+    # A request needs one sector at least (one lane's store of a block's result).
+    needed = sum(max(r.get(requests) or 0.0, (r.get(sectors) or 0.0) * min(100.0, r.get(used) or 100.0) / 100.0)
+                 for r in rows)
+    return touched / asked, needed / asked
+
+
+LIMITERS = {"limit_registers": "registers", "limit_shared": "shared memory",
+            "limit_warps": "the block size", "limit_blocks": "the most blocks an SM holds (small blocks)"}
+
+
+def task_figures(rows: list[KernelRow]) -> ProfileFigures:
+    """One task's figures from its launches: time-weighted means of the rates, sums of the
+    counts, and the launch geometry (occupancy, registers, shared memory) of the launch that
+    took longest."""
+    if not rows:
+        raise NcuOutputError("no kernel was profiled")
+    main = max(rows, key=lambda r: r.get("time") or 0.0)
+    limits = {k: v for k in LIMITERS if (v := main.get(k)) is not None}
+    limiter_key = min(limits, key=lambda k: (limits[k], list(LIMITERS).index(k))) if limits else ""
+    load, load_ideal = _per_request(rows, "load_sectors", "load_requests", "load_used")
+    store, store_ideal = _per_request(rows, "store_sectors", "store_requests", "store_used")
+    shared_requests = _total(rows, "shared_loads") + _total(rows, "shared_stores")
+    conflicts = _total(rows, "shared_load_conflicts") + _total(rows, "shared_store_conflicts")
+    stalls = {r: v for r in STALL_REASONS if (v := _weighted(rows, f"stall_{r}")) is not None}
+    shared = [main.get("shared_static"), main.get("shared_dynamic")]
+    return ProfileFigures(
+        kernels=[KernelTime(r.name[:120], (r.get("time") or 0.0)) for r in rows],
+        main_kernel=main.name[:120],
+        dram_pct=_weighted(rows, "dram"),
+        achieved_occupancy_pct=_weighted(rows, "achieved"),
+        theoretical_occupancy_pct=main.get("theoretical"),
+        blocks_per_sm=limits[limiter_key] if limiter_key else None,
+        threads_per_block=main.get("block"),
+        occupancy_limiter=LIMITERS.get(limiter_key, ""),
+        registers_per_thread=main.get("registers"),
+        shared_bytes_per_block=sum(s for s in shared if s is not None) if any(s is not None for s in shared) else None,
+        load_sectors_per_request=load, load_ideal_sectors_per_request=load_ideal,
+        store_sectors_per_request=store, store_ideal_sectors_per_request=store_ideal,
+        shared_wavefronts_per_request=1.0 + conflicts / shared_requests if shared_requests > 0 else None,
+        l2_hit_pct=_weighted(rows, "l2_hit"),
+        stalls=dict(sorted(stalls.items(), key=lambda kv: -kv[1])))
+
+
+def refused(text: str) -> bool:
+    return REFUSED in text
+
+
+def find(nvcc: str | None) -> str | None:
+    """ncu: beside nvcc, else on PATH."""
+    if nvcc:
+        beside = Path(nvcc).parent / "ncu"
+        if beside.is_file():
+            return str(beside)
+    return shutil.which("ncu")
+
+
+def command(ncu: str, binaries: list[Path], cases: list[PerfCase], n: int, log: Path,
+            max_kernels: int) -> list[str]:
+    """ncu over one plain run of each case, on its binary, one after another; the raw CSV
+    page into `log`."""
+    runs = "; ".join(
+        f"'{b}' run --task {c.task} --op {c.op} --n {n or c.n} --block {c.block} --no-check > /dev/null"
+        for b, c in zip(binaries, cases))
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
+            "--launch-count", str(max_kernels * len(cases)), "--log-file", str(log),
+            "--metrics", ",".join(METRICS), "/bin/sh", "-c", runs, *map(str, binaries)]
+
+
+@dataclass
+class Profiled:
+    """What one ncu process found: per case, its figures (None: none), or why none."""
+
+    figures: list[ProfileFigures | None]
+    message: str = ""          # why there are none ("" when there are)
+    refused: bool = False      # the machine refused the performance counters
+    seconds: float = 0.0
+
+
+def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCase],
+            rubric: ProfileRubric, sandboxed: bool = True) -> Profiled:
+    """One ncu process over one plain run of each case on its binary (see the module doc),
+    holding a GPU alone."""
+    started = time.monotonic()
+    where = Path(tempfile.mkdtemp(prefix="ncu-", dir=setup.workdir))
+    try:
+        where.chmod(0o711)
+        home = sandbox.make_private_dir(where / "sandbox", setup.identity)
+        log = home / "ncu.csv"
+        argv = command(ncu, binaries, cases, rubric.n, log, rubric.max_kernels)
+        limits = sandbox.Limits(wall_s=rubric.timeout_s, cpu_s=rubric.timeout_s * 4 + 5,
+                                memory_mb=setup.memory_mb, memory_kind="data", file_mb=256,
+                                open_files=1024)
+        with setup.resources.gpu_alone() as gpu:
+            r = sandbox.run(argv, home, limits, setup.env(home, 0, gpu), setup.identity,
+                            sandboxed=sandboxed)
+        text = ""
+        if log.is_file() and not log.is_symlink():
+            with open(log, "rb") as f:
+                text = f.read(LOG_LIMIT).decode("utf-8", errors="replace")
+        seconds = time.monotonic() - started
+        _keep_log(text, cases)
+        if refused(text + r.stdout + r.stderr):
+            return Profiled([None] * len(cases), REFUSED_NOTE, True, seconds)
+        try:
+            groups = by_process(parse_raw_csv(text))
+        except NcuOutputError as e:
+            end = "" if r.ok else f"; ncu {r.describe_end()}"
+            return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}",
+                            seconds=seconds)
+        if len(groups) != len(cases):
+            return Profiled([None] * len(cases), "Nsight Compute figures not measured: "
+                            f"{len(groups)} profiled processes for {len(cases)} tasks", seconds=seconds)
+        return Profiled([task_figures(g) for g in groups], seconds=seconds)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+
+
+def _keep_log(text: str, cases: list[PerfCase]) -> None:
+    """With SCANLAB_KEEP_NCU_LOGS=DIR (maintainers: recording ncu's real output for
+    tests/grader/data/ncu), the raw page goes there."""
+    keep = os.environ.get("SCANLAB_KEEP_NCU_LOGS")
+    if not keep:
+        return
+    stem = "-".join(c.task for c in cases) + "-" + hashlib.sha256(text.encode()).hexdigest()[:8]
+    Path(keep).mkdir(parents=True, exist_ok=True)
+    (Path(keep) / f"{stem}.csv").write_text(text)
+
+
+class ProfileStore:
+    """The reference's figures, by GPU model, perf case and profiled size, in a JSON file of
+    the cache beside the reference build (as timing.BaselineStore keeps its baselines)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(gpu: str, perf: PerfCase, n: int) -> str:
+        metrics = hashlib.sha256(",".join(METRICS).encode()).hexdigest()[:8]
+        return f"{gpu} | {perf.task} {perf.op} n={n or perf.n} block={perf.block} | {metrics}"
+
+    def known(self, gpu: str, perf: PerfCase, n: int) -> ProfileFigures | None:
+        from ..results import from_jsonable
+        data = self._read().get(self.key(gpu, perf, n))
+        if not isinstance(data, dict):
+            return None
+        try:
+            figures: ProfileFigures = from_jsonable(ProfileFigures, data)
+            return figures
+        except (TypeError, ValueError, KeyError):
+            return None
+
+    def put(self, gpu: str, perf: PerfCase, n: int, figures: ProfileFigures) -> None:
+        from ..results import to_jsonable
+        with self._lock:
+            data = self._read()
+            data[self.key(gpu, perf, n)] = to_jsonable(figures)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                fd, tmp = tempfile.mkstemp(prefix=".ncu-", dir=self.path.parent)
+                with os.fdopen(fd, "w") as f:
+                    json.dump(data, f, indent=1, sort_keys=True)
+                os.replace(tmp, self.path)
+            except OSError:
+                pass  # a cache that cannot be written: profiled again next time
+
+    def _read(self) -> dict:
+        try:
+            data = json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}

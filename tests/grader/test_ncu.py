@@ -1,0 +1,186 @@
+"""Nsight Compute in a GPU grade (grader/grading/ncu.py, diagnosis.py, report/why.py),
+without a GPU: ncu's raw CSV page as tests/grader/data/ncu/ holds it (ncu's format: a
+header row of metric names, a row of units, one row per launch; its README says where
+each file comes from), the diagnosis of each fixture of known cause against the
+reference's figures, and every report. The end-to-end path (ncu in the sandbox on a
+GPU) is tests/gpu/grader_e2e.sh's and tools/gpu_ncu.sh's."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from grader.config.rubric import PerfCase
+from grader.grading import diagnosis, ncu
+from grader.report import gradescope, html, jsonfile, terminal, why
+from grader.results import ProfileFigures, TaskProfile
+
+DATA = Path(__file__).parent / "data" / "ncu"
+
+
+def figures_of(name: str) -> list[ProfileFigures]:
+    """Each profiled process's figures (one a task) of a recorded page."""
+    return [ncu.task_figures(rows) for rows in ncu.by_process(ncu.parse_raw_csv((DATA / name).read_text()))]
+
+
+@pytest.fixture(scope="module")
+def reference() -> dict[str, ProfileFigures]:
+    reduce, scan = figures_of("reference.csv")
+    return {"reduce": reduce, "scan": scan}
+
+
+def test_the_raw_page_is_read_per_launch_in_base_units():
+    rows = ncu.parse_raw_csv((DATA / "reference.csv").read_text())
+    assert [r.process for r in rows] == ["42", "42", "43", "43", "43"]
+    assert rows[0].name.startswith("void scanlab::reduceBlocksKernel<")
+    assert rows[0].get("time") == pytest.approx(0.03512)        # 35,120 nsecond, in ms
+    assert rows[0].get("load_sectors") == 2097152                # "2,097,152": thousands separators
+    assert rows[1].get("block") == 1024
+    assert len(ncu.by_process(rows)) == 2
+
+
+def test_a_task_is_its_kernels_together(reference):
+    reduce = reference["reduce"]
+    assert [k.name.split("<")[0] for k in reduce.kernels] == ["void scanlab::reduceBlocksKernel",
+                                                            "void scanlab::reduceResultsKernel"]
+    assert reduce.main_kernel.startswith("void scanlab::reduceBlocksKernel")   # the longer one
+    # Rates weighted by time: 91.3% for 35.12 us and 0.4% for 4.02 us.
+    assert reduce.dram_pct == pytest.approx((91.3 * 35120 + 0.4 * 4020) / (35120 + 4020))
+    assert reduce.load_sectors_per_request == pytest.approx((2097152 + 165) / (131072 + 33))
+    assert reduce.blocks_per_sm == 8 and reduce.occupancy_limiter == "registers"
+    assert reduce.threads_per_block == 256 and reduce.registers_per_thread == 32
+    assert next(iter(reduce.stalls)) == "long_scoreboard"        # largest first
+
+
+@pytest.mark.parametrize("fixture, task, said, not_said", [
+    ("uncoalesced_reduce.csv", "reduce",
+     "loads are not coalesced: 32.0 sectors per request where 4.0 is possible", ("bank conflicts", "threads per SM", "stores are not")),
+    ("occupancy_reduce.csv", "reduce",
+     "4 blocks of 256 threads per SM: occupancy 50% (48% achieved; the reference: 100%), limited by shared memory",
+     ("not coalesced", "bank conflicts")),
+    ("bank_conflict_scan.csv", "scan",
+     "shared-memory bank conflicts: 3.5 wavefronts per request where 1 is possible", ("not coalesced", "threads per SM")),
+])
+def test_each_fixture_of_known_cause_gets_its_diagnosis(reference, fixture, task, said, not_said):
+    (student,) = figures_of(fixture)
+    diagnoses = diagnosis.diagnose(student, reference[task])
+    assert diagnoses[0].startswith(said), diagnoses
+    for word in not_said:
+        assert not any(word in d for d in diagnoses), (word, diagnoses)
+    assert diagnoses[-1].startswith("warps wait most on ")     # the top stall, in words
+
+
+def test_the_reference_against_itself_is_not_diagnosed(reference):
+    for figures in reference.values():
+        said = diagnosis.diagnose(figures, figures)
+        assert said[0].startswith("the figures are close to the reference's"), said
+        assert not any(d.startswith(("loads", "stores", "shared-memory", "DRAM")) or "threads per SM" in d
+                       for d in said)
+
+
+def test_a_lone_lane_storing_a_block_result_is_not_uncoalesced(reference):
+    # reduceResultsKernel: one store of 4 bytes, 1 sector a request: as good as it gets.
+    f = reference["reduce"]
+    assert f.store_sectors_per_request == pytest.approx(1.0)
+    assert f.store_ideal_sectors_per_request == pytest.approx(1.0)
+
+
+def test_a_refusal_of_the_counters_is_recognised():
+    text = (DATA / "refused.log").read_text()
+    assert ncu.refused(text)
+    with pytest.raises(ncu.NcuOutputError, match="no raw CSV page"):
+        ncu.parse_raw_csv(text)
+
+
+def test_a_page_without_the_metrics_asked_for_is_refused():
+    text = (DATA / "reference.csv").read_text()
+    cut = text.replace(ncu.METRIC["dram"], "dram__something_else")
+    with pytest.raises(ncu.NcuOutputError, match="lacks 1 metrics"):
+        ncu.parse_raw_csv(cut)
+
+
+def test_program_output_around_the_page_is_skipped_and_names_are_printable():
+    text = (DATA / "uncoalesced_reduce.csv").read_text()
+    lines = text.splitlines()
+    lines.insert(3, "fake output of the program: PASS 100%")
+    lines[3 + 1] = lines[3 + 1].replace("reduceBlocksKernel", "reduce\x1b[2JBlocksKernel", 1)
+    rows = ncu.parse_raw_csv("garbage\n" + "\n".join(lines) + "\n==PROF== Disconnected from process 77\n")
+    assert len(rows) == 2
+    assert "\x1b" not in rows[0].name and "[2JBlocksKernel" in rows[0].name
+
+
+def test_the_command_profiles_each_task_in_one_ncu_process():
+    argv = ncu.command("/cuda/bin/ncu", [Path("/b/task2/scanlab"), Path("/b/task3/scanlab")],
+                       [PerfCase("reduce", "add-i32", 1 << 26, 256), PerfCase("scan", "add-i32", 1 << 26, 256)],
+                       1 << 24, Path("/home/ncu.csv"), 8)
+    assert argv[:6] == ["/cuda/bin/ncu", "--csv", "--page", "raw", "--print-units", "base"]
+    assert argv[argv.index("--metrics") + 1].split(",") == list(ncu.METRICS)
+    assert argv[argv.index("--launch-count") + 1] == "16"
+    script = argv[argv.index("-c") + 1]
+    assert script.index("'/b/task2/scanlab' run --task reduce --op add-i32 --n 16777216 --block 256 --no-check") \
+        < script.index("'/b/task3/scanlab' run --task scan")
+    assert argv[-2:] == ["/b/task2/scanlab", "/b/task3/scanlab"]   # named, so the jail lets them be read
+
+
+def test_every_diagnosis_the_grader_says_is_in_the_data_file():
+    table = diagnosis.default()
+    source = (REPO / "grader" / "grading" / "diagnosis.py").read_text()
+    for used in set(re.findall(r't\["([a-z-]+)"\]', source)) | {"uncoalesced-loads", "uncoalesced-stores"}:
+        assert used in table.by_id, used
+    for d in table.by_id.values():       # each text names exactly its figures
+        assert sorted(re.findall(r"\{(\w+)", d.text)) == sorted(d.figures), d.id
+    # make profile says the same words (handout/harness/generated/diagnoses.h, `make handout`).
+    header = (REPO / "handout" / "harness" / "generated" / "diagnoses.h").read_text()
+    assert "loads are not coalesced: %.1f sectors per request where %.1f is possible" in header
+
+
+def _with_profile(profile: TaskProfile):
+    from test_reports import sample
+    result = sample(True)
+    t3 = result.tasks[2]
+    result.tasks[2] = dataclasses.replace(t3, profile=profile)
+    return result
+
+
+def test_every_report_shows_the_figures_and_the_diagnosis(reference, tmp_path):
+    (student,) = figures_of("bank_conflict_scan.csv")
+    said = diagnosis.diagnose(student, reference["scan"])
+    result = _with_profile(TaskProfile("profiled", "", 1 << 24, student, reference["scan"], said, 2.1))
+    text = terminal.render(result)
+    assert "Nsight Compute, one run at n = 2^24 (never scored): yours | the reference's" in text
+    assert "shared wavefronts a request (1: no bank conflicts)" in text
+    assert f"diagnosis: {said[0]}" in text
+    page = html.submission_page(result)
+    assert "<svg" in page and "Why: Nsight Compute" in page and "shared-memory bank conflicts" in page
+    doc = gradescope.document(result)
+    perf = next(t for t in doc["tests"] if t["name"].startswith("Task 3") and "performance" in t["name"])
+    assert said[0] in perf["output"]
+    path = tmp_path / "results.json"
+    jsonfile.write(result, path)
+    data = json.loads(path.read_text())
+    assert data["tasks"][2]["profile"]["diagnoses"] == said
+    assert data["tasks"][2]["profile"]["student"]["shared_wavefronts_per_request"] == pytest.approx(
+        student.shared_wavefronts_per_request)
+    assert jsonfile.read(path) == result
+
+
+def test_a_refusal_is_one_line_and_nothing_else_changes():
+    result = _with_profile(TaskProfile("not_profiled", ncu.REFUSED_NOTE, 1 << 24))
+    plain = _with_profile(None)  # type: ignore[arg-type]
+    text = terminal.render(result)
+    assert text.count("ERR_NVGPUCTRPERM") == 1
+    assert text.replace(ncu.REFUSED_NOTE + "\n", "") == terminal.render(plain)
+    assert gradescope.document(result)["output"].count("ERR_NVGPUCTRPERM") == 1
+    assert html.submission_page(result).count("ERR_NVGPUCTRPERM") == 1
+    assert [t["output"] for t in gradescope.document(result)["tests"]] == \
+        [t["output"] for t in gradescope.document(plain)["tests"]]
+
+
+def test_the_rubric_switch_is_a_documented_setting():
+    from grader.config.rubric import ProfileRubric, rubric_settings
+    keys = {(s.table, s.key) for s in rubric_settings() if s.owner is ProfileRubric}
+    assert {("profile", "run"), ("profile", "n")} <= keys
