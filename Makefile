@@ -2,7 +2,8 @@
 #   make test           install what is missing, build everything, run every test
 #                       (C++ via CTest, the grader's pytest through CTest too)
 #   make                build the reference and handout drivers (GPU and emulator)
-#   make bench          reference reduce and scan against CUB and a device copy (GPU)
+#   make bench          reference reduce and scan against CUB (the toolkit's and the newest
+#                       CCCL's from PyPI) and a device copy (GPU)
 #   make plot           the reference's sweep of every task, CUB's, the baselines and the
 #                       copy over n = 2^10 .. 2^28, drawn into build/sweep.png (GPU)
 #   make handout        regenerate handout/student, handout/harness/generated/, the handout README points table
@@ -27,8 +28,21 @@ test: deps
 	$(MAKE) all
 	ctest --test-dir $(BUILD) --output-on-failure -j $(shell nproc)
 
-bench: all
-	$(BUILD)/bench/scanlab-bench
+# The newest CCCL's CUB beside the toolkit's: bench/cccl_setup.sh fetches the
+# nvidia-cuda-cccl wheel (headers only) into $(BUILD)/cccl (CCCL_WHEEL=path: a wheel or a
+# folder of wheels, for a machine without network; CCCL_DIR=path: headers); without it,
+# or if that build fails, the toolkit's CUB alone.
+bench: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j --target scanlab-bench
+	@cccl=$$(bench/cccl_setup.sh $(BUILD)/cccl); \
+	if [ -n "$$cccl" ] && cmake -S . -B $(BUILD) -DSCANLAB_CCCL_INCLUDE="$$(cd "$$cccl" && pwd)" > /dev/null \
+	    && cmake --build $(BUILD) -j --target scanlab-bench-cccl \
+	    && $(BUILD)/bench/scanlab-bench-cccl --cub-only $(BUILD)/bench/cub-newest.csv; then \
+	  $(BUILD)/bench/scanlab-bench --newest-cub $(BUILD)/bench/cub-newest.csv; \
+	else \
+	  echo "make bench: no newest CCCL (see above): the toolkit's CUB only"; \
+	  $(BUILD)/bench/scanlab-bench; \
+	fi
 
 # The handout's plot script, with the reference's kernels named "reference" and CUB's rows.
 PLOT_PYTHON = $(shell [ -x .venv/bin/python ] && echo .venv/bin/python || echo $(PYTHON))

@@ -10,6 +10,11 @@
 // `scanlab-bench --sweep FILE`: CUB's two at every power of two from 2^10 to 2^28,
 // as rows of a sweep CSV (harness/host/sweep.h) for `make plot` to draw beside the others
 // (CUB's scan in the panels of the three-phase scan and of the look-back scan).
+// The newest CUB beside the toolkit's: `make bench` also builds this file against the
+// newest CCCL headers from PyPI (scanlab-bench-cccl; bench/cccl_setup.sh fetches them),
+// which with `--cub-only FILE` times CUB's contestants alone into FILE; this build with
+// `--newest-cub FILE` then prints those rows beside its own (the other CUB ran in its
+// own process just before: its ratios cross two runs).
 //
 // Targets on an H100: reduce >= 0.9x CUB; scan >= 0.6x CUB (the three-phase scan
 // moves 3n elements to CUB's 2n, so 0.67x is its bound); look-back scan >= 1.0x CUB
@@ -17,12 +22,16 @@
 // moves 2n too: its bound is the copy.
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/version.cuh>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 // The reference's plans (warpScan, reduce, scan, lookbackScan: harness/tasks/), compiled
@@ -77,6 +86,49 @@ void printRow(const Contestant& c, const Contestant* base) {
     if (base) std::printf("   %5.2fx %s", median(base->msPerLaunch) / ms, base->name);
     std::printf("\n");
 }
+
+std::string cubVersion() {
+    return std::to_string(CUB_MAJOR_VERSION) + "." + std::to_string(CUB_MINOR_VERSION) + "." +
+           std::to_string(CUB_SUBMINOR_VERSION);
+}
+
+// The other CUB's times (`--newest-cub FILE`, written by `--cub-only FILE` of the build
+// against the newest CCCL), by contestant name and n.
+struct OtherCub {
+    std::string version;
+    std::map<std::pair<std::string, size_t>, double> ms;
+
+    static OtherCub read(const std::string& path) {
+        OtherCub o;
+        std::ifstream f(path);
+        std::string line;
+        while (std::getline(f, line)) {
+            if (line.rfind("# CUB ", 0) == 0) {
+                o.version = line.substr(6);
+                continue;
+            }
+            const size_t a = line.find(','), b = line.rfind(',');
+            if (a == std::string::npos || a == b) continue;
+            o.ms[{line.substr(0, a), std::stoull(line.substr(a + 1, b - a - 1))}] = std::stod(line.substr(b + 1));
+        }
+        return o;
+    }
+    // Its row for `c` (the toolkit CUB's contestant of the same name) at n, if measured.
+    void printBeside(const Contestant& c, size_t n) const {
+        auto it = ms.find({c.name, n});
+        if (it == ms.end()) return;
+        std::printf("  %-30s %9.4f ms %9.1f GB/s  (CUB %s, PyPI; own process)   %5.2fx the toolkit's\n",
+                    "  the newest CUB", it->second, c.bytes / (it->second * 1e6), version.c_str(),
+                    median(c.msPerLaunch) / it->second);
+    }
+    // How the reference's contestant compares with the newest CUB's `name` at n.
+    void printVersus(const Contestant& ours, const char* name, size_t n) const {
+        auto it = ms.find({name, n});
+        if (it == ms.end()) return;
+        std::printf("  %-30s %37s   %5.2fx the newest CUB (%s)\n", "", "", it->second / median(ours.msPerLaunch),
+                    version.c_str());
+    }
+};
 
 // One size's input and output buffers and CUB's scratch space, and CUB's two
 // contestants over them.
@@ -233,7 +285,8 @@ struct CubOperator {
 
 // The look-back scan for another operator beside cub::DeviceScan::InclusiveScan with it.
 template <class OpT>
-bool benchOperator(const char* opName, size_t n, unsigned block, int rounds, int batch) {
+bool benchOperator(const char* opName, size_t n, unsigned block, int rounds, int batch,
+                   const OtherCub* other = nullptr, std::FILE* cubOnly = nullptr) {
     using T = typename OpT::Element;
     const std::vector<T> input = generateInput<OpT>(n, 7, Distribution::Random);
     DeviceBuffer<T> in(n), out(n);
@@ -252,6 +305,12 @@ bool benchOperator(const char* opName, size_t n, unsigned block, int rounds, int
                       cub::DeviceScan::InclusiveScan(scratch.data(), t, in.data(), out.data(),
                                                      CubOperator<OpT>{}, int64_t(n));
                   }});
+    if (cubOnly) {  // the newest CUB's build: CUB's row alone, into the file
+        measure(cs, rounds, batch);
+        std::fprintf(cubOnly, "%s,%zu,%.6f\n", cs[0].name, n, median(cs[0].msPerLaunch));
+        printRow(cs[0], nullptr);
+        return true;
+    }
     cs.push_back({ourName, bytes, [&] {
                       lookbackScan<OpT, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
                   }});
@@ -259,9 +318,41 @@ bool benchOperator(const char* opName, size_t n, unsigned block, int rounds, int
     lookbackScan<OpT, true>(in.data(), n, out.data(), block, ws.forRun(n, block).tiles);
     const bool right = checkOutput<OpT>(Task::LookbackScan, input, out.download()).passed();
     printRow(cs[0], nullptr);
+    if (other) other->printBeside(cs[0], n);
     printRow(cs[1], &cs[0]);
+    if (other) other->printVersus(cs[1], cubName, n);
     if (!right) std::printf("    RESULT CHECK FAILED\n");
     return right;
+}
+
+// `--cub-only FILE`: CUB's contestants alone (reduce and scan of int32, InclusiveScan of
+// add-f32 and mssp) at each size, as `name,n,ms` lines after a `# CUB version` line: what
+// the build against the newest CCCL gives the toolkit's build to print (`--newest-cub`).
+int cubOnly(const char* path) {
+    std::FILE* f = std::fopen(path, "w");
+    if (!f) {
+        std::fprintf(stderr, "scanlab-bench: cannot write %s\n", path);
+        return 1;
+    }
+    const int rounds = 30;
+    std::fprintf(f, "# CUB %s\n", cubVersion().c_str());
+    std::printf("scanlab-bench --cub-only: CUB %s alone, median of %d rounds\n", cubVersion().c_str(), rounds);
+    for (int log2n : {20, 24, 28}) {
+        const size_t n = size_t(1) << log2n;
+        const int batch = std::max(1, int((size_t(1) << 24) / n));
+        CubCase cub(n);
+        std::vector<Contestant> cs{cub.reduce(), cub.scan()};
+        measure(cs, rounds, batch);
+        std::printf("n = 2^%d\n", log2n);
+        for (const auto& c : cs) {
+            std::fprintf(f, "%s,%zu,%.6f\n", c.name, n, median(c.msPerLaunch));
+            printRow(c, nullptr);
+        }
+        benchOperator<Add<float>>("add-f32", n, 256, rounds, batch, nullptr, f);
+        benchOperator<Mssp>("mssp", n, 256, rounds, batch, nullptr, f);
+    }
+    std::fclose(f);
+    return 0;
 }
 
 }  // namespace
@@ -273,13 +364,21 @@ int main(int argc, char** argv) {
     }
     if (argc == 3 && std::strcmp(argv[1], "--sweep") == 0) return sweepCub(argv[2], queryDevice());
     if (argc == 2 && std::strcmp(argv[1], "--tune-lookback") == 0) return tuneLookback();
-    const unsigned block = argc > 1 ? unsigned(std::atoi(argv[1])) : 256;
+    if (argc == 3 && std::strcmp(argv[1], "--cub-only") == 0) return cubOnly(argv[2]);
+    OtherCub other;
+    const bool withOther = argc == 3 && std::strcmp(argv[1], "--newest-cub") == 0;
+    if (withOther) {
+        other = OtherCub::read(argv[2]);
+        if (other.ms.empty()) std::printf("scanlab-bench: no rows in %s: the toolkit's CUB only\n", argv[2]);
+    }
+    const unsigned block = argc == 2 ? unsigned(std::atoi(argv[1])) : 256;
     const int rounds = 30;
     const DeviceInfo dev = queryDevice();
-    std::printf("scanlab-bench on %s (cc %d.%d, %d SMs), int32 add, block %u\n"
+    std::printf("scanlab-bench on %s (cc %d.%d, %d SMs), int32 add, block %u; CUB %s (the toolkit's)%s\n"
                 "median of %d interleaved rounds; a round times max(1, 2^24/n) back-to-back "
                 "launches of each; spread = (max - min) / median\n",
                 dev.name.c_str(), dev.computeMajor, dev.computeMinor, dev.multiprocessors, block,
+                cubVersion().c_str(), other.ms.empty() ? "" : (" and CUB " + other.version + " (PyPI)").c_str(),
                 rounds);
     bool ok = true;
     for (int log2n : {20, 24, 28}) {
@@ -324,16 +423,22 @@ int main(int argc, char** argv) {
         std::printf("\nn = 2^%d (%zu elements), %d launch%s per sample%s\n", log2n, n, batch,
                     batch == 1 ? "" : "es",
                     reduceOk && scanOk && lookbackOk && warpOk ? "" : "  RESULT CHECK FAILED");
+        const OtherCub* o = other.ms.empty() ? nullptr : &other;
         printRow(cs[0], nullptr);
         printRow(cs[1], nullptr);
+        if (o) o->printBeside(cs[1], n);
         printRow(cs[2], &cs[1]);
+        if (o) o->printVersus(cs[2], cs[1].name, n);
         printRow(cs[3], nullptr);
+        if (o) o->printBeside(cs[3], n);
         printRow(cs[4], &cs[3]);
+        if (o) o->printVersus(cs[4], cs[3].name, n);
         printRow(cs[5], &cs[3]);
+        if (o) o->printVersus(cs[5], cs[3].name, n);
         printRow(cs[6], &cs[0]);
         std::printf("  look-back scan, other operators:\n");
-        ok = benchOperator<Add<float>>("add-f32", n, block, rounds, batch) && ok;
-        ok = benchOperator<Mssp>("mssp", n, block, rounds, batch) && ok;
+        ok = benchOperator<Add<float>>("add-f32", n, block, rounds, batch, o) && ok;
+        ok = benchOperator<Mssp>("mssp", n, block, rounds, batch, o) && ok;
     }
     return ok ? 0 : 1;
 }

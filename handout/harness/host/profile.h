@@ -206,8 +206,9 @@ inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
             advice.push_back(p.name + ": " + said(d::kUncoalescedLoads, load, loadIdeal));
         if (storeIdeal > 0 && store >= d::kUncoalescedStores.threshold * storeIdeal)
             advice.push_back(p.name + ": " + said(d::kUncoalescedStores, store, storeIdeal));
-        const double ways = ratio(c.sharedWavefronts, c.sharedRequests);
-        if (ways >= d::kBankConflicts.threshold) advice.push_back(p.name + ": " + said(d::kBankConflicts, ways));
+        const double wavefronts = ratio(c.sharedWavefronts, c.sharedRequests);
+        if (wavefronts >= d::kBankConflicts.threshold)
+            advice.push_back(p.name + ": " + said(d::kBankConflicts, wavefronts));
         const double used = ratio(c.laneSlots, requests);
         if (requests && used < d::kIdleLanes.threshold) advice.push_back(p.name + ": " + said(d::kIdleLanes, used));
     }

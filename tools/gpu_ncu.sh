@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Issue 43 on a GPU machine (CI has none): Nsight Compute in the grade and the newest CUB
+# in make bench.
+#   1. ncu alone (as this user) on the reference's reduce with the grader's metric list:
+#      that every metric exists on this GPU, and what one profiled run costs;
+#   2. a GPU grade of the reference and the three fixtures of known cause
+#      (uncoalesced_reduce, occupancy_reduce, bank_conflict_scan), ncu on: each timed
+#      task's figures beside the reference's, the diagnosis, and ncu's cost per grade
+#      (printed); ncu's raw pages kept in OUTDIR/ncu-logs (SCANLAB_KEEP_NCU_LOGS) to
+#      replace the hand-written ones of tests/grader/data/ncu;
+#   3. make bench with both CUBs (the toolkit's and the nvidia-cuda-cccl wheel's: no
+#      network here, so the wheel comes from WHEEL_DIR).
+#
+# usage: tools/gpu_ncu.sh OUTDIR [WHEEL_DIR]
+#   WHEEL_DIR  a folder holding nvidia_cuda_cccl-*.whl (default: .whl; made elsewhere with
+#              `pip download nvidia-cuda-cccl --no-deps -d .whl`)
+# One log per step in OUTDIR, a line per step on stdout, then the diagnoses.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: tools/gpu_ncu.sh OUTDIR [WHEEL_DIR]}
+wheels=${2:-.whl}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+[ -d "$wheels" ] && wheels=$(cd "$wheels" && pwd)
+build=build-ncu
+py=python3
+[ -x .venv/bin/python ] && py=.venv/bin/python
+fixtures=(reference uncoalesced_reduce occupancy_reduce bank_conflict_scan)
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+failed=0
+
+ncu_alone() {
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 >/dev/null &&
+    cmake --build "$build" -j "$(nproc)" --target scanlab-reference || return
+  local metrics
+  metrics=$("$py" -c "from grader.grading import ncu; print(','.join(ncu.METRICS))")
+  "$ncu" --version
+  local start=$SECONDS
+  "$ncu" --csv --page raw --print-units base --metrics "$metrics" --log-file "$out/ncu-alone.csv" \
+    "$build/scanlab-reference" run --task reduce --op add-i32 --n 16777216 --block 256 --no-check
+  local rc=$?
+  echo "ncu alone on reduce at 2^24: exit $rc, $((SECONDS - start)) s"
+  grep -E "==(ERROR|WARNING)==" "$out/ncu-alone.csv"
+  "$py" - "$out/ncu-alone.csv" <<'PY'
+import sys
+from grader.grading import ncu
+text = open(sys.argv[1]).read()
+rows = ncu.parse_raw_csv(text)      # raises when a metric is missing from the page
+empty = sorted({m for r in rows for m, v in r.values.items() if v is None})
+print(f"{len(rows)} launches profiled; metrics without a value: {empty or 'none'}")
+print(ncu.task_figures(rows))
+PY
+}
+
+grades() {
+  rm -rf "$out/class"
+  "$py" tools/fixtures.py class "$out/class" "${fixtures[@]}" || return
+  # The rubric without compute-sanitizer and the emulator's race check (not what is
+  # measured here, and minutes of this script's time); ncu as data/rubric.toml has it.
+  printf 'base = "%s"\n[sanitizer]\nrun = false\n[emulator]\nrace_check = []\n' \
+    "$PWD/data/rubric.toml" > "$out/rubric.toml"
+  local f rc=0 one
+  for f in "${fixtures[@]}"; do
+    SCANLAB_KEEP_NCU_LOGS="$out/ncu-logs" "$py" -m grader grade "$out/class/$f" --backend cuda \
+      --cuda-arch 90 --rubric "$out/rubric.toml" --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1
+    one=$?
+    echo "$f: exit $one"
+    [ $one -eq 0 ] || rc=1
+  done
+  return $rc
+}
+
+summary() {
+  "$py" - "$out" "${fixtures[@]}" <<'PY'
+import json, sys
+from pathlib import Path
+out = Path(sys.argv[1])
+for name in sys.argv[2:]:
+    path = out / f"grade-{name}" / "results.json"
+    if not path.is_file():
+        print(f"== {name}: no results.json (see grade-{name}.txt)")
+        continue
+    r = json.loads(path.read_text())
+    phases = r.get("timings", {})
+    print(f"== {name}: score {r['score']:.2f}/{r['max_score']:g}; grade {r['seconds']:.1f} s, "
+          f"of it ncu {phases.get('profile', 0):.1f} s (the profile phase; the reference's, "
+          "profiled by the first grade only, included)")
+    seconds = {t["profile"]["seconds"] for t in r["tasks"] if t.get("profile")}
+    print(f"  the submission's ncu process: {', '.join(f'{s:.1f} s' for s in seconds) or 'none'}")
+    for t in r["tasks"]:
+        p = t.get("profile")
+        perf = t["perf"][0] if t["perf"] else None
+        slow = f"{perf['slowdown']:.2f}x the reference" if perf and perf.get("slowdown") else t["perf_status"]
+        if not p:
+            continue
+        print(f"  task {t['number']} {t['name']}: {slow}; profile {p['status']} {p['message']}")
+        for who in ("student", "reference"):
+            f = p.get(who)
+            if f:
+                print(f"    {who:9} dram {f['dram_pct']}% occ {f['achieved_occupancy_pct']}/"
+                      f"{f['theoretical_occupancy_pct']}% ({f['blocks_per_sm']} blocks of "
+                      f"{f['threads_per_block']}, {f['occupancy_limiter']}) regs {f['registers_per_thread']} "
+                      f"smem {f['shared_bytes_per_block']} ld {f['load_sectors_per_request']}/"
+                      f"{f['load_ideal_sectors_per_request']} st {f['store_sectors_per_request']}/"
+                      f"{f['store_ideal_sectors_per_request']} shared {f['shared_wavefronts_per_request']} "
+                      f"L2 {f['l2_hit_pct']}% stalls {list(f['stalls'].items())[:3]}")
+        for d in p["diagnoses"]:
+            print(f"    diagnosis: {d}")
+PY
+}
+
+bench() {
+  CCCL_WHEEL="$wheels" make bench BUILD="$build"
+}
+
+step() {
+  local name=$1 start=$SECONDS
+  "$name" > "$out/$name.log" 2>&1
+  local rc=$?
+  printf '%-10s exit %-3s %5s s\n' "$name" "$rc" "$((SECONDS - start))"
+  [ $rc -eq 0 ] || { failed=$((failed + 1)); tail -n 20 "$out/$name.log" | sed 's/^/    /'; }
+}
+
+step ncu_alone
+step grades
+step summary
+cat "$out/summary.log"
+step bench
+grep -E "CUB|cub|n = 2\^|reference|copy" "$out/bench.log" | head -80
+echo "steps failed: $failed"
+exit $((failed > 0))
