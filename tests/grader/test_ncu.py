@@ -60,7 +60,7 @@ def test_a_task_is_its_kernels_together(reference):
     ("uncoalesced_reduce.csv", "reduce",
      "loads are not coalesced: 32.0 sectors per request where 4.0 is possible", ("bank conflicts", "threads per SM", "stores are not")),
     ("occupancy_reduce.csv", "reduce",
-     "4 blocks of 256 threads per SM: occupancy 50% (48% achieved; the reference: 100%), limited by shared memory",
+     "4 blocks of 256 threads per SM: occupancy 50% (48% achieved; the reference: 100%), limited by registers (64 a thread)",
      ("not coalesced", "bank conflicts")),
     ("bank_conflict_scan.csv", "scan",
      "shared-memory bank conflicts: 3.5 wavefronts per request where 1 is possible", ("not coalesced", "threads per SM")),
@@ -184,3 +184,71 @@ def test_the_rubric_switch_is_a_documented_setting():
     from grader.config.rubric import ProfileRubric, rubric_settings
     keys = {(s.table, s.key) for s in rubric_settings() if s.owner is ProfileRubric}
     assert {("profile", "run"), ("profile", "n")} <= keys
+
+
+# ---- ncu.profile with a stand-in for ncu (the real one needs a GPU: tools/gpu_ncu.sh) --------
+
+FAKE_NCU = """#!/bin/bash
+# Stands in for ncu: writes the page named by FAKE_NCU_PAGE into --log-file, then runs the
+# command it was given (the grader's shell over the tasks' runs).
+log=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --log-file) log=$2; shift 2 ;;
+    --page|--print-units|--target-processes|--launch-count|--metrics) shift 2 ;;
+    --csv) shift ;;
+    *) break ;;
+  esac
+done
+cp "$FAKE_NCU_PAGE" "$log"
+exec "$@"
+"""
+
+
+class _Resources:
+    from contextlib import contextmanager
+
+    @staticmethod
+    @contextmanager
+    def gpu_alone():
+        yield 0
+
+
+@dataclasses.dataclass
+class _Setup:
+    workdir: Path
+    page: Path
+    identity: object = dataclasses.field(default_factory=lambda: __import__(
+        "grader.grading.sandbox", fromlist=["Identity"]).Identity())
+    memory_mb: int | None = None
+    resources: object = _Resources()
+
+    def env(self, home, seed, gpu):
+        import os
+        return {"PATH": os.environ["PATH"], "HOME": str(home), "FAKE_NCU_PAGE": str(self.page)}
+
+
+@pytest.mark.parametrize("page, cases, expect", [
+    ("reference.csv", 2, "two tasks"),
+    ("reference.csv", 3, "miscounted"),
+    ("refused.log", 2, "refused"),
+])
+def test_one_ncu_process_over_the_tasks(tmp_path, page, cases, expect):
+    from grader.config.rubric import ProfileRubric
+    fake = tmp_path / "ncu"
+    fake.write_text(FAKE_NCU)
+    fake.chmod(0o755)
+    perf = [PerfCase("reduce", "add-i32", 1 << 26, 256), PerfCase("scan", "add-i32", 1 << 26, 256),
+            PerfCase("warp-scan", "add-i32", 1 << 26, 256)][:cases]
+    got = ncu.profile(_Setup(tmp_path, DATA / page), str(fake), [Path("/bin/true")] * cases, perf,
+                      ProfileRubric(timeout_s=60), sandboxed=False)
+    if expect == "two tasks":
+        assert got.message == "" and not got.refused
+        reduce, scan = got.figures
+        assert reduce is not None and reduce.main_kernel.startswith("void scanlab::reduceBlocksKernel")
+        assert scan is not None and len(scan.kernels) == 3
+    elif expect == "miscounted":   # 2 processes for 3 tasks: none is attributed
+        assert got.figures == [None] * 3 and "2 profiled processes for 3 tasks" in got.message
+    else:
+        assert got.refused and got.message == ncu.REFUSED_NOTE and got.figures == [None, None]
+    assert got.seconds > 0
