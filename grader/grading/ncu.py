@@ -235,7 +235,9 @@ def command(ncu: str, binaries: list[Path], cases: list[PerfCase], n: int, log: 
         for b, c in zip(binaries, cases))
     return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
             "--launch-count", str(max_kernels * len(cases)), "--log-file", str(log),
-            "--metrics", ",".join(METRICS), "/bin/sh", "-c", runs, *map(str, binaries)]
+            "--metrics", ",".join(METRICS), "/bin/sh", "-c", runs,
+            # Named once each, so that the jail lets them be read (sandbox.Jail.wrap).
+            *dict.fromkeys(map(str, binaries))]
 
 
 @dataclass
