@@ -112,8 +112,8 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     phases["performance"] = time.monotonic() - phase
     phase = time.monotonic()
     profiles = profile_tasks(session, ready(), [
-        (t, b.build) for t in rubric.tasks for p in planned.parts
-        if p.task is t and t.number in timed and timed[t.number].status == "measured"
+        (p.task, b.build) for p in planned.parts
+        if p.task is not None and p.task.number in timed and timed[p.task.number].status == "measured"
         and (b := checked.builds.get(p.label)) is not None and b.build is not None], say, budget)
     if profiles:
         phases["profile"] = time.monotonic() - phase

@@ -252,3 +252,44 @@ def test_one_ncu_process_over_the_tasks(tmp_path, page, cases, expect):
     else:
         assert got.refused and got.message == ncu.REFUSED_NOTE and got.figures == [None, None]
     assert got.seconds > 0
+
+
+# ---- the pipeline's stage (pipeline.profile_tasks) with ncu.profile stood in for -----------------
+
+def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, monkeypatch, reference):
+    from types import SimpleNamespace
+    from grader.config.rubric import ProfileRubric, TaskRubric
+    from grader.grading import pipeline
+    (slow,) = figures_of("uncoalesced_reduce.csv")
+    calls: list[list[Path]] = []
+
+    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True):
+        calls.append(list(binaries))
+        if binaries[0] == Path("/ref/scanlab"):
+            return ncu.Profiled([reference[c.task] for c in cases], seconds=1.0)
+        return ncu.Profiled([slow for _ in cases], seconds=2.5)
+
+    monkeypatch.setattr(ncu, "profile", fake_profile)
+    session = SimpleNamespace(
+        rubric=SimpleNamespace(profile=ProfileRubric()), backend=SimpleNamespace(times=True),
+        ncu="/cuda/bin/ncu", profiles=ncu.ProfileStore(tmp_path / "ncu.json"),
+        run_reference=Path("/ref/scanlab"), gpus=[SimpleNamespace(name="NVIDIA H100")], profile_note="")
+    task = TaskRubric(2, "reduce", "reduce", "reduce.cuh", ("reduce",), 20, 15,
+                      (PerfCase("reduce", "add-i32", 1 << 26, 256),))
+    build = SimpleNamespace(binary=Path("/sub/task2/scanlab"))
+    first = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
+    assert calls == [[Path("/ref/scanlab")], [Path("/sub/task2/scanlab")]]
+    got = first[2]
+    assert got.status == "profiled" and got.n == 1 << 24 and got.seconds == 2.5
+    assert got.reference == reference["reduce"] and got.student == slow
+    assert got.diagnoses[0].startswith("loads are not coalesced: 32.0 sectors per request")
+    calls.clear()
+    again = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
+    assert calls == [[Path("/sub/task2/scanlab")]]          # the reference's figures: from the cache
+    assert again[2].reference == reference["reduce"]
+
+    monkeypatch.setattr(ncu, "profile", lambda *a, **k: ncu.Profiled([None], ncu.REFUSED_NOTE, True))
+    refused = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
+    assert refused[2].status == "not_profiled" and refused[2].message == ncu.REFUSED_NOTE
+    session.rubric = SimpleNamespace(profile=ProfileRubric(run=False))
+    assert pipeline.profile_tasks(session, None, [(task, build)], lambda line: None) == {}  # type: ignore[arg-type]
