@@ -23,9 +23,12 @@ def _num(v: float | None, digits: int = 1) -> str:
 def _occupancy(f: ProfileFigures) -> str:
     if f.theoretical_occupancy_pct is None:
         return "-"
-    return (f"{_pct(f.achieved_occupancy_pct)} achieved, {_pct(f.theoretical_occupancy_pct)} possible"
-            + (f" ({f.blocks_per_sm:.0f} blocks of {f.threads_per_block or 0:.0f} threads an SM, "
-               f"limited by {f.occupancy_limiter})" if f.blocks_per_sm is not None else ""))
+    shape = (f"{f.blocks_per_sm:.0f} x {f.threads_per_block or 0:.0f} threads an SM"
+             if f.blocks_per_sm is not None else "")
+    if f.occupancy_limiter and f.theoretical_occupancy_pct < 99.5:
+        shape += f", limited by {f.occupancy_limiter}"
+    return (f"{_pct(f.achieved_occupancy_pct)} of {_pct(f.theoretical_occupancy_pct)} possible"
+            + (f" ({shape})" if shape else ""))
 
 
 def _sectors(value: float | None, ideal: float | None) -> str:
