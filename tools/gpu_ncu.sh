@@ -14,7 +14,9 @@
 # usage: tools/gpu_ncu.sh OUTDIR [WHEEL_DIR]
 #   WHEEL_DIR  a folder holding nvidia_cuda_cccl-*.whl (default: .whl; made elsewhere with
 #              `pip download nvidia-cuda-cccl --no-deps -d .whl`)
-# One log per step in OUTDIR, a line per step on stdout, then the diagnoses.
+# One log per step in OUTDIR, a line per step on stdout, then the diagnoses and the bench.
+# GPU_NCU_STEPS="grades summary" runs only those steps (of: ncu_alone grades summary bench),
+# e.g. to split the run in two under a time limit.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: tools/gpu_ncu.sh OUTDIR [WHEEL_DIR]}
@@ -121,11 +123,12 @@ step() {
   [ $rc -eq 0 ] || { failed=$((failed + 1)); tail -n 20 "$out/$name.log" | sed 's/^/    /'; }
 }
 
-step ncu_alone
-step grades
-step summary
-cat "$out/summary.log"
-step bench
-grep -E "CUB|cub|n = 2\^|reference|copy" "$out/bench.log" | head -80
+for s in ${GPU_NCU_STEPS:-ncu_alone grades summary bench}; do
+  step "$s"
+  case $s in
+    summary) cat "$out/summary.log" ;;
+    bench) grep -E "CUB|cub|n = 2\^|reference|copy|newest" "$out/bench.log" | head -90 ;;
+  esac
+done
 echo "steps failed: $failed"
 exit $((failed > 0))
