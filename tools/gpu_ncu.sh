@@ -99,6 +99,8 @@ for name in sys.argv[2:]:
         for who in ("student", "reference"):
             f = p.get(who)
             if f:
+                f = {k: (round(v, 2) if isinstance(v, float) else v) for k, v in f.items()}
+                f["stalls"] = {k: round(v, 2) for k, v in f["stalls"].items()}
                 print(f"    {who:9} dram {f['dram_pct']}% occ {f['achieved_occupancy_pct']}/"
                       f"{f['theoretical_occupancy_pct']}% ({f['blocks_per_sm']} blocks of "
                       f"{f['threads_per_block']}, {f['occupancy_limiter']}) regs {f['registers_per_thread']} "
