@@ -500,14 +500,19 @@ def readme_with_tables(readme: str, assignment: Assignment) -> str:
                            driver_tables(assignment), "the driver's options")
 
 
-def code_rules_data(rubric: Rubric) -> str:
-    """handout/tools/code_rules.json: the rubric's [forbidden] tables and the student
-    files, the data of the code rules (handout/tools/code_rules.py) a student runs."""
+def code_rules_data(rubric: Rubric, assignment: Assignment) -> str:
+    """handout/tools/code_rules.json: the rubric's [forbidden] tables, the student files
+    and each one's kernels (the manifest's), the data of the code rules
+    (handout/tools/code_rules.py) a student runs."""
     f = rubric.forbidden
+    kernels = {t.file: list(t.kernels) for t in assignment.tasks}
+    kernels.update({e.file: list(e.kernels) for e in assignment.exercises})
     data = {"generated": "by tools/make_handout.py from data/rubric.toml ([forbidden]): do not edit",
             "allowed_system_includes": list(f.allowed_system_includes),
             "allowed_directives": list(f.allowed_directives),
             "student_files": sorted(p.name for p in SOLUTION.glob("*.cuh")),
+            "allowed_calls": list(f.allowed_calls),
+            "kernels": dict(sorted(kernels.items())),
             "rules": [{"name": r.name, "pattern": r.pattern.pattern, "message": r.message}
                       for r in f.rules]}
     return json.dumps(data, indent=1) + "\n"
@@ -550,7 +555,7 @@ def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
     files[generated / "task_list.cuh"] = task_list_header(assignment)
     files[generated / "diagnoses.h"] = diagnoses_header()
     files[HANDOUT / "cmake" / "assignment.cmake"] = assignment_cmake(assignment)
-    files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC))
+    files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC), assignment)
     readme = HANDOUT / "README.md"
     files[readme] = readme_with_tables(readme.read_text(), assignment)
     grader_readme = ROOT / "grader" / "README.md"

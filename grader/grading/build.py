@@ -90,9 +90,10 @@ class BuildResult:
     # What the compiled student unit breaks of the rules (grader/grading/checks/compiled.py); a build
     # with violations is not run.
     violations: list[Violation] = field(default_factory=list)
-    # The student files whose code calls the handout's placeholders (baseline::...), with
-    # the line: their task is not attempted (code_rules.placeholder_lines).
-    placeholders: dict[str, int] = field(default_factory=dict)
+    # The student files whose task's kernels reach the handout's placeholders
+    # (baseline::...) in the compiled code, each with what says so (the file, line and
+    # function): their task is not attempted (code_rules.placeholder_calls).
+    placeholders: dict[str, str] = field(default_factory=dict)
     # Where the build's seconds went (gate, compile, link, checks), for --trace and
     # tools/bench_grade.py.
     steps: dict[str, float] = field(default_factory=dict)
@@ -382,6 +383,12 @@ class Builder:
                 # preprocessed unit) and the device code (the cubin) for the checks.
                 (build_dir / "keep").mkdir()
                 commands[0] = [*commands[0], "--keep", "--keep-dir", str(build_dir / "keep")]
+            elif not trusted:
+                # g++ reports every call it inlined: the call graph of the checks
+                # (code_rules.gcc_inline_calls); the code it makes is the same.
+                (build_dir / "keep").mkdir()
+                commands[0] = [*commands[0], code_rules.inline_report_flag(
+                    str(build_dir / "keep" / code_rules.INLINE_REPORT))]
             # CMake's commands run in its build folder; `cmake -E chdir` takes them there.
             steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv] for argv in commands]
         else:
@@ -399,7 +406,7 @@ class Builder:
                                 memory_kind="data", file_mb=1024, open_files=1024)
         log_parts: list[str] = []
         ok = True
-        placeholders: dict[str, int] = {}
+        placeholders: dict[str, str] = {}
         constants: set[str] = set()
         steps_s: dict[str, float] = {}
         step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
@@ -423,7 +430,6 @@ class Builder:
             unit = (build_dir / "student_unit.i").read_text(errors="replace") \
                 if (build_dir / "student_unit.i").is_file() else ""
             shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
-            placeholders = code_rules.placeholder_lines(unit, shown_by_path)
             constants = code_rules.constant_names(unit, shown_by_path)
             steps_s["gate"] = time.monotonic() - mark
         for step_name, argv in zip(step_names, steps):
@@ -457,7 +463,8 @@ class Builder:
         if ok and not trusted:
             mark = time.monotonic()
             try:
-                violations = self._inspect(src, build_dir, sources, own, frozenset(constants))
+                violations, placeholders = self._inspect(src, build_dir, sources, own,
+                                                         frozenset(constants))
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
             steps_s["checks"] = time.monotonic() - mark
@@ -538,9 +545,11 @@ class Builder:
         return sorted(p for p in harness.rglob("*") if p.suffix in (".cuh", ".h", ".cu"))
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
-                 own: dict[str, str], constants: frozenset[str]) -> list[Violation]:
+                 own: dict[str, str], constants: frozenset[str]) -> tuple[list[Violation], dict[str, str]]:
         """The checks of grader/grading/checks/compiled.py over this build's student unit (its objects
-        and source: <binary>.objects, written by handout/cmake/scanlab.cmake)."""
+        and source: <binary>.objects, written by handout/cmake/scanlab.cmake), and the
+        student files whose task's kernels reach the handout's placeholder (path -> what
+        says so)."""
         listing = (build_dir / f"{self.tools.backend.binary}.objects").read_text()
         objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
         cuda = self.tools.backend.on_gpu
@@ -554,8 +563,9 @@ class Builder:
                                        sources, self.forbidden,
                                        frozenset(object_code.variable_key(v.name) for v in device),
                                        constants)
+        functions = object_code.read_functions(Path(objects["student"]))
         toolchain = object_code.check_host_code(
-            object_code.read_functions(Path(objects["student"])), cuda,
+            functions, cuda,
             object_code.harness_host_functions(self._harness_includes(src, build_dir))) \
             + object_code.device_state(device)
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
@@ -571,4 +581,4 @@ class Builder:
                                                 (str(src / "harness"), str(src / "student"))):
                 if v not in found:
                     found.append(v)
-        return found
+        return found, compiled.placeholders(keep, functions, cuda, student_files, sources)

@@ -49,6 +49,11 @@ class Rules:
     allowed_system_includes: tuple[str, ...]
     allowed_directives: tuple[str, ...]       # besides #include, in the preprocessed unit
     student_files: tuple[str, ...] = ()        # the files of student/
+    # What the compiled unit may refer to besides the toolchain's own helpers (regular
+    # expressions over demangled names), and each student file's kernels (the functions
+    # its task defines: where the call graph starts).
+    allowed_calls: tuple[str, ...] = ()
+    kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @classmethod
     def from_data(cls, data: dict[str, object]) -> "Rules":
@@ -59,8 +64,11 @@ class Rules:
         def strings(key: str) -> tuple[str, ...]:
             value = data.get(key, [])
             return tuple(str(v) for v in value) if isinstance(value, list) else ()
+        raw_kernels = data.get("kernels", {})
+        kernels = tuple((str(k), tuple(str(n) for n in v)) for k, v in raw_kernels.items()
+                        if isinstance(v, list)) if isinstance(raw_kernels, dict) else ()
         return cls(rules, strings("allowed_system_includes"), strings("allowed_directives"),
-                   strings("student_files"))
+                   strings("student_files"), strings("allowed_calls"), kernels)
 
     @classmethod
     def load(cls, path: Path) -> "Rules":
@@ -294,20 +302,367 @@ def scan_preprocessed(preprocessed: str, student_files: dict[str, str], sources:
     return found
 
 
-PLACEHOLDER = re.compile(r"\bbaseline\b")
+# ---- the compiled program: what a task's kernels reach, what the unit refers to -----------
+#
+# Decided from what the compiler made, never from the text: a name, a comment or dead code
+# (`if constexpr (false)`, `if (false)`) is not a call. Two sources give the calls:
+# - the emulator's build (g++): the compiler's own report of every call it inlined
+#   (-fopt-info-inline-optimized=FILE, written beside the object: INLINE_REPORT_FLAG) and
+#   the object's relocations (the calls it did not inline);
+# - the CUDA build (nvcc -lineinfo --keep): the PTX, whose `.loc ..., function_name F,
+#   inlined_at FILE LINE` marks every instruction inlined from F, and whose `call` names the
+#   rest.
+
+# The handout's placeholder and baseline implementations (harness/baselines.cuh).
+PLACEHOLDER_NAMESPACE = "scanlab::baseline::"
+INLINE_REPORT = "inline-report.txt"
 
 
-def placeholder_lines(preprocessed: str, student_files: dict[str, str]) -> dict[str, int]:
-    """The student files whose code (as the compiler saw it) names the harness's placeholder
-    and baseline implementations (namespace `baseline`, harness/baselines.cuh), each with
-    the first such line: a task whose file does is not attempted, whatever its text."""
-    found: dict[str, int] = {}
-    for part in split_by_origin(preprocessed, student_files, Rules((), (), ())).parts:
-        for line, text in part.lines:
-            if PLACEHOLDER.search(blank_literals(text)):
-                found.setdefault(part.path, line)
+def inline_report_flag(path: str) -> str:
+    """The g++ option that writes the inlining report the call graph reads."""
+    return f"-fopt-info-inline-optimized={path}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call in the compiled code: `caller` calls (or inlined) `callee` (function_key
+    names), from `file`:`line` when the compiler says where."""
+    caller: str
+    callee: str
+    file: str = ""
+    line: int = 0
+
+
+def _strip_brackets(name: str, open_: str, close: str) -> str:
+    out, depth = [], 0
+    for c in name:
+        if c == open_:
+            depth += 1
+        elif c == close and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(c)
+    return "".join(out)
+
+
+def function_key(name: str) -> str:
+    """A compiled function's qualified name without return type, template arguments,
+    parameters and clone marks: `void scanlab::f<Add<int>, 8>(int*) [clone .part.0]`,
+    g++'s `void scanlab::f(int*) [with Op = Add<int>]` and a lambda of f all read
+    `scanlab::f` (every instantiation of a function is one node of the call graph)."""
+    name = re.sub(r"\s*\[(with|clone) [^\]]*\]", "", name).strip()
+    name = re.sub(r"\.(isra|constprop|part|cold|lto_priv)(\.\d+)?", "", name)
+    name = name.replace("(anonymous namespace)::", "")
+    if name.startswith(("operator new", "operator delete")):
+        return name.split("(")[0]
+    name = re.sub(r"operator\s*\(\)", "operator_call", name)
+    name = re.sub(r"operator\s*(<<=?|>>=?|<=>|<=?|>=?|->)", "operator_sym", name)
+    name = _strip_brackets(name, "<", ">")
+    while "decltype" in name:           # a return type `decltype(...)`
+        i = name.index("decltype")
+        j, depth = name.find("(", i), 0
+        for k in range(j, len(name)):
+            depth += {"(": 1, ")": -1}.get(name[k], 0)
+            if depth == 0:
                 break
+        name = name[:i] + name[k + 1:] if j >= 0 else name[:i] + name[i + 8:]
+    name = name.split("(", 1)[0].strip()
+    return name.split()[-1] if name.split() else name
+
+
+def is_placeholder(key: str) -> bool:
+    return key.startswith(PLACEHOLDER_NAMESPACE)
+
+
+_INLINED = re.compile(r"^(.*?):(\d+):\d+: optimized:\s+Inlin(?:ing|ed) (.+?)/(\d+) into (.+?)/(\d+)"
+                      r"(?: which now has .*|\.)?\s*$")
+
+
+def gcc_inline_calls(report: str) -> list[Call]:
+    """The calls g++ inlined (its -fopt-info-inline-optimized report): `FILE:LINE:COL:
+    optimized: Inlining CALLEE/ID into CALLER/ID.`, the location being the call's. A
+    function is named in full somewhere in the report, elsewhere by its short name only
+    (`f.isra/12`): the node number says which."""
+    rows = [m for m in map(_INLINED.match, report.splitlines()) if m]
+    full: dict[str, str] = {}
+    for m in rows:
+        for name, node in ((m.group(3), m.group(4)), (m.group(5), m.group(6))):
+            if len(name) > len(full.get(node, "")):
+                full[node] = name
+    return [Call(function_key(full[m.group(6)]), function_key(full[m.group(4)]), m.group(1),
+                 int(m.group(2))) for m in rows]
+
+
+def demangle(names: list[str]) -> dict[str, str]:
+    """Mangled -> demangled (c++filt; a name it cannot read stays as it is)."""
+    names = sorted(set(names))
+    if not names:
+        return {}
+    r = subprocess.run(["c++filt"], input="\n".join(names) + "\n", capture_output=True, text=True,
+                       timeout=TOOL_TIMEOUT_S)
+    out = r.stdout.splitlines() if r.returncode == 0 else names
+    return dict(zip(names, out)) if len(out) == len(names) else {n: n for n in names}
+
+
+_PTX_FUNCTION = re.compile(r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$.]+)")
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+\s*,\s*function_name\s+([\w$]+)"
+                      r"(?:\s*\+\s*\d+)?\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+\d+")
+_PTX_CALL = re.compile(r"^\s*(?:@!?%\w+\s+)?call(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([\w$.]+)")
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
+_PTX_STRING = re.compile(r"^([\w$]+):\s*$")
+_PTX_BYTES = re.compile(r"^\s*\.b8\s+([\d,\s]+)$")
+
+
+def ptx_calls(ptx: str) -> list[Call]:
+    """The calls of a PTX module compiled with -lineinfo: for each .entry/.func, every
+    function inlined into it (the `.loc` lines' function_name, with the call's file and
+    line from inlined_at) and every function it calls."""
+    files: dict[str, str] = {}
+    strings: dict[str, str] = {}
+    label = ""
+    rows = ptx.splitlines()
+    for row in rows:
+        m = _PTX_FILE.match(row)
+        if m:
+            files[m.group(1)] = m.group(2)
+            continue
+        m = _PTX_STRING.match(row)
+        if m:
+            label = m.group(1)
+            continue
+        m = _PTX_BYTES.match(row)
+        if m and label.startswith("$L__info_string"):
+            data = bytes(int(b) for b in m.group(1).replace(",", " ").split() if b)
+            strings[label] = data.split(b"\0")[0].decode("ascii", "replace")
+            label = ""
+    raw: list[tuple[str, str, str, int]] = []   # (caller, callee mangled, file, line)
+    current = ""
+    for row in rows:
+        m = _PTX_FUNCTION.match(row)
+        if m:
+            current = m.group(2)
+            continue
+        if not current:
+            continue
+        m = _PTX_LOC.match(row)
+        if m and m.group(3) in strings:
+            raw.append((current, strings[m.group(3)], files.get(m.group(4), ""), int(m.group(5))))
+            continue
+        m = _PTX_CALL.match(row)
+        if m:
+            raw.append((current, m.group(1), "", 0))
+    names = demangle([r[0] for r in raw] + [r[1] for r in raw])
+    return sorted({Call(function_key(names.get(a, a)), function_key(names.get(b, b)), f, n)
+                   for a, b, f, n in raw}, key=lambda c: (c.caller, c.callee, c.file, c.line))
+
+
+@dataclass
+class ObjectFunction:
+    name: str                # demangled
+    mangled: str
+    section: str
+    start: int
+    size: int
+    kind: str                # FUNC, OBJECT
+    refs: set[str] = field(default_factory=set)   # demangled names it refers to
+
+
+def run_tool(argv: list[str], stdin: str | None = None) -> str:
+    r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
+    if r.returncode != 0:
+        raise RuntimeError(f"{argv[0]} failed: {r.stderr.strip()[:300]}")
+    return r.stdout
+
+
+def elf_sections(obj: Path) -> dict[str, tuple[str, str]]:
+    """Section index -> (name, flags)."""
+    found = {}
+    for line in run_tool(["readelf", "-SW", str(obj)]).splitlines():
+        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)", line)
+        if m:
+            found[m.group(1)] = (m.group(2), m.group(3))
     return found
+
+
+def read_functions(obj: Path) -> list[ObjectFunction]:
+    """Every defined function and data object of a relocatable ELF object, with what each
+    refers to (relocations against its bytes)."""
+    sections = elf_sections(obj)
+    raw = []
+    for line in run_tool(["readelf", "-sW", str(obj)]).splitlines():
+        parts = line.split()
+        if len(parts) < 8 or not parts[0].rstrip(":").isdigit():
+            continue
+        value, size, kind, ndx, name = parts[1], parts[2], parts[3], parts[6], parts[7]
+        if kind not in ("FUNC", "OBJECT") or ndx in ("UND", "ABS", "COM") or ndx not in sections:
+            continue
+        raw.append((name, sections[ndx][0], int(value, 16), int(size, 0) if size.isdigit()
+                    else int(size, 16), kind))
+    names = demangle([r[0] for r in raw])
+    functions = [ObjectFunction(names.get(m, m), m, sec, start, size, kind) for m, sec, start, size, kind in raw]
+    by_section: dict[str, list[ObjectFunction]] = {}
+    for f in functions:
+        by_section.setdefault(f.section, []).append(f)
+    relocations: list[tuple[str, int, str]] = []
+    current = ""
+    for line in run_tool(["readelf", "-rW", str(obj)]).splitlines():
+        m = re.match(r"Relocation section '\.rela?(\S+)'", line)
+        if m:
+            current = m.group(1)
+            continue
+        parts = line.split()
+        if current and len(parts) >= 5 and re.fullmatch(r"[0-9a-f]+", parts[0]):
+            relocations.append((current, int(parts[0], 16), parts[4]))
+    targets = demangle(sorted({t for _, _, t in relocations}))
+    for section, offset, target in relocations:
+        for f in by_section.get(section, []):
+            if f.start <= offset < f.start + max(f.size, 1):
+                f.refs.add(targets.get(target, target))
+                break
+        else:
+            if not target.startswith("."):
+                by_section.setdefault(section, []).append(
+                    ObjectFunction(f"(data in {section})", "", section, offset, 1, "OBJECT", {targets.get(target, target)}))
+                functions.append(by_section[section][-1])
+    return functions
+
+
+def object_calls(functions: list[ObjectFunction]) -> list[Call]:
+    """The calls (and addresses taken) that an object's relocations show, by function."""
+    return [Call(function_key(f.name), function_key(r)) for f in functions if f.kind == "FUNC"
+            for r in sorted(f.refs)]
+
+
+# Symbols the toolchain itself puts into the unit (demangled names): nvcc's kernel
+# registration and launch, the emulator's runtime, the C++ runtime. Not policy: what
+# students may call on purpose is the rubric's [forbidden] allowed_calls.
+TOOLCHAIN_CALLS = re.compile(
+    r"^(__cuda\w+|cuda(GetLastError|GetErrorString|MemcpyToSymbol|MemcpyFromSymbol|LaunchKernel)\b.*"
+    r"|scanlab::emu::detail::.*|_GLOBAL_OFFSET_TABLE_|_Unwind_Resume|__gxx_personality_v0"
+    r"|__stack_chk_fail|__dso_handle|atexit"              # atexit: nvcc unregisters its fatbin
+    r"|__cxa_(allocate_exception|free_exception|throw|begin_catch|end_catch|rethrow"
+    r"|guard_acquire|guard_release|guard_abort|pure_virtual)"
+    r"|memcpy|memmove|memset|memcmp|strlen"
+    r"|operator (new|delete)(\[\])?\(.*"
+    r"|std::.*"                                          # libstdc++ (but see STD_DENIED)
+    r"|(typeinfo|vtable) for .*)$")
+# Calls only the toolchain's code may make (the launch, the registration, the end of a
+# device function's host body): reached from elsewhere they are a way around the rules
+# (grader/grading/checks/object_code.py says from where).
+TOOLCHAIN_ONLY = re.compile(
+    r"^(cudaLaunchKernel\w*|__cudaLaunchKernel\w*|cudaLaunchCooperativeKernel\w*"
+    r"|__cudaPushCallConfiguration|__cudaPopCallConfiguration|__cudaRegister\w*"
+    r"|__cudaUnregisterFatBinary|__cudaInitModule|exit|atexit)$")
+# The parts of libstdc++ that reach files, threads or the system.
+STD_DENIED = re.compile(r"^std::.*\b(basic_[io]?fstream|basic_filebuf|__basic_file|filesystem|thread"
+                        r"|this_thread|random_device|set_terminate|set_new_handler|set_unexpected"
+                        r"|signal|at_quick_exit)\b")
+# What a call the student never wrote comes from.
+KNOWN_CALLS = {"__cxa_atexit": " (a static object with a destructor)",
+               "__tls_get_addr": " (a thread_local variable)"}
+
+
+def forbidden_reference(name: str, allowed_calls: tuple[str, ...]) -> str:
+    """The message for an undefined symbol (demangled) of the compiled student unit that
+    the assignment does not allow (files, processes, the network, the environment, the
+    CUDA runtime, ...: whatever is neither the toolchain's nor allowed), or "". Decided
+    from what the compiled code needs, so a student's own function named `signal`,
+    `send` or `exit` is never one."""
+    allowed = (TOOLCHAIN_CALLS.match(name) or TOOLCHAIN_ONLY.match(name)) and not STD_DENIED.match(name)
+    if allowed or any(re.match(p, name) for p in allowed_calls):
+        return ""
+    return (f"uses `{name}`{KNOWN_CALLS.get(name, '')}, which the assignment does not allow (the "
+            "compiled code refers to it)")
+
+
+def undefined_symbols(obj: Path) -> list[str]:
+    """The symbols an ELF object needs from elsewhere (demangled)."""
+    raw = []
+    for line in run_tool(["readelf", "-sW", str(obj)]).splitlines():
+        parts = line.split()
+        if len(parts) >= 8 and parts[0].rstrip(":").isdigit() and parts[6] == "UND" and parts[7]:
+            raw.append(parts[7])
+    names = demangle(raw)
+    return sorted({names.get(n, n) for n in raw})
+
+
+def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
+                      files: dict[str, str]) -> dict[str, Call]:
+    """The student files whose task's kernels reach the handout's placeholder or baseline
+    code in the compiled program, each with the call that does (its file and line as the
+    student knows them, when the compiler said).
+    `kernels`: a student path -> the functions its task defines (data/assignment.toml's
+    `kernels`); `files`: a file in the build (as the compiler named it) -> the student path.
+    The roots are those functions and every function the compiler inlined one into (a
+    device function lives on inlined in the harness's kernel that calls it); from them the
+    calls are followed, inlined or not, to any function of namespace scanlab::baseline.
+    A placeholder that another task's file calls is that task's, when its own kernels
+    reach it: task 3 that uses a task-1 placeholder warp scan is still task 3's work."""
+    shown = {norm(k): v for k, v in files.items()}
+    callees: dict[str, list[Call]] = {}
+    inlined_into: dict[str, set[str]] = {}
+    for c in calls:
+        callees.setdefault(c.caller, []).append(c)
+        if c.file or c.line:
+            inlined_into.setdefault(c.callee, set()).add(c.caller)
+    nodes = set(callees) | set(inlined_into)
+    own_roots = {path: {n for n in nodes if n.rsplit("::", 1)[-1] in names and not is_placeholder(n)}
+                 for path, names in kernels.items()}
+
+    def search(path: str, others: set[str]) -> Call | None:
+        """The first call of a placeholder reached from `path`'s roots, not through the
+        kernels or call sites of the files in `others`."""
+        blocked = set().union(*(own_roots[o] for o in others)) if others else set()
+        roots = set(own_roots[path])
+        todo = list(roots)
+        while todo:            # upwards: the functions a root was inlined into
+            for outer in inlined_into.get(todo.pop(), ()):
+                if outer not in roots:
+                    roots.add(outer)
+                    todo.append(outer)
+        seen, todo = set(roots), sorted(roots)
+        hit: Call | None = None
+        while todo:
+            for c in callees.get(todo.pop(0), ()):
+                site = shown.get(norm(c.file)) if c.file else None
+                if site in others or c.callee in blocked:
+                    continue
+                if is_placeholder(c.callee):
+                    if hit is None or (site == path and shown.get(norm(hit.file)) != path):
+                        hit = c
+                elif c.callee not in seen:
+                    seen.add(c.callee)
+                    todo.append(c.callee)
+        return hit
+
+    everyone = set(kernels)
+    strict = {p: search(p, everyone - {p}) for p in kernels}
+    flagged = {p for p, hit in strict.items() if hit is not None}
+    found: dict[str, Call] = {}
+    for path in sorted(kernels):
+        hit = strict[path] or search(path, flagged - {path})
+        if hit is not None:
+            where = shown.get(norm(hit.file)) if hit.file else None
+            found[path] = Call(hit.caller, hit.callee, where or "", hit.line if where else 0)
+    return found
+
+
+def placed(call: Call, source: str) -> Call:
+    """A call the compiler gave no line for (a call it did not inline) placed on the first
+    line of the student's file that names the callee (for the message only)."""
+    if call.line:
+        return call
+    base = call.callee.rsplit("::", 1)[-1]
+    for i, row in enumerate(source.split("\n"), 1):
+        if re.search(rf"(?<!\w){re.escape(base)}(?!\w)", row):
+            return Call(call.caller, call.callee, call.file, i)
+    return call
+
+
+def placeholder_message(path: str, call: Call) -> str:
+    where = f"{path}:{call.line}" if call.line else path
+    return (f"{where} calls the handout's placeholder ({call.callee.replace('scanlab::', '')}, "
+            "in the compiled code)")
 
 
 _CONSTANT = re.compile(r'__attribute__\s*\(\(\s*__visibility__\s*\(\s*"\s*"\s*\)\s*\)\)')
@@ -423,9 +778,43 @@ def _run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
 
 
-def check_student(student: Path, handout: Path, rules: Rules, cxx: str) -> tuple[list[Finding], str]:
-    """The rules over the student files in `student`, preprocessed as the emulator build
-    compiles them; (findings, a problem that kept the check from running or "")."""
+def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str],
+                   sources: dict[str, str], rules: Rules) -> tuple[list[Finding], dict[str, str], str]:
+    """The unit compiled as the emulator build compiles it (-O3, g++'s inlining report):
+    the calls the compiled code needs that the assignment does not allow, and the student
+    files whose task's kernels reach the handout's placeholder (path -> message); (findings,
+    placeholders, a problem that kept the check from running or "")."""
+    report = root / INLINE_REPORT
+    obj = root / "unit.o"
+    built = _run(flags + ["-O3", "-DNDEBUG", inline_report_flag(str(report)), "-c", "-o", str(obj),
+                          unit], root)
+    if built.returncode != 0:
+        return [], {}, only_public_messages(built.stderr.replace(f"{root}/", ""), ())
+    functions = read_functions(obj)
+    calls = object_calls(functions) + gcc_inline_calls(report.read_text(errors="replace"))
+    by_name = dict(rules.kernels)
+    kernels = {v: by_name[Path(k).name] for k, v in shown.items() if Path(k).name in by_name}
+    placeholders = {path: placeholder_message(path, placed(call, sources.get(path, "")))
+                    for path, call in sorted(placeholder_calls(calls, kernels, shown).items())}
+    findings = []
+    for name in undefined_symbols(obj):
+        said = forbidden_reference(name, rules.allowed_calls)
+        if said:
+            where = next(((p, i) for p, text in sources.items()
+                          for i, row in enumerate(text.split("\n"), 1)
+                          if re.search(rf"(?<!\w){re.escape(function_key(name).rsplit('::', 1)[-1])}(?!\w)", row)),
+                         (next(iter(sources), "the submission"), 0))
+            findings.append(Finding(where[0], where[1], "symbol-call", said,
+                                    source_line(sources.get(where[0], ""), where[1])))
+    return findings, placeholders, ""
+
+
+def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
+                  compiled: bool = True) -> tuple[list[Finding], str]:
+    """The rules over the student files in `student`, preprocessed and (`compiled`)
+    compiled as the emulator build compiles them; (findings, a problem that kept the check
+    from running or ""). The files whose task reaches the handout's placeholder are
+    printed (the grader counts those tasks as not attempted)."""
     with tempfile.TemporaryDirectory(prefix="scanlab-rules-") as tmp:
         root = Path(tmp)
         for folder in ("harness", "emulator"):
@@ -460,27 +849,36 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str) -> tuple
         text = (root / "unit.i").read_text(encoding="utf-8", errors="replace")
         found = scan_preprocessed(text, shown, sources, rules, (str(root / "harness"),
                                                                  str(root / "student")))
-        for path, line in sorted(placeholder_lines(text, shown).items()):
-            print(f"{path}:{line}: calls the handout's placeholder (baseline::...): the grader "
-                  "counts this task as not attempted (0 points)")
-        return found, ""
+        if not compiled or found:
+            return found, ""
+        more, placeholders, problem = compiled_check(unit, flags, root, shown, sources, rules)
+        if problem:
+            return [], problem
+        for message in placeholders.values():
+            print(f"{message}: the grader counts this task as not attempted (0 points)")
+        return sorted(found + more, key=lambda f: (f.file, f.line, f.rule)), ""
 
 
 def main(argv: list[str] | None = None) -> int:
     here = Path(__file__).resolve().parent
     p = argparse.ArgumentParser(description="Checks student files against the assignment's "
-                                "code rules, as the grader does (on the preprocessed code).")
+                                "code rules, as the grader does (on the preprocessed and the "
+                                "compiled code).")
     p.add_argument("--student", type=Path, default=here.parent / "student",
                    help="the folder of your student files (default: the handout's student/)")
     p.add_argument("--handout", type=Path, default=here.parent, help="the handout folder")
     p.add_argument("--rules", type=Path, default=here / DATA_FILE, help="the rules' data")
-    p.add_argument("--cxx", default=os.environ.get("CXX") or ("c++" if shutil.which("c++") else "g++"),
-                   help="the C++ compiler (default: $CXX, else c++, else g++)")
+    p.add_argument("--cxx", default=os.environ.get("CXX") or ("g++" if shutil.which("g++") else "c++"),
+                   help="the C++ compiler, g++ (default: $CXX, else g++, else c++)")
+    p.add_argument("--preprocessed-only", action="store_true",
+                   help="only the rules on the preprocessed code (fast): not the calls of the "
+                   "compiled code (placeholders, files, processes, the network, ...)")
     args = p.parse_args(argv)
     rules = Rules.load(args.rules)
-    findings, problem = check_student(args.student, args.handout, rules, args.cxx)
+    findings, problem = check_student(args.student, args.handout, rules, args.cxx,
+                                      not args.preprocessed_only)
     if problem:
-        print(f"code rules: the student files could not be preprocessed:\n{problem}")
+        print(f"code rules: the student files could not be preprocessed or compiled:\n{problem}")
         return 2
     for f in findings:
         print(f)

@@ -28,26 +28,13 @@ from . import object_code
 from .forbidden import strip_source
 from ...results import Violation
 from ...config.rubric import ForbiddenRubric
+from ...config.assignment import default_assignment
 from .rules_engine import code_rules, rules_of
 
 TOOL_TIMEOUT_S = 120
-# Symbols the toolchain itself puts into the unit (demangled names): nvcc's kernel
-# registration and launch, the emulator's runtime, the C++ runtime. Not policy: what
-# students may call on purpose is the rubric's [forbidden] allowed_calls.
-TOOLCHAIN_CALLS = re.compile(
-    r"^(__cuda\w+|cuda(GetLastError|GetErrorString|MemcpyToSymbol|MemcpyFromSymbol|LaunchKernel)\b.*"
-    r"|scanlab::emu::detail::.*|_GLOBAL_OFFSET_TABLE_|_Unwind_Resume|__gxx_personality_v0"
-    r"|__stack_chk_fail|__dso_handle|atexit"              # atexit: nvcc unregisters its fatbin
-    r"|__cxa_(allocate_exception|free_exception|throw|begin_catch|end_catch|rethrow"
-    r"|guard_acquire|guard_release|guard_abort|pure_virtual)"
-    r"|memcpy|memmove|memset|memcmp|strlen"
-    r"|operator (new|delete)(\[\])?\(.*"
-    r"|std::.*"                                          # libstdc++ (but see STD_DENIED)
-    r"|(typeinfo|vtable) for .*)$")
-# The parts of libstdc++ that reach files, threads or the system.
-STD_DENIED = re.compile(r"^std::.*\b(basic_[io]?fstream|basic_filebuf|__basic_file|filesystem|thread"
-                        r"|this_thread|random_device|set_terminate|set_new_handler|set_unexpected"
-                        r"|signal|at_quick_exit)\b")
+# What the unit may call: the handout's one implementation (code_rules.forbidden_reference).
+TOOLCHAIN_CALLS = code_rules.TOOLCHAIN_CALLS
+STD_DENIED = code_rules.STD_DENIED
 # Data the toolchain generates (fatbinary handles, launch stubs' statics) and the
 # handout's "not implemented" flag: not the student's state.
 TOOLCHAIN_DATA = re.compile(
@@ -56,9 +43,6 @@ TOOLCHAIN_DATA = re.compile(
     r"|scanlab::scanlabNotImplementedFlag)$")
 # Sections that are written once, by the loader (relocations), then never again.
 READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
-# What a call the student never wrote comes from.
-KNOWN_CALLS = {"__cxa_atexit": " (a static object with a destructor)",
-               "__tls_get_addr": " (a thread_local variable)"}
 ENTRY_POINTS = re.compile(r"^scanlab::student::")
 
 
@@ -216,7 +200,6 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
     each; the device code's ELF says whether it is state, grader/grading/checks/object_code.py);
     `constants`: the names a student file declares __constant__ (code_rules.constant_names:
     on the emulator, constant memory is writable host memory)."""
-    allowed_calls = [re.compile(p) for p in rules.allowed_calls]
     harness_defined = {s.mangled: s for s in harness if s.defined and s.bind != "LOCAL"}
     harness_used = {s.mangled for s in harness if not s.defined}
     findings: list[tuple[Symbol, str, str]] = []
@@ -224,12 +207,9 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
         if not s.defined:
             # The toolchain's own calls (exit, the launch): where they are reached from is
             # grader/grading/checks/object_code.py's check.
-            allowed = (TOOLCHAIN_CALLS.match(s.name) or object_code.TOOLCHAIN_ONLY.match(s.name)) \
-                and not STD_DENIED.match(s.name)
-            if not (allowed or any(p.match(s.name) for p in allowed_calls)):
-                why = KNOWN_CALLS.get(s.name, "")
-                findings.append((s, "symbol-call", f"uses `{s.name}`{why}, which the assignment "
-                                 "does not allow (the compiled code refers to it)"))
+            said = code_rules.forbidden_reference(s.name, rules.allowed_calls)
+            if said:
+                findings.append((s, "symbol-call", said))
             continue
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
@@ -263,3 +243,40 @@ def place(findings: list[tuple[str, str, str]], sources: dict[str, str]) -> list
                 found.append(Violation(path, line, rule, message, excerpt))
     found.sort(key=lambda v: (v.file, v.line, v.rule))
     return found
+
+
+# ---- the call graph: what a task's kernels reach ---------------------------------------
+
+
+def compiled_calls(keep: Path, functions: list[object_code.Function], cuda: bool) -> list[code_rules.Call]:
+    """Every call of the student unit as compiled: the object's relocations (the calls not
+    inlined), and the inlined ones: g++'s report (the emulator) or nvcc's PTX (-lineinfo)."""
+    calls = code_rules.object_calls(functions)
+    if cuda:
+        ptx = sorted(keep.glob("*.ptx"))
+        if not ptx:
+            raise RuntimeError("nvcc kept no PTX (--keep) for the call graph")
+        for path in ptx:
+            calls += code_rules.ptx_calls(path.read_text(errors="replace"))
+    else:
+        report = keep / code_rules.INLINE_REPORT
+        if not report.is_file():
+            raise RuntimeError("the compiler wrote no inlining report (-fopt-info) for the call graph")
+        calls += code_rules.gcc_inline_calls(report.read_text(errors="replace"))
+    return calls
+
+
+def placeholders(keep: Path, functions: list[object_code.Function], cuda: bool,
+                 student_files: dict[str, str], sources: dict[str, str]) -> dict[str, str]:
+    """The student files (as the student knows them) whose task's kernels reach the
+    handout's placeholder or baseline code in the compiled program, each with the message
+    that says where (code_rules.placeholder_calls). `student_files`: a file in the build ->
+    its path as the student knows it."""
+    assignment = default_assignment()
+    by_file = {t.file: t.kernels for t in assignment.tasks}
+    by_file.update({e.file: e.kernels for e in assignment.exercises})
+    kernels = {shown: by_file[Path(path).name] for path, shown in student_files.items()
+               if Path(path).name in by_file}
+    found = code_rules.placeholder_calls(compiled_calls(keep, functions, cuda), kernels, student_files)
+    return {path: code_rules.placeholder_message(path, code_rules.placed(call, sources.get(path, "")))
+            for path, call in sorted(found.items())}

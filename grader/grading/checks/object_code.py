@@ -11,10 +11,11 @@ code keeps: the checks of grader/grading/checks/compiled.py that know the toolch
   `__cudaRegister*`, `atexit`). Those are not the student's. The harness's own host code
   in the unit (the functions defined in the task headers harness/tasks/*.cuh,
   student_unit.cu, ...: harness_host_functions) is not either.
-- **host code**: on the CUDA build every other host function of the unit is the student's
-  (a helper, a constructor of a kernel argument's type that the launch runs, a static
-  initializer, a global operator new/delete): refused, the unit's host code is the
-  harness's. The toolchain's calls (launch, registration, exit) may come only from the
+- **host code**: on the CUDA build every other host function of the unit is the student's.
+  It is refused where it can run (issue 45): a static initializer and what it calls, a
+  special member of a kernel argument's type that the launch (the harness's or the
+  toolchain's code) calls and what that calls, a global operator new/delete. The host
+  body of a `__host__ __device__` helper that only kernels call never runs: allowed. The toolchain's calls (launch, registration, exit) may come only from the
   toolchain's code: reached from anywhere else (a function pointer), they are refused.
 - **device state** (the cubin nvcc kept): a variable in `.nv.global` (a `__device__`
   variable, a function-scope static, in a template or not) outlives a launch: refused.
@@ -27,6 +28,8 @@ import re
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .rules_engine import code_rules
 
 TOOL_TIMEOUT_S = 120
 # Host functions the toolchain writes (demangled names).
@@ -66,90 +69,16 @@ def _is_harness(name: str, harness: frozenset[str]) -> bool:
     return bool(m and m.group(1) in harness) or bool(LIBRARY_HOST.match(name))
 
 
-# Calls only the toolchain's code may make (the launch, the registration, the end of a
-# device function's host body): reached from elsewhere they are a way around the rules.
-TOOLCHAIN_ONLY = re.compile(
-    r"^(cudaLaunchKernel\w*|__cudaLaunchKernel\w*|cudaLaunchCooperativeKernel\w*"
-    r"|__cudaPushCallConfiguration|__cudaPopCallConfiguration|__cudaRegister\w*"
-    r"|__cudaUnregisterFatBinary|__cudaInitModule|exit|atexit)$")
+TOOLCHAIN_ONLY = code_rules.TOOLCHAIN_ONLY
 
 
-@dataclass
-class Function:
-    name: str                # demangled
-    mangled: str
-    section: str
-    start: int
-    size: int
-    kind: str                # FUNC, OBJECT
-    refs: set[str] = field(default_factory=set)   # demangled names it refers to
-
-
-def _run(argv: list[str], stdin: str | None = None) -> str:
-    r = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=TOOL_TIMEOUT_S)
-    if r.returncode != 0:
-        raise RuntimeError(f"{argv[0]} failed: {r.stderr.strip()[:300]}")
-    return r.stdout
-
-
-def _demangle(names: list[str]) -> dict[str, str]:
-    if not names:
-        return {}
-    out = _run(["c++filt"], "\n".join(names) + "\n").splitlines()
-    return dict(zip(names, out))
-
-
-def _sections(obj: Path) -> dict[str, tuple[str, str]]:
-    """Section index -> (name, flags)."""
-    found = {}
-    for line in _run(["readelf", "-SW", str(obj)]).splitlines():
-        m = re.match(r"\s*\[\s*(\d+)\]\s+(\S+)\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\S*)", line)
-        if m:
-            found[m.group(1)] = (m.group(2), m.group(3))
-    return found
-
-
-def read_functions(obj: Path) -> list[Function]:
-    """Every defined function and data object of a relocatable ELF object, with what each
-    refers to (relocations against its bytes)."""
-    sections = _sections(obj)
-    raw = []
-    for line in _run(["readelf", "-sW", str(obj)]).splitlines():
-        parts = line.split()
-        if len(parts) < 8 or not parts[0].rstrip(":").isdigit():
-            continue
-        value, size, kind, ndx, name = parts[1], parts[2], parts[3], parts[6], parts[7]
-        if kind not in ("FUNC", "OBJECT") or ndx in ("UND", "ABS", "COM") or ndx not in sections:
-            continue
-        raw.append((name, sections[ndx][0], int(value, 16), int(size, 0) if size.isdigit()
-                    else int(size, 16), kind))
-    names = _demangle([r[0] for r in raw])
-    functions = [Function(names.get(m, m), m, sec, start, size, kind) for m, sec, start, size, kind in raw]
-    by_section: dict[str, list[Function]] = {}
-    for f in functions:
-        by_section.setdefault(f.section, []).append(f)
-    relocations: list[tuple[str, int, str]] = []
-    current = ""
-    for line in _run(["readelf", "-rW", str(obj)]).splitlines():
-        m = re.match(r"Relocation section '\.rela?(\S+)'", line)
-        if m:
-            current = m.group(1)
-            continue
-        parts = line.split()
-        if current and len(parts) >= 5 and re.fullmatch(r"[0-9a-f]+", parts[0]):
-            relocations.append((current, int(parts[0], 16), parts[4]))
-    targets = _demangle(sorted({t for _, _, t in relocations}))
-    for section, offset, target in relocations:
-        for f in by_section.get(section, []):
-            if f.start <= offset < f.start + max(f.size, 1):
-                f.refs.add(targets.get(target, target))
-                break
-        else:
-            if not target.startswith("."):
-                by_section.setdefault(section, []).append(
-                    Function(f"(data in {section})", "", section, offset, 1, "OBJECT", {targets.get(target, target)}))
-                functions.append(by_section[section][-1])
-    return functions
+# The object's functions and what each refers to: the handout's one implementation
+# (handout/tools/code_rules.py), which `make rules` runs too.
+Function = code_rules.ObjectFunction
+read_functions = code_rules.read_functions
+_run = code_rules.run_tool
+_demangle = code_rules.demangle
+_sections = code_rules.elf_sections
 
 
 def _plain(name: str) -> str:
@@ -177,8 +106,9 @@ class Finding:
 def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[str]) -> list[Finding]:
     """The host code of the student unit (see the module doc). `harness`: the names of
     the harness's host functions (harness_host_functions). `cuda`: nvcc's object (on
-    the emulator's every kernel is host code, so only the toolchain-only calls, static
-    initializers and operator new/delete are checked there)."""
+    the emulator's every kernel is host code, and its runtime's functions are not the
+    harness's, so only the toolchain-only calls, static initializers and operator
+    new/delete are checked there)."""
     def key(mangled: str) -> str:
         # Without clone suffixes (.cold, .part.0) and internal-linkage marks (L before a
         # name): the wrapper of a static kernel is `_ZN7scanlabL6kernel...`, its stub's
@@ -201,9 +131,10 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
             return "harness"
         return "student"
 
+    roles = {id(f): role(f) if f.kind == "FUNC" else "data" for f in functions}
     for f in functions:
         name = _plain(f.name)
-        r = role(f) if f.kind == "FUNC" else "data"
+        r = roles[id(f)]
         if re.match(r"^operator (new|delete)(\[\])?\(", name) and ", void*)" not in name:
             # (The placement forms, `operator new(size_t, void*)`, are the library's
             # inline functions, not replaceable.)
@@ -214,10 +145,6 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
             found.append(Finding(name, "host-code", "runs code on the host before main (a static "
                                  "initializer): the student unit may hold no host code"))
             continue
-        if cuda and r == "student":
-            found.append(Finding(name, "host-code", f"defines `{name}`, code that runs on the host "
-                                 "(a host function, a constructor of a kernel argument's type, ...): "
-                                 "student files hold device code only; the harness's code launches it"))
         if r in ("toolchain", "kernel", "harness"):
             continue
         for target in sorted(f.refs):
@@ -225,7 +152,55 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
                 found.append(Finding(target, "symbol-call", f"uses `{target}` outside a kernel "
                                      f"launch (from `{name}`): the harness launches every kernel, "
                                      "and only the toolchain's code may reach it"))
+    for f, why in host_code_that_runs(functions, roles) if cuda else []:
+        found.append(Finding(_plain(f.name), "host-code", f"defines `{_plain(f.name)}`, host code "
+                             f"that runs {why}: student files hold device code (a __host__ "
+                             "__device__ helper is fine where only kernels call it); the "
+                             "harness's code runs the host side"))
     return found
+
+
+def _special_member(name: str) -> bool:
+    """A constructor, destructor, conversion or assignment operator (what a launch runs
+    on a kernel argument of the type)."""
+    head = code_rules._strip_brackets(re.sub(r"\(.*$", "", _plain(name)), "<", ">")
+    parts = head.split("::")
+    return len(parts) >= 2 and (parts[-1] in (parts[-2], "~" + parts[-2])
+                                or parts[-1].startswith("operator") and parts[-1] not in
+                                ("operator", "operator()"))
+
+
+def host_code_that_runs(functions: list[Function], roles: dict[int, str]) -> list[tuple[Function, str]]:
+    """The student's host functions that can run on the host (issue 45): those reachable
+    from a static initializer (or .init_array), and the special members of the student's
+    types that the harness's or the toolchain's code calls (the launch converts, copies
+    and destroys kernel arguments), with everything they reach. Any other host body (of a
+    __host__ __device__ helper a kernel calls, or nothing calls) never runs there."""
+    by_name: dict[str, list[Function]] = {}
+    for f in functions:
+        by_name.setdefault(f.name, []).append(f)
+    start: list[tuple[Function, str]] = []
+    for f in functions:
+        r = roles[id(f)]
+        if _plain(f.name).startswith("_GLOBAL__sub_I") or f.section.startswith((".init_array", ".ctors")):
+            start.append((f, "before main (from a static initializer)"))
+        elif r in ("toolchain", "kernel", "harness"):
+            for target in f.refs:
+                for g in by_name.get(target, ()):
+                    if roles[id(g)] == "student" and g.kind == "FUNC" and _special_member(g.name):
+                        start.append((g, "at a kernel launch (a special member of a kernel "
+                                      "argument's type)"))
+    reached: dict[int, tuple[Function, str]] = {}
+    todo = list(start)
+    while todo:
+        f, why = todo.pop()
+        if id(f) in reached:
+            continue
+        reached[id(f)] = (f, why)
+        for target in f.refs:
+            todo += [(g, why) for g in by_name.get(target, ()) if id(g) not in reached]
+    return [(f, why) for f, why in reached.values()
+            if f.kind == "FUNC" and roles[id(f)] == "student"]
 
 
 def variable_key(name: str) -> str:

@@ -19,7 +19,8 @@ import code_rules  # noqa: E402  (found through the path above)
 
 def rules_of(forbidden: ForbiddenRubric) -> code_rules.Rules:
     return code_rules.Rules(tuple(code_rules.Rule(r.name, r.pattern, r.message) for r in forbidden.rules),
-                            forbidden.allowed_system_includes, forbidden.allowed_directives)
+                            forbidden.allowed_system_includes, forbidden.allowed_directives,
+                            allowed_calls=forbidden.allowed_calls)
 
 
 def violations(findings: list[code_rules.Finding]) -> list[Violation]:
@@ -34,17 +35,16 @@ class PlaceholderCall:
     message: str            # the task's message
 
 
-def placeholder_call(path: str | None, bonus: bool, placeholders: dict[str, int],
+def placeholder_call(path: str | None, bonus: bool, placeholders: dict[str, str],
                      message: str) -> PlaceholderCall | None:
-    """A task whose file (`path`) calls the handout's placeholder or baseline
-    implementations (as the compiler saw it: `placeholders`, code_rules.placeholder_lines by
-    submission path) is not attempted, however its text was changed around the call: 0
-    points (the task is a placeholder); a bonus task is not run at all. None: no such call.
+    """A task whose kernels reach the handout's placeholder or baseline implementations in
+    the compiled code (`placeholders`: code_rules.placeholder_calls's messages by submission
+    path) is not attempted, however its text was changed around the call: 0 points (the
+    task is a placeholder); a bonus task is not run at all. None: no such call.
     `message`: the task's message so far."""
     if path not in placeholders:
         return None
-    said = (f"{path}:{placeholders[path]} calls the handout's placeholder (baseline::...): "
-            "not attempted, 0 points")
+    said = f"{placeholders[path]}: not attempted, 0 points"
     if bonus:
         return PlaceholderCall(True, f"bonus not attempted: {said} (not run)")
     # (the handout's own placeholder already says so)
