@@ -202,7 +202,8 @@ class ForbiddenRule:
 class ForbiddenRubric:
     TABLE = "forbidden"
     allowed_system_includes: tuple[str, ...] = setting(
-        ("cstddef", "cstdint", "climits", "cfloat", "cmath", "type_traits", "limits", "utility"),
+        ("cstddef", "cstdint", "climits", "cfloat", "cmath", "type_traits", "limits", "utility",
+         "cstdio", "cassert"),
         "standard headers a student file may #include")
     allowed_directives: tuple[str, ...] = setting(
         ("pragma", "define", "undef", "if", "ifdef", "ifndef", "elif", "else", "endif", "error",

@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, compose, scratch_builder
+from conftest import REPO, compose, fixture_names, load_fixture, scratch_builder
 from grader.machine import detect as machines
 from grader.machine.backend import CUDA
 from grader.grading.build import Toolchain
@@ -87,3 +87,44 @@ def test_each_task_build_has_no_host_code_of_its_own(cuda_builder):
         result = cuda_builder.build(f"task {task.number}", files, {}, {}, task.driver_tasks)
         assert result.ok, result.errors
         assert not result.violations, (task.driver_tasks, [str(v) for v in result.violations])
+
+
+# ---- one verdict on both backends (issue 45, item 5) ---------------------------------------
+# Every fixture whose verdict rests on the code rules (the honest corpus, the attacks and the
+# calls hidden from the text), built here for the GPU (nvcc compiles; nothing runs) and graded
+# on the emulator: the rules decide the same for each task file the fixture changes, and the
+# same tasks are the placeholder.
+CROSS_BACKEND = sorted(n for n in fixture_names()
+                       if n.startswith(("honest_", "attack_")) or n in {
+                           "macro_fopen", "paren_getenv", "paren_exit", "fnptr_system",
+                           "harness_override", "exit_destructor", "forbidden"})
+# What the two backends decide apart on purpose: device state (the cubin's `.nv.global`
+# on the GPU, host variables on the emulator; being replaced by restoring every writable
+# global before each launch, issue 45 item 3) and host code (the CUDA build's: on the
+# emulator every kernel is host code).
+NOT_COMPARED = {"state", "host-code"}
+
+
+@pytest.mark.parametrize("name", CROSS_BACKEND)
+def test_both_backends_give_the_same_rule_verdict(cuda_builder, emulator, tmp_path, name):
+    result = emulator(name)
+    folder = compose(name, tmp_path)
+    tasks = {t.name: t for t in load_rubric(REPO / "data" / "rubric.toml").tasks}
+    compared = 0
+    for tr in result.tasks:
+        mine = next(iter(folder.rglob(tr.file)), None)
+        if mine is None or tr.unchanged or mine.read_bytes() == cuda_builder.reference_files.get(tr.file):
+            continue
+        files = dict(cuda_builder.reference_files)
+        files[tr.file] = mine.read_bytes()
+        shown = f"student/{tr.file}"
+        built = cuda_builder.build(f"{name} (cuda rules)", files, {}, {tr.file: shown},
+                                   tasks[tr.name].driver_tasks)
+        on_gpu = ({v.rule for v in built.violations} - NOT_COMPARED, shown in built.placeholders)
+        on_emulator = ({v.rule for v in tr.violations} - NOT_COMPARED, tr.placeholder)
+        assert on_gpu == on_emulator, (name, tr.name, [str(v) for v in built.violations],
+                                       built.placeholders, [str(v) for v in tr.violations], tr.message)
+        if name.startswith("honest_"):
+            assert built.ok and not built.placeholders, (name, built.errors, built.placeholders)
+        compared += 1
+    assert compared > 0 or load_fixture(name).base == "none", name

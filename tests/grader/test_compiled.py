@@ -9,10 +9,18 @@ import pytest
 from conftest import REPO
 from grader.grading.checks.compiled import (Symbol, check_symbols, command_variant, scan_preprocessed,
                              split_by_origin, unwrap_parenthesized_names)
-from grader.config.rubric import load_rubric
+import dataclasses
+import re
+
+from grader.config.rubric import ForbiddenRule, load_rubric
 
 RUBRIC = load_rubric(REPO / "data" / "rubric.toml")
 RULES = RUBRIC.forbidden
+# A text rule on names, to show what the text rules see (expanded macros, unwrapped
+# parentheses, no literals). The rubric has none on names: calls are decided on the
+# compiled code (issue 45).
+NAMES = dataclasses.replace(RULES, rules=RULES.rules + (ForbiddenRule(
+    "names", re.compile(r"\b(fopen|getenv)\s*\("), "names fopen or getenv"),))
 STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}
 
 PREPROCESSED = """\
@@ -50,10 +58,10 @@ def test_only_the_student_lines_are_kept_with_their_line_numbers():
 
 def test_rules_see_macro_expanded_and_parenthesized_calls():
     source = "\n" * 11 + "namespace scanlab {\nSNEAK\n\nPATH_OF_IT\nTEXT\n"
-    found = scan_preprocessed(PREPROCESSED, STUDENT, {"student/reduce.cuh": source}, RULES)
+    found = scan_preprocessed(PREPROCESSED, STUDENT, {"student/reduce.cuh": source}, NAMES)
     rules = {(v.line, v.rule) for v in found}
-    assert (13, "files-processes-network") in rules      # fopen(...) after expansion
-    assert (15, "files-processes-network") in rules      # ((std::getenv))(...)
+    assert (13, "names") in rules      # fopen(...) after expansion
+    assert (15, "names") in rules      # ((std::getenv))(...)
     assert all(v.line != 16 for v in found)              # inside a string literal
     assert all(v.file == "student/reduce.cuh" for v in found)
     assert next(v for v in found if v.line == 13).excerpt == "SNEAK"
@@ -148,12 +156,12 @@ def test_a_finding_without_a_line_goes_on_every_student_file():
 # ---- on real builds (the emulator): the fixtures that hide their calls ----------------------
 
 HIDDEN = {  # fixture -> (task, rules its file must break, the sentinel it would write)
-    # Calls the preprocessed unit shows are refused before the build (so no symbol check).
-    "macro_fopen": ("warp-scan", {"files-processes-network"},
-                    "/tmp/scanlab-sentinel-macro_fopen"),
-    "paren_getenv": ("reduce", {"files-processes-network"}, None),
+    # Calls are decided by what the compiled code refers to (its undefined symbols), however
+    # the text spells them; a refused build is never run.
+    "macro_fopen": ("warp-scan", {"symbol-call"}, "/tmp/scanlab-sentinel-macro_fopen"),
+    "paren_getenv": ("reduce", {"symbol-call"}, None),
     "fnptr_system": ("scan", {"symbol-call"}, "/tmp/scanlab-sentinel-fnptr_system"),
-    "paren_exit": ("reduce", {"files-processes-network"}, None),
+    "paren_exit": ("reduce", {"symbol-call"}, None),
     "harness_override": ("reduce", {"symbol-define"}, None),
     "memo_scan": ("scan", {"state"}, None),
     "memo_reduce": ("reduce", {"state"}, None),

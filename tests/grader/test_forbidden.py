@@ -62,33 +62,22 @@ def test_reference_and_handout_are_clean(folder):
     ("#include <cub/cub.cuh>\n", "include"),
     ("cub::WarpReduce<int> r;", "cub-thrust"),
     ("thrust::inclusive_scan(a, b, c);", "cub-thrust"),
-    ("namespace cg = cooperative_groups;", "cub-thrust"),
+    ("auto g = cooperative_groups::this_thread_block();", "cub-thrust"),
     ('asm volatile("bar.sync 0;");', "inline-asm"),
     ('__asm__("nop");', "inline-asm"),
     ("kernel<<<1, 32>>>(x);", "kernel-launch"),
-    ("cudaMalloc(&p, 4);", "cuda-runtime"),
-    ("cudaDeviceSynchronize ();", "cuda-runtime"),
-    ("cuLaunchKernel(f, 1, 1, 1);", "cuda-runtime"),
-    ('FILE* f = fopen("/etc/passwd", "r");', "files-processes-network"),
-    ('system("curl evil");', "files-processes-network"),
-    ("int s = socket(2, 1, 0);", "files-processes-network"),
-    ("std::ofstream out(name);", "streams"),
-    ("exit(0);", "files-processes-network"),
-    ('const char* h = getenv("HOME");', "files-processes-network"),
-    ("launchKernel(\"k\", k, 1, 1, 0);", "harness-host"),
     # A name assembled by token pasting is seen as the compiler makes it.
-    ("#define CAT(a, b) a##b\nint h = CAT(sys, tem)(\"x\");", "files-processes-network"),
-    ("%:include <cstdio>", "include"),
+    ("#define CAT(a, b) a##b\nCAT(as, m)(\"nop\");", "inline-asm"),
+    ("%:include <fstream>", "include"),
     ("#line 1 \"harness/host/driver.cu\"\nint x;", "line-marker"),
     ("#define MY_HEADER <vector>\n#include MY_HEADER", "include"),
     ("// a comment\r#include <vector>", "include"),      # a lone CR ends a // comment
-    ("// a comment\r int h = system(\"x\");", "files-processes-network"),
-    ("auto* launch = &cudaLaunchKernel;", "launch-stream"),
+    ("// a comment\r asm(\"nop\");", "inline-asm"),
     ('#include "/etc/passwd"', "include"),
     ("int x = __reduce_add_sync(0xffffffff, v);", "hardware-reduce"),
     # Line splicing does not hide a name.
-    ("int e = cuda\\\nMalloc(&p, 4);", "cuda-runtime"),
-    ("#inc\\\nlude <cstdio>", "include"),
+    ("a\\\nsm(\"nop\");", "inline-asm"),
+    ("#inc\\\nlude <fstream>", "include"),
 ])
 def test_detected(code, rule):
     assert rule in rules_hit(code)
@@ -104,6 +93,12 @@ def test_detected(code, rule):
     "#pragma unroll\nfor (int i = 0; i < 4; ++i) {}\n",
     "int opened = 0; int scuba = 1; int thrusts = 2; int cubes = 3;\n",
     "value = x << 3; y = z >> 2; w = (a < b) && (c << 1);\n",
+    # What a call reaches is decided on the compiled code (its undefined symbols): the
+    # student's own names, like the C library's or the harness's, are no finding here.
+    "__device__ bool signal(unsigned lane) { return lane == 0; }\nauto send = [](int v) { return v; };\n",
+    "struct S { int read(); int time; void exit(); void open(); };\nint baseline = 0; s.exit();\n",
+    "int cub = 1; int thrust = cub; FILE* f = nullptr; int checkCuda = 0;\n",
+    "#include <cstdio>\n#include <cassert>\nint fopenCount = 0;\n",
 ])
 def test_not_detected(code):
     assert rules_hit(code) == set()

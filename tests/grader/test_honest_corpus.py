@@ -15,13 +15,17 @@ from conftest import fixture_names
 
 HONEST = [n for n in fixture_names() if n.startswith("honest_")]
 ATTACKS = [n for n in fixture_names() if n.startswith("attack_")]
+# Honest code the CPU emulator cannot build (its gaps, issue 42: not a code rule): their
+# fixture.toml says build_failed on the emulator, correct on the GPU
+# (tests/grader/test_e2e_emulator.py checks that verdict; the GPU grade checks the other).
+EMULATOR_GAPS = {"honest_dynamic_shared": "extern __shared__", "honest_mul24": "__umul24"}
 
 
 def test_the_corpus_is_there():
-    assert len(HONEST) >= 15 and len(ATTACKS) >= 8
+    assert len(HONEST) >= 27 and len(ATTACKS) >= 8
 
 
-@pytest.mark.parametrize("name", HONEST)
+@pytest.mark.parametrize("name", [n for n in HONEST if n not in EMULATOR_GAPS])
 def test_an_honest_solution_earns_full_correctness(emulator, name):
     result = emulator(name)
     for tr in result.tasks:
@@ -36,8 +40,8 @@ def test_an_honest_solution_earns_full_correctness(emulator, name):
 REFUSED = {  # attack -> (task, rules that must be among its findings)
     "attack_cr_comment_cub": ("scan", {"include"}),
     "attack_include_passwd": ("reduce", {"include"}),
-    "attack_fnptr_launch": ("scan", {"launch-stream"}),
-    "attack_stream": ("scan", {"launch-stream"}),
+    "attack_fnptr_launch": ("scan", {"symbol-call"}),     # a pointer to cudaLaunchKernel
+    "attack_stream": ("scan", {"symbol-call"}),           # cudaStreamCreateWithFlags
     "attack_template_static": ("reduce", {"state"}),
     "attack_arg_constructor": ("reduce", {"state"}),
 }
@@ -62,6 +66,14 @@ def test_a_wrapped_bonus_placeholder_earns_no_bonus(emulator):
     t4 = next(t for t in result.tasks if t.name == "lookback-scan")
     assert t4.verdict == "not_attempted" and t4.points == 0 and "baseline::" in t4.message
     assert result.bonus_score == 0
+
+
+@pytest.mark.parametrize("name", sorted(EMULATOR_GAPS))
+def test_honest_code_the_emulator_cannot_build_fails_to_build_not_a_rule(emulator, name):
+    for tr in emulator(name).tasks:
+        assert not tr.violations, (name, [str(v) for v in tr.violations])
+        if tr.verdict == "build_failed":
+            assert EMULATOR_GAPS[name] in tr.message + (tr.build.errors if tr.build else ""), tr.message
 
 
 def test_no_report_quotes_a_file_of_the_grading_machine(emulator, tmp_path):

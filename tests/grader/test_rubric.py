@@ -26,8 +26,11 @@ def test_the_real_rubric():
     assert "lookback_scan.cuh" in r.optional_files and "scan.cuh" not in r.optional_files
     assert r.performance.full_credit_slowdown == 1.2
     assert all(t.perf for t in r.tasks)
-    assert {rule.name for rule in r.forbidden.rules} >= {"cub-thrust", "inline-asm", "kernel-launch",
-                                                        "cuda-runtime", "files-processes-network"}
+    assert {rule.name for rule in r.forbidden.rules} >= {"cub-thrust", "inline-asm", "kernel-launch"}
+    # Calls (files, processes, the network, the CUDA runtime) are decided on the compiled
+    # code, never by a name in the text (issue 45).
+    assert not {rule.name for rule in r.forbidden.rules} & {"cuda-runtime", "files-processes-network",
+                                                          "launch-stream", "harness-host", "streams"}
 
 
 def test_cases_cover_what_the_assignment_needs():
