@@ -331,6 +331,7 @@ class Call:
     callee: str
     file: str = ""
     line: int = 0
+    inlined: bool = False      # the compiler put the callee's code into the caller
 
 
 def _strip_brackets(name: str, open_: str, close: str) -> str:
@@ -390,7 +391,7 @@ def gcc_inline_calls(report: str) -> list[Call]:
             if len(name) > len(full.get(node, "")):
                 full[node] = name
     return [Call(function_key(full[m.group(6)]), function_key(full[m.group(4)]), m.group(1),
-                 int(m.group(2))) for m in rows]
+                 int(m.group(2)), True) for m in rows]
 
 
 def demangle(names: list[str]) -> dict[str, str]:
@@ -407,7 +408,10 @@ def demangle(names: list[str]) -> dict[str, str]:
 _PTX_FUNCTION = re.compile(r"^\s*(?:\.(?:visible|weak|extern)\s+)*\.(entry|func)\s+(?:\([^)]*\)\s*)?([\w$.]+)")
 _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+\s*,\s*function_name\s+([\w$]+)"
                       r"(?:\s*\+\s*\d+)?\s*,\s*inlined_at\s+(\d+)\s+(\d+)\s+\d+")
-_PTX_CALL = re.compile(r"^\s*(?:@!?%\w+\s+)?call(?:\.uni)?\s+(?:\([^)]*\)\s*,\s*)?([\w$.]+)")
+# `call.uni (retval0), f, (param0);`, on one line or (nvcc's way) with the callee on the next.
+_PTX_CALL = re.compile(r"^\s*(?:@!?%\w+\s+)?call(?:\.uni)?\s*(?:\([^)]*\)\s*,)?\s*([\w$.]*)")
+_PTX_CALLEE = re.compile(r"^\s*([A-Za-z_$][\w$.]*)\s*[,;]?\s*$")
+_PTX_ANY_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)")
 _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"')
 _PTX_STRING = re.compile(r"^([\w$]+):\s*$")
 _PTX_BYTES = re.compile(r"^\s*\.b8\s+([\d,\s]+)$")
@@ -432,11 +436,15 @@ def ptx_calls(ptx: str) -> list[Call]:
             continue
         m = _PTX_BYTES.match(row)
         if m and label.startswith("$L__info_string"):
+            # A long string goes on over several .b8 lines, up to its 0.
             data = bytes(int(b) for b in m.group(1).replace(",", " ").split() if b)
-            strings[label] = data.split(b"\0")[0].decode("ascii", "replace")
-            label = ""
-    raw: list[tuple[str, str, str, int]] = []   # (caller, callee mangled, file, line)
+            strings[label] = strings.get(label, "") + data.split(b"\0")[0].decode("ascii", "replace")
+            if 0 in data:
+                label = ""
+    raw: list[tuple[str, str, str, int, bool]] = []   # (caller, callee mangled, file, line, inlined)
     current = ""
+    calling = False
+    site = ("", 0)             # the last .loc: where the next instruction comes from
     for row in rows:
         m = _PTX_FUNCTION.match(row)
         if m:
@@ -444,16 +452,28 @@ def ptx_calls(ptx: str) -> list[Call]:
             continue
         if not current:
             continue
+        if calling:
+            m = _PTX_CALLEE.match(row)
+            if m:
+                raw.append((current, m.group(1), *site, False))
+                calling = False
+                continue
         m = _PTX_LOC.match(row)
         if m and m.group(3) in strings:
-            raw.append((current, strings[m.group(3)], files.get(m.group(4), ""), int(m.group(5))))
+            raw.append((current, strings[m.group(3)], files.get(m.group(4), ""), int(m.group(5)), True))
+        m = _PTX_ANY_LOC.match(row)
+        if m:
+            site = (files.get(m.group(1), ""), int(m.group(2)))
             continue
         m = _PTX_CALL.match(row)
         if m:
-            raw.append((current, m.group(1), "", 0))
+            if m.group(1):
+                raw.append((current, m.group(1), *site, False))
+            else:
+                calling = True
     names = demangle([r[0] for r in raw] + [r[1] for r in raw])
-    return sorted({Call(function_key(names.get(a, a)), function_key(names.get(b, b)), f, n)
-                   for a, b, f, n in raw}, key=lambda c: (c.caller, c.callee, c.file, c.line))
+    return sorted({Call(function_key(names.get(a, a)), function_key(names.get(b, b)), f, n, i)
+                   for a, b, f, n, i in raw}, key=lambda c: (c.caller, c.callee, c.file, c.line))
 
 
 @dataclass
@@ -603,7 +623,7 @@ def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
     inlined_into: dict[str, set[str]] = {}
     for c in calls:
         callees.setdefault(c.caller, []).append(c)
-        if c.file or c.line:
+        if c.inlined:
             inlined_into.setdefault(c.callee, set()).add(c.caller)
     nodes = set(callees) | set(inlined_into)
     own_roots = {path: {n for n in nodes if n.rsplit("::", 1)[-1] in names and not is_placeholder(n)}
@@ -849,11 +869,13 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
         text = (root / "unit.i").read_text(encoding="utf-8", errors="replace")
         found = scan_preprocessed(text, shown, sources, rules, (str(root / "harness"),
                                                                  str(root / "student")))
-        if not compiled or found:
+        if not compiled:
             return found, ""
         more, placeholders, problem = compiled_check(unit, flags, root, shown, sources, rules)
         if problem:
-            return [], problem
+            # A file refused already needs no compiling to be refused (inline asm, say,
+            # that the emulator's compiler does not take).
+            return (found, "") if found else ([], problem)
         for message in placeholders.values():
             print(f"{message}: the grader counts this task as not attempted (0 points)")
         return sorted(found + more, key=lambda f: (f.file, f.line, f.rule)), ""

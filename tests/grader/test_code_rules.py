@@ -162,7 +162,7 @@ def test_function_keys_merge_instantiations_clones_and_lambdas():
 def test_gcc_report_gives_the_calls_it_inlined_with_their_sites():
     calls = code_rules.gcc_inline_calls(GCC_REPORT)
     assert code_rules.Call("scanlab::reduceBlocksKernel", "scanlab::baseline::reduceBlocksSequential",
-                           "/b/src/student/reduce.cuh", 58) in calls
+                           "/b/src/student/reduce.cuh", 58, True) in calls
     # A short name (`warpScanKernel.isra/3300`) is named in full by its node number.
     assert any(c.caller == "scanlab::warpScanKernel" and c.callee.endswith("scanIncWarpSequential")
                for c in calls)
@@ -201,7 +201,9 @@ def test_no_call_no_placeholder_and_calls_not_inlined_count():
 
 
 def _ptx_string(label: str, text: str) -> str:
-    return f"{label}:\n.b8 " + ",".join(str(b) for b in text.encode()) + ",0\n"
+    # nvcc's way: 40 bytes a line, the 0 last.
+    data = [str(b) for b in text.encode()] + ["0"]
+    return f"{label}:\n" + "".join(".b8 " + ",".join(data[i:i + 40]) + "\n" for i in range(0, len(data), 40))
 
 
 PTX = (""".version 8.8
@@ -235,8 +237,9 @@ PTX = (""".version 8.8
 def test_ptx_gives_the_inlined_calls_with_their_sites_and_the_calls():
     calls = code_rules.ptx_calls(PTX)
     assert code_rules.Call("scanlab::reduceBlocksKernel", "scanlab::baseline::reduceBlocksSequential",
-                           "/b/src/student/reduce.cuh", 58) in calls
-    assert code_rules.Call("scanlab::scanBlocksKernel", "scanlab::helper") in calls
+                           "/b/src/student/reduce.cuh", 58, True) in calls
+    # A call not inlined, nvcc's way (the callee on the next line), at the last .loc.
+    assert code_rules.Call("scanlab::scanBlocksKernel", "scanlab::helper", "/b/src/student/scan.cuh", 30) in calls
     found = code_rules.placeholder_calls(calls, KERNELS, FILES)
     assert {p: c.line for p, c in found.items()} == {"alice/reduce.cuh": 58}
 
