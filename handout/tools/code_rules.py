@@ -334,18 +334,19 @@ class Call:
     inlined: bool = False      # the compiler put the callee's code into the caller
 
 
-def _strip_brackets(name: str, open_: str, close: str) -> str:
-    out, depth = [], 0
-    for c in name:
-        if c == open_:
-            depth += 1
-        elif c == close and depth:
-            depth -= 1
-        elif depth == 0:
-            out.append(c)
-    return "".join(out)
+_INNERMOST_TEMPLATE = re.compile(r"<[^<>]*>")
 
 
+def _strip_templates(name: str) -> str:
+    """`f<A<int>, 8>` -> `f`: the innermost <...> removed until none is left."""
+    while True:
+        new = _INNERMOST_TEMPLATE.sub("", name)
+        if new == name:
+            return new
+        name = new
+
+
+@functools.lru_cache(maxsize=65536)
 def function_key(name: str) -> str:
     """A compiled function's qualified name without return type, template arguments,
     parameters and clone marks: `void scanlab::f<Add<int>, 8>(int*) [clone .part.0]`,
@@ -358,7 +359,7 @@ def function_key(name: str) -> str:
         return name.split("(")[0]
     name = re.sub(r"operator\s*\(\)", "operator_call", name)
     name = re.sub(r"operator\s*(<<=?|>>=?|<=>|<=?|>=?|->)", "operator_sym", name)
-    name = _strip_brackets(name, "<", ">")
+    name = _strip_templates(name)
     while "decltype" in name:           # a return type `decltype(...)`
         i = name.index("decltype")
         j, depth = name.find("(", i), 0

@@ -163,7 +163,7 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
 def _special_member(name: str) -> bool:
     """A constructor, destructor, conversion or assignment operator (what a launch runs
     on a kernel argument of the type)."""
-    head = code_rules._strip_brackets(re.sub(r"\(.*$", "", _plain(name)), "<", ">")
+    head = code_rules._strip_templates(re.sub(r"\(.*$", "", _plain(name)))
     parts = head.split("::")
     return len(parts) >= 2 and (parts[-1] in (parts[-2], "~" + parts[-2])
                                 or parts[-1].startswith("operator") and parts[-1] not in
