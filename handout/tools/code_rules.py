@@ -545,6 +545,22 @@ def read_functions(obj: Path) -> list[ObjectFunction]:
                 by_section.setdefault(section, []).append(
                     ObjectFunction(f"(data in {section})", "", section, offset, 1, "OBJECT", {targets.get(target, target)}))
                 functions.append(by_section[section][-1])
+    # A call to a function of the same section needs no relocation (the assembler resolves
+    # it): the disassembly's direct calls and jumps (`call 120 <f>`) name those.
+    by_mangled = {f.mangled: f for f in functions if f.mangled}
+    direct: list[tuple[ObjectFunction, str]] = []
+    current: ObjectFunction | None = None
+    for line in run_tool(["objdump", "-d", "--no-show-raw-insn", "-w", str(obj)]).splitlines():
+        m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
+        if m:
+            current = by_mangled.get(m.group(1))
+            continue
+        m = re.search(r"\s(?:call|jmp)q?\s+[0-9a-f]+ <([^>+]+)>$", line)
+        if current is not None and m and m.group(1) != current.mangled:
+            direct.append((current, m.group(1)))
+    names = demangle([target for _, target in direct])
+    for f, target in direct:
+        f.refs.add(names.get(target, target))
     return functions
 
 

@@ -1,8 +1,10 @@
 """The symbol checks that know the toolchain (grader/grading/checks/object_code.py), on an object nvcc
 compiles here (nothing CUDA runs): nvcc's own host code (stubs, a __device__ function's
 host body that calls exit, the registration) is not the student's; every other host
-function is; the launch reached from student code is refused; device state is read from
-the cubin, where __constant__ data is not state. Skipped without nvcc."""
+function is, and is refused where it runs (issue 45: a static initializer, a special
+member the launch calls, what they call), not where it never does (a __host__ __device__
+helper's host body); the launch reached from student code is refused; device state is
+read from the cubin, where __constant__ data is not state. Skipped without nvcc."""
 from __future__ import annotations
 
 import shutil
@@ -29,13 +31,22 @@ template <class T> __device__ T tmplStatic(T x) { static T s; s += x; return s; 
 inline int hostCount = 0;
 struct Counted {
     int* p;
-    __host__ Counted(int* q) : p(q) { ++hostCount; }
+    // (noinline: the call graph is what is tested; an inlined one leaves only what it
+    // does, its host state and calls, which the other checks see.)
+    __host__ __attribute__((noinline)) Counted(int* q) : p(q) { ++hostCount; }
 };
 __global__ void kernel(int* p) { p[0] = plainHelper(p[1]) + kTable[p[2]] + tmplStatic<int>(p[3]); ++gState; }
 __global__ void argKernel(Counted c) { c.p[0] = 1; }
 void hostLaunch(int* p) { kernel<<<1, 1>>>(p); }
 using Launch = cudaError_t (*)(const void*, dim3, dim3, void**, size_t, cudaStream_t);
 Launch grab() { return &cudaLaunchKernel; }
+__host__ __device__ int both(int x) { return x + 1; }        // a kernel calls it
+__global__ void bothKernel(int* p) { p[0] = both(p[1]); }
+__attribute__((noinline)) int hostInit() { return hostCount + 1; }
+__attribute__((noinline)) int hostHelperOfInit() { return hostInit(); }
+inline int kAtLoad = hostHelperOfInit();                       // a static initializer
+// Named like the harness's launchTask: the harness's code converting a kernel argument.
+void launchTask(int* p) { argKernel<<<1, 1>>>(Counted(p)); }
 }  // namespace scanlab
 """
 
@@ -60,11 +71,17 @@ def test_host_code_is_the_toolchains_or_refused(compiled):
                                         harness=object_code.harness_host_functions(UNIT_HARNESS))
     host = {f.name.split("(")[0] for f in found if f.rule == "host-code"}
     calls = {f.name for f in found if f.rule == "symbol-call"}
-    assert {"scanlab::hostLaunch", "scanlab::grab"} <= host, found
-    assert not any("plainHelper" in n or "kernel" in n or "stub" in n for n in host), host
-    # The launch reached from the student's own host code (a pointer to it) is refused;
-    # exit from a __device__ function's host body is not.
-    assert "cudaLaunchKernel" in calls and "exit" not in calls, calls
+    # Host code that runs: from the static initializer, and the constructor the launch
+    # (here the harness-named launchTask) runs on the kernel argument.
+    assert {"scanlab::hostInit", "scanlab::hostHelperOfInit", "scanlab::Counted::Counted"} <= host, found
+    # Host code that never runs is not refused: the host body of a __host__ __device__
+    # helper that a kernel calls, and host functions nothing calls.
+    assert not {"scanlab::both", "scanlab::hostLaunch", "scanlab::grab"} & host, host
+    assert not any("plainHelper" in n or "kernel" in n.lower() or "stub" in n for n in host
+                   if not n.startswith("_GLOBAL__sub_I")), host   # (g++ names it after a symbol)
+    # The launch reached from the student's own host code (a pointer to it, a <<<) is
+    # refused; exit from a __device__ function's host body is not.
+    assert {"cudaLaunchKernel", "__cudaPushCallConfiguration"} <= calls and "exit" not in calls, calls
 
 
 def test_device_state_is_read_from_the_cubin(compiled):
@@ -98,10 +115,17 @@ def test_a_harness_function_kept_apart_by_the_compiler_is_the_harnesss():
         ".text", 0, 64, "FUNC", {"__stack_chk_fail", "cudaGetLastError"})
     helper = object_code.Function("scanlab::myHostHelper(int)", "_ZN7scanlab12myHostHelperEi", ".text", 64, 16,
                                   "FUNC", {"__stack_chk_fail"})
+    converted = object_code.Function("scanlab::Arg::Arg(int const*)", "_ZN7scanlab3ArgC2EPKi", ".text", 96, 16,
+                                     "FUNC", {"scanlab::myHostHelper(int)"})
+    kept.refs.add("scanlab::Arg::Arg(int const*)")
     plan = object_code.Function(
         "void scanlab::Plan<scanlab::tasks::Scan>::launch<scanlab::Add<int> >(int const*, unsigned long, "
         "int*, unsigned int, scanlab::Scratch<int> const&)",
         "_ZN7scanlab4PlanINS_5tasks4ScanEE6launchINS_3AddIiEEEEvPKNT_7ElementEmPS8_jRKNS_7ScratchIS8_EE",
         ".text", 80, 16, "FUNC", {"cudaGetLastError"})
-    found = object_code.check_host_code([kept, helper, plan], cuda=True, harness=harness)
-    assert [f.name for f in found] == ["scanlab::myHostHelper(int)"], found
+    found = object_code.check_host_code([kept, helper, plan, converted], cuda=True, harness=harness)
+    # The harness's function runs the student's constructor, which runs the helper.
+    assert sorted(f.name for f in found) == ["scanlab::Arg::Arg(int const*)", "scanlab::myHostHelper(int)"], found
+    # Nothing of the harness's runs it: the helper never runs on the host.
+    kept.refs.discard("scanlab::Arg::Arg(int const*)")
+    assert object_code.check_host_code([kept, helper, plan, converted], cuda=True, harness=harness) == []
