@@ -546,11 +546,14 @@ def read_functions(obj: Path) -> list[ObjectFunction]:
                     ObjectFunction(f"(data in {section})", "", section, offset, 1, "OBJECT", {targets.get(target, target)}))
                 functions.append(by_section[section][-1])
     # A call to a function of the same section needs no relocation (the assembler resolves
-    # it): the disassembly's direct calls and jumps (`call 120 <f>`) name those.
+    # it): the disassembly's direct calls and jumps (`call 120 <f>`) name those. Only .text
+    # holds several functions (a template's or an inline function's has a section of its own).
     by_mangled = {f.mangled: f for f in functions if f.mangled}
     direct: list[tuple[ObjectFunction, str]] = []
     current: ObjectFunction | None = None
-    for line in run_tool(["objdump", "-d", "--no-show-raw-insn", "-w", str(obj)]).splitlines():
+    text = [] if not any(s == ".text" for s, _ in sections.values()) else \
+        run_tool(["objdump", "-d", "--no-show-raw-insn", "-w", "-j", ".text", str(obj)]).splitlines()
+    for line in text:
         m = re.match(r"^[0-9a-f]+ <([^>]+)>:$", line)
         if m:
             current = by_mangled.get(m.group(1))
@@ -624,18 +627,25 @@ def undefined_symbols(obj: Path) -> list[str]:
 
 
 def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
-                      files: dict[str, str]) -> dict[str, Call]:
+                      files: dict[str, str],
+                      task_kernels: dict[str, tuple[str, ...]] | None = None) -> dict[str, Call]:
     """The student files whose task's kernels reach the handout's placeholder or baseline
     code in the compiled program, each with the call that does (its file and line as the
     student knows them, when the compiler said).
     `kernels`: a student path -> the functions its task defines (data/assignment.toml's
-    `kernels`); `files`: a file in the build (as the compiler named it) -> the student path.
+    `kernels`); `files`: a file in the build (as the compiler named it) -> the student path;
+    `task_kernels`: every task's file name -> its kernels (default: `kernels`' files).
     The roots are those functions and every function the compiler inlined one into (a
     device function lives on inlined in the harness's kernel that calls it); from them the
     calls are followed, inlined or not, to any function of namespace scanlab::baseline.
-    A placeholder that another task's file calls is that task's, when its own kernels
-    reach it: task 3 that uses a task-1 placeholder warp scan is still task 3's work."""
+    Another task's file (its kernels, and calls made in a file of that name: the
+    student's, the reference's or a stand-in) is that task's business: task 3 that uses
+    a placeholder warp scan is still task 3's work. Only where the other file is the
+    student's own and its own kernels do not reach the placeholder does its call count
+    for the task that reaches it (a helper there that wraps a placeholder)."""
     shown = {norm(k): v for k, v in files.items()}
+    if task_kernels is None:
+        task_kernels = {Path(p).name: names for p, names in kernels.items()}
     callees: dict[str, list[Call]] = {}
     inlined_into: dict[str, set[str]] = {}
     for c in calls:
@@ -643,14 +653,15 @@ def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
         if c.inlined:
             inlined_into.setdefault(c.callee, set()).add(c.caller)
     nodes = set(callees) | set(inlined_into)
-    own_roots = {path: {n for n in nodes if n.rsplit("::", 1)[-1] in names and not is_placeholder(n)}
-                 for path, names in kernels.items()}
+    roots_of = {name: {n for n in nodes if n.rsplit("::", 1)[-1] in names and not is_placeholder(n)}
+                for name, names in task_kernels.items()}
 
     def search(path: str, others: set[str]) -> Call | None:
         """The first call of a placeholder reached from `path`'s roots, not through the
-        kernels or call sites of the files in `others`."""
-        blocked = set().union(*(own_roots[o] for o in others)) if others else set()
-        roots = set(own_roots[path])
+        kernels of, nor calls made in, the files named in `others`."""
+        blocked = set().union(*(roots_of.get(o, set()) for o in others))
+        names = kernels[path]
+        roots = {n for n in nodes if n.rsplit("::", 1)[-1] in names and not is_placeholder(n)}
         todo = list(roots)
         while todo:            # upwards: the functions a root was inlined into
             for outer in inlined_into.get(todo.pop(), ()):
@@ -661,10 +672,10 @@ def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
         hit: Call | None = None
         while todo:
             for c in callees.get(todo.pop(0), ()):
-                site = shown.get(norm(c.file)) if c.file else None
-                if site in others or c.callee in blocked:
+                if (c.file and Path(c.file).name in others) or c.callee in blocked:
                     continue
                 if is_placeholder(c.callee):
+                    site = shown.get(norm(c.file)) if c.file else None
                     if hit is None or (site == path and shown.get(norm(hit.file)) != path):
                         hit = c
                 elif c.callee not in seen:
@@ -672,12 +683,12 @@ def placeholder_calls(calls: list[Call], kernels: dict[str, tuple[str, ...]],
                     todo.append(c.callee)
         return hit
 
-    everyone = set(kernels)
-    strict = {p: search(p, everyone - {p}) for p in kernels}
-    flagged = {p for p, hit in strict.items() if hit is not None}
+    everyone = set(task_kernels) | {Path(p).name for p in kernels}
+    strict = {p: search(p, everyone - {Path(p).name}) for p in kernels}
+    unflagged_own = {Path(p).name for p, hit in strict.items() if hit is None}
     found: dict[str, Call] = {}
     for path in sorted(kernels):
-        hit = strict[path] or search(path, flagged - {path})
+        hit = strict[path] or search(path, everyone - {Path(path).name} - unflagged_own)
         if hit is not None:
             where = shown.get(norm(hit.file)) if hit.file else None
             found[path] = Call(hit.caller, hit.callee, where or "", hit.line if where else 0)
@@ -832,7 +843,7 @@ def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str
     by_name = dict(rules.kernels)
     kernels = {v: by_name[Path(k).name] for k, v in shown.items() if Path(k).name in by_name}
     placeholders = {path: placeholder_message(path, placed(call, sources.get(path, "")))
-                    for path, call in sorted(placeholder_calls(calls, kernels, shown).items())}
+                    for path, call in sorted(placeholder_calls(calls, kernels, shown, by_name).items())}
     findings = []
     for name in undefined_symbols(obj):
         said = forbidden_reference(name, rules.allowed_calls)

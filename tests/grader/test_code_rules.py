@@ -190,6 +190,20 @@ def test_a_placeholder_borrowed_through_another_file_counts_for_the_task_that_re
     assert set(found) == {"alice/scan.cuh"}
 
 
+def test_another_tasks_file_that_is_not_the_students_is_never_charged():
+    # A task build with only scan.cuh the student's: warp_scan.cuh is a stand-in (the
+    # handout's placeholder, say) whose scanIncWarp calls the placeholder, inlined or not.
+    own = {"/b/src/student/scan.cuh": "alice/scan.cuh"}
+    every = {"warp_scan.cuh": ("scanIncWarp",), "reduce.cuh": ("reduceBlocksKernel",),
+             "scan.cuh": ("scanBlocksKernel",)}
+    inlined = code_rules.gcc_inline_calls(GCC_REPORT)
+    assert code_rules.placeholder_calls(inlined, {"alice/scan.cuh": ("scanBlocksKernel",)}, own, every) == {}
+    called = [code_rules.Call("scanlab::scanBlocksKernel", "scanlab::scanIncWarp", "/b/src/student/scan.cuh", 68),
+              code_rules.Call("scanlab::scanIncWarp", "scanlab::baseline::scanIncWarpSequential",
+                              "/b/src/contract/student/warp_scan.cuh", 31)]
+    assert code_rules.placeholder_calls(called, {"alice/scan.cuh": ("scanBlocksKernel",)}, own, every) == {}
+
+
 def test_no_call_no_placeholder_and_calls_not_inlined_count():
     assert code_rules.placeholder_calls([], KERNELS, FILES) == {}
     not_inlined = [code_rules.Call("scanlab::reduceBlocksKernel", "scanlab::helper"),

@@ -277,6 +277,7 @@ def placeholders(keep: Path, functions: list[object_code.Function], cuda: bool,
     by_file.update({e.file: e.kernels for e in assignment.exercises})
     kernels = {shown: by_file[Path(path).name] for path, shown in student_files.items()
                if Path(path).name in by_file}
-    found = code_rules.placeholder_calls(compiled_calls(keep, functions, cuda), kernels, student_files)
+    found = code_rules.placeholder_calls(compiled_calls(keep, functions, cuda), kernels, student_files,
+                                         by_file)
     return {path: code_rules.placeholder_message(path, code_rules.placed(call, sources.get(path, "")))
             for path, call in sorted(found.items())}
