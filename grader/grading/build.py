@@ -460,6 +460,9 @@ class Builder:
         if not ok and not errors:
             errors = "the build failed without a message"
         violations: list[Violation] = []
+        if not ok and not trusted and errors:
+            # A CUDA runtime call the emulator does not declare: refused as on the GPU.
+            violations = compiled.undeclared_runtime_calls(errors, sources)
         if ok and not trusted:
             mark = time.monotonic()
             try:

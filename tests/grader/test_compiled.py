@@ -183,3 +183,18 @@ def test_hidden_calls_and_state_are_found_in_the_compiled_code(emulator, name):
     assert result.integration.verdict == "forbidden"
     if sentinel:
         assert not Path(sentinel).exists()
+
+
+def test_a_cuda_runtime_call_the_emulator_does_not_declare_is_refused_not_a_build_failure():
+    from grader.grading.checks.compiled import undeclared_runtime_calls
+    errors = ("alice/scan.cuh:3:12: error: \u2018cudaStreamCreateWithFlags\u2019 was not declared in this "
+              "scope; did you mean \u2018cudaEventCreateWithFlags\u2019?\n"
+              "alice/scan.cuh:4:5: error: 'cudaMyOwnThing' was not declared in this scope\n"
+              "alice/scan.cuh:5:5: error: 'helper' was not declared in this scope\n"
+              "harness/x.cuh:9:1: error: 'cudaMalloc' was not declared in this scope\n")
+    source = "a\nb\n    cudaStreamCreateWithFlags(&s, 1);\n    cudaMyOwnThing();\n    helper();\n"
+    found = undeclared_runtime_calls(errors, {"alice/scan.cuh": source})
+    assert [(v.line, v.rule) for v in found] == [(3, "symbol-call"), (4, "symbol-call")]
+    assert "cudaStreamCreateWithFlags" in found[0].message and found[0].excerpt.startswith("cudaStream")
+    # A name the student declared compiles: the compiler never calls it undeclared.
+    assert undeclared_runtime_calls("alice/scan.cuh:5:5: error: expected ';'\n", {"alice/scan.cuh": source}) == []

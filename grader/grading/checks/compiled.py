@@ -281,3 +281,30 @@ def placeholders(keep: Path, functions: list[object_code.Function], cuda: bool,
                                          by_file)
     return {path: code_rules.placeholder_message(path, code_rules.placed(call, sources.get(path, "")))
             for path, call in sorted(found.items())}
+
+
+# ---- what the emulator's compiler does not even know ------------------------------------
+
+# `file:line:col: error: 'cudaStreamCreate' was not declared in this scope`: the CUDA runtime
+# and driver APIs (NVIDIA's `cuda`/`cu` prefixes) are not the emulator's, so a call there
+# does not compile; on the GPU the same call is refused by its symbol. Said by the compiler,
+# so never the student's own function (theirs is declared).
+_UNDECLARED = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):\d+: error: [\u2018'`\"]"
+                         r"(?:(?:std)?::)?(?P<name>cuda[A-Z]\w*|cu[A-Z]\w*)[\u2019'`\"] "
+                         r"(?:was not declared|has not been declared|is not a member of)", re.M)
+
+
+def undeclared_runtime_calls(errors: str, sources: dict[str, str]) -> list[Violation]:
+    """The CUDA runtime or driver API calls a failed emulator build's errors name as
+    undeclared in a student file (its path as the student knows it: `sources`' keys): the
+    same refusal as the GPU build's symbol check ("symbol-call"), not a build failure."""
+    found: list[Violation] = []
+    for m in _UNDECLARED.finditer(errors):
+        path, line, name = m.group("file"), int(m.group("line")), m.group("name")
+        if path not in sources or any(v.file == path and v.line == line for v in found):
+            continue
+        found.append(Violation(path, line, "symbol-call", f"uses `{name}`, the CUDA runtime, which the "
+                               "assignment does not allow (the emulator does not provide it; on a GPU "
+                               "the compiled code's reference to it is refused)",
+                               code_rules.source_line(sources[path], line)))
+    return found
