@@ -88,8 +88,9 @@ class KernelTime:
 @dataclass
 class ProfileFigures:
     """One task's Nsight Compute figures, its kernels together (grader/grading/ncu.py):
-    rates time-weighted over its launches, counts summed, the geometry of its longest
-    launch. None: not measured."""
+    DRAM, L2 and stalls time-weighted over its launches, sectors and bank conflicts summed,
+    occupancy (achieved and theoretical) and launch geometry of its longest launch
+    (main_kernel), so that achieved and theoretical are of one kernel. None: not measured."""
 
     kernels: list[KernelTime] = field(default_factory=list)
     main_kernel: str = ""
@@ -107,7 +108,14 @@ class ProfileFigures:
     store_ideal_sectors_per_request: float | None = None
     shared_wavefronts_per_request: float | None = None    # 1: no bank conflicts
     l2_hit_pct: float | None = None
-    stalls: dict[str, float] = field(default_factory=dict)   # reason -> cycles per issued instruction, largest first
+    stalls: dict[str, float] = field(default_factory=dict)   # reason -> cycles per issued instruction
+
+    def top_stalls(self, count: int = 3) -> list[tuple[str, float]]:
+        """The largest warp-stall reasons, largest first. From the values, never the dict's
+        order: a JSON round trip (the reference's cached figures) sorts the keys."""
+        ranked = sorted(((r, v) for r, v in self.stalls.items() if r not in ("selected", "not_selected")),
+                        key=lambda rv: (-rv[1], rv[0]))
+        return ranked[:count]
 
 
 @dataclass

@@ -86,7 +86,7 @@ def diagnose(student: ProfileFigures, reference: ProfileFigures | None,
     if not said and reference is not None:
         said.append(t["like-reference"].say())
     d = t["stall"]
-    top = next(((r, v) for r, v in student.stalls.items() if r not in ("not_selected", "selected")), None)
+    top = next(iter(student.top_stalls(1)), None)
     if top and top[1] >= d.threshold:
         said.append(d.say(reason=t.stall_words.get(top[0], top[0].replace("_", " ")), value=top[1]))
     return said

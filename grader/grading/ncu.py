@@ -77,8 +77,10 @@ LOG_LIMIT = 4 * 1024 * 1024
 # The part of a CSV row before the metrics.
 _FIXED = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
           "Block Size", "Grid Size", "Device", "CC")
+# ncu 2025.3 writes times in "ns" under --print-units base (older ones "nsecond").
 _SCALE = {"": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1024.0,
-          "MB": 1024.0 ** 2, "nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3}
+          "MB": 1024.0 ** 2, "nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
+          "ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
 class NcuOutputError(ValueError):
@@ -181,9 +183,10 @@ LIMITERS = {"limit_registers": "registers", "limit_shared": "shared memory",
 
 
 def task_figures(rows: list[KernelRow]) -> ProfileFigures:
-    """One task's figures from its launches: time-weighted means of the rates, sums of the
-    counts, and the launch geometry (occupancy, registers, shared memory) of the launch that
-    took longest."""
+    """One task's figures from its launches: time-weighted means of DRAM, L2 and stalls,
+    sums of the counts, and occupancy (achieved and theoretical) with the launch geometry
+    (registers, shared memory) of the launch that took longest (main_kernel): a mean of
+    several kernels' achieved occupancy beside one kernel's theoretical could exceed it."""
     if not rows:
         raise NcuOutputError("no kernel was profiled")
     main = max(rows, key=lambda r: r.get("time") or 0.0)
@@ -199,7 +202,7 @@ def task_figures(rows: list[KernelRow]) -> ProfileFigures:
         kernels=[KernelTime(r.name[:120], (r.get("time") or 0.0)) for r in rows],
         main_kernel=main.name[:120],
         dram_pct=_weighted(rows, "dram"),
-        achieved_occupancy_pct=_weighted(rows, "achieved"),
+        achieved_occupancy_pct=main.get("achieved"),
         theoretical_occupancy_pct=main.get("theoretical"),
         blocks_per_sm=limits[limiter_key] if limiter_key else None,
         threads_per_block=main.get("block"),

@@ -27,8 +27,17 @@ def _occupancy(f: ProfileFigures) -> str:
              if f.blocks_per_sm is not None else "")
     if f.occupancy_limiter and f.theoretical_occupancy_pct < 99.5:
         shape += f", limited by {f.occupancy_limiter}"
+    if len(f.kernels) > 1 and f.main_kernel:
+        # Of one kernel: several kernels' achieved beside one's theoretical would not compare.
+        shape += f"; of {kernel_name(f.main_kernel)}, the longest of {len(f.kernels)} kernels"
     return (f"{_pct(f.achieved_occupancy_pct)} of {_pct(f.theoretical_occupancy_pct)} possible"
             + (f" ({shape})" if shape else ""))
+
+
+def kernel_name(signature: str) -> str:
+    """A kernel's name without its return type, template arguments and parameters."""
+    head = signature.split("(")[0].split("<")[0].strip()
+    return head.split()[-1] if head else signature
 
 
 def _sectors(value: float | None, ideal: float | None) -> str:
@@ -36,7 +45,7 @@ def _sectors(value: float | None, ideal: float | None) -> str:
 
 
 def _stalls(f: ProfileFigures) -> str:
-    top = [(r, v) for r, v in f.stalls.items() if r not in ("selected", "not_selected")][:3]
+    top = f.top_stalls(3)
     return ", ".join(f"{r.replace('_', ' ')} {v:.1f}" for r, v in top) or "-"
 
 
