@@ -180,9 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
                    description="Print every rubric setting: its table, key, default and meaning.")
 
     p = sub.add_parser("prepare", help="build the reference and the prebuilt harness into the cache; "
-                                       "on a GPU, time the reference's baselines",
+                                       "on a GPU, time the reference's baselines and profile it under ncu",
                        description="Build the reference driver and the prebuilt harness into the cache "
-                                   "and, on a GPU, time the reference's baselines: once per machine "
+                                   "and, on a GPU, time the reference's baselines and profile it under "
+                                   "Nsight Compute (the figures a grade shows beside the student's): once per machine "
                                    "(Gradescope's setup.sh, the prepare job of `slurm`).")
     _common(p)
 

@@ -164,7 +164,7 @@ class ProfileRubric:
     run: bool = setting(True, "a GPU grade also profiles one run of each timed task under Nsight "
                         "Compute (ncu) and reports its figures beside the reference's, with a "
                         "diagnosis (never scored; grader/README.md, \"Why a kernel is slow\")")
-    n: int = setting(1 << 24, "the size profiled (0: each task's timed size)", minimum=0)
+    n: int = setting(1 << 23, "the size profiled (0: each task's timed size)", minimum=0)
     max_kernels: int = setting(8, "kernel launches profiled per task at most", minimum=1)
     timeout_s: float = setting(120.0, "wall-clock limit of a grade's ncu process (all its tasks)",
                                minimum=1)

@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from . import sandbox
 from ..config.rubric import PerfCase, ProfileRubric
@@ -292,6 +293,27 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         shutil.rmtree(where, ignore_errors=True)
 
 
+def profile_reference(store: "ProfileStore", setup: RunSetup, tool: str, reference: Path, gpu: str,
+                      cases: list[PerfCase], rubric: ProfileRubric,
+                      say: Callable[[str], None]) -> bool:
+    """The reference's figures of `cases` into `store`, in one ncu process over those not
+    there yet: `prepare` does it once per machine, so that no grade pays for it (a grade
+    does only where the cache lacks them). False where the machine refuses the counters."""
+    with store.lock:
+        missing = [c for c in dict.fromkeys(cases) if store.known(gpu, c, rubric.n) is None]
+        if not missing:
+            return True
+        say(f"profiling the reference under Nsight Compute: {', '.join(c.task for c in missing)}")
+        got = profile(setup, tool, [reference] * len(missing), missing, rubric)
+        if got.refused:
+            return False
+        for c, f in zip(missing, got.figures):
+            if f is not None:
+                store.put(gpu, c, rubric.n, f)
+        say(f"the reference profiled in {got.seconds:.1f} s" + (f" ({got.message})" if got.message else ""))
+        return True
+
+
 def _keep_log(text: str, cases: list[PerfCase]) -> None:
     """With SCANLAB_KEEP_NCU_LOGS=DIR (maintainers: recording ncu's real output for
     tests/grader/data/ncu), the raw page goes there."""
@@ -310,6 +332,7 @@ class ProfileStore:
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
+        self.lock = threading.Lock()     # held while the reference is profiled (once, not per thread)
 
     @staticmethod
     def key(gpu: str, perf: PerfCase, n: int) -> str:

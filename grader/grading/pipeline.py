@@ -202,15 +202,10 @@ def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubri
     if budget.spent:
         return each("Nsight Compute figures not measured: " + budget.why)
     gpu = session.gpus[0].name if session.gpus else "GPU"
-    missing = [c for c in cases if session.profiles.known(gpu, c, rubric.n) is None]
-    if missing:
-        say(f"profiling the reference under Nsight Compute: {', '.join(c.task for c in missing)}")
-        ref = ncu.profile(setup, session.ncu, [session.run_reference] * len(missing), missing, rubric)
-        if ref.refused:
-            return each(ncu.REFUSED_NOTE)
-        for c, f in zip(missing, ref.figures):
-            if f is not None:
-                session.profiles.put(gpu, c, rubric.n, f)
+    # Done by `prepare` on a grading machine; here only where the cache lacks them.
+    if not ncu.profile_reference(session.profiles, setup, session.ncu, session.run_reference, gpu,
+                                 cases, rubric, say):
+        return each(ncu.REFUSED_NOTE)
     say("profiling under Nsight Compute: " + ", ".join(c.task for c in cases))
     got = ncu.profile(setup, session.ncu, [b.binary for _, b in timed if b.binary is not None], cases, rubric)
     if got.refused:

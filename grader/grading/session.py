@@ -203,13 +203,21 @@ class Session:
 
     def prepare_machine(self) -> None:
         """`prepare` (and a Slurm batch's prepare job): the reference and the prebuilt
-        harness, and on a GPU timing the reference's baselines, once per machine, so that
-        no grade spends its time on them."""
-        self.prepare()
+        harness, and on a GPU timing the reference's baselines and profiling it under
+        Nsight Compute, once per machine, so that no grade spends its time on them."""
+        setup = self.prepare()
         if self.backend.times and self.options.perf:
             for task in self.rubric.tasks:
                 for perf in task.perf:
                     self.baselines_of(perf)
+            # The reference's Nsight Compute figures of every case a grade profiles (each
+            # timed task's first perf case: pipeline.profile_tasks), so no grade pays for them.
+            if self.ncu is not None and self.profiles is not None and self.run_reference is not None:
+                cases = [task.perf[0] for task in self.rubric.tasks if task.perf]
+                gpu = self.gpus[0].name if self.gpus else "GPU"
+                if cases and not ncu.profile_reference(self.profiles, setup, self.ncu, self.run_reference,
+                                                       gpu, cases, self.rubric.profile, self.log):
+                    self.log(f"note: {ncu.REFUSED_NOTE}")
 
     def baselines_of(self, perf: PerfCase) -> dict[str, float]:
         """The reference's baselines of a perf case on this machine's GPU: from the

@@ -319,7 +319,7 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     first = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
     assert calls == [[Path("/ref/scanlab")], [Path("/sub/task2/scanlab")]]
     got = first[2]
-    assert got.status == "profiled" and got.n == 1 << 24 and got.seconds == 2.5
+    assert got.status == "profiled" and got.n == 1 << 23 and got.seconds == 2.5
     assert got.reference == reference["reduce"] and got.student == slow
     assert got.diagnoses[0].startswith("loads are not coalesced: 32.0 sectors per request")
     calls.clear()
@@ -332,3 +332,31 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     assert refused[2].status == "not_profiled" and refused[2].message == ncu.REFUSED_NOTE
     session.rubric = SimpleNamespace(profile=ProfileRubric(run=False))
     assert pipeline.profile_tasks(session, None, [(task, build)], lambda line: None) == {}  # type: ignore[arg-type]
+
+
+def test_prepare_profiles_the_reference_so_that_no_grade_does(tmp_path, monkeypatch, reference):
+    # ncu.profile_reference: what `prepare` (Session.prepare_machine) and, where the cache
+    # lacks them, a grade call. One ncu process over the cases not cached yet, then none.
+    from grader.config.rubric import ProfileRubric
+    calls: list[list[str]] = []
+
+    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True):
+        calls.append([c.task for c in cases])
+        return ncu.Profiled([reference[c.task] for c in cases], seconds=1.0)
+
+    monkeypatch.setattr(ncu, "profile", fake_profile)
+    store = ncu.ProfileStore(tmp_path / "ncu.json")
+    cases = [PerfCase(t, "add-i32", 1 << 26, 256) for t in ("warp-scan", "reduce", "scan", "lookback-scan")]
+    said: list[str] = []
+    store.put("H100", cases[1], 0, reference["reduce"])            # cached before
+    assert ncu.profile_reference(store, None, "ncu", Path("/ref/scanlab"), "H100", cases, ProfileRubric(n=0),
+                                 said.append)
+    assert calls == [["warp-scan", "scan", "lookback-scan"]]
+    assert said[0] == "profiling the reference under Nsight Compute: warp-scan, scan, lookback-scan"
+    assert all(store.known("H100", c, 0) == reference[c.task] for c in cases)
+    assert ncu.profile_reference(store, None, "ncu", Path("/ref/scanlab"), "H100", cases, ProfileRubric(n=0),
+                                 said.append)
+    assert len(calls) == 1                                          # the grade: nothing to profile
+    monkeypatch.setattr(ncu, "profile", lambda *a, **k: ncu.Profiled([None], ncu.REFUSED_NOTE, True))
+    assert not ncu.profile_reference(store, None, "ncu", Path("/ref/scanlab"), "A100", cases[:1],
+                                     ProfileRubric(n=0), said.append)
