@@ -6,8 +6,9 @@ launches the student's kernels only: its input is made on the host and its scrat
 poisoned with cudaMemset), with a fixed, small metric set (METRICS). ncu runs in the
 sandbox, as the student's programs do (jailed, as the sandbox user): the tasks' runs are
 its children, one after another under one shell, so ncu starts once a grade. The
-reference's build is profiled the same way once per GPU and rubric and kept in the cache
-beside its build (ProfileStore). The figures are information, never points: they are
+reference's build is profiled the same way once per GPU and rubric, by `prepare`
+(profile_reference; else by the first grade that lacks it), and kept in the cache beside
+its build (ProfileStore). The figures are information, never points: they are
 read from ncu's log, which the profiled program could write to as well, so nothing is
 scored from them.
 
