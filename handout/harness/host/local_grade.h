@@ -285,8 +285,8 @@ inline std::string totalLine(double correct, double correctMax, double bonusCorr
     if (bonusCorrectMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus %.1f/%g", bonusCorrect, bonusCorrectMax);
     if (source == TotalSource::None) {
         std::snprintf(buf + at, sizeof buf - at,
-                      "; performance: not estimated (on the emulator make grade-local estimates it from "
-                      "the profile; a GPU measures it)\n");
+                      "; performance: not estimated (make grade-local estimates it: from the profile on "
+                      "the emulator, timed on a GPU)\n");
         return buf;
     }
     at += std::snprintf(buf + at, sizeof buf - at, "; performance: about %.1f/%g", p.points, p.max);
