@@ -70,7 +70,8 @@ commands:
            your kernels (named --label, default "yours"), its baselines and a
            device copy; --csv FILE, --json FILE (what `make plot` draws)
   list W   what the assignment defines, one per line: tasks, operators
-           (--task T: those used with T), distributions, student-files, sizes,
+           (--task T: those used with T), distributions, student-files,
+           timed-tasks (driver task, operator and file the grader times), sizes,
            large-sizes, blocks, emulator-max-n, exit-codes, applications
            (with the task each uses and its exercise's file, or -) (scripts use it)
   help     this text
@@ -510,7 +511,7 @@ int cmdInfo(const Args& args) {
 // so that scripts and Makefiles iterate over what the driver knows.
 int cmdList(const Args& args) {
     if (args.positional.size() != 1) throw UsageError("list needs one of: tasks, operators, "
-                                                      "distributions, student-files, sizes, "
+                                                      "distributions, student-files, timed-tasks, sizes, "
                                                       "large-sizes, blocks, emulator-max-n, exit-codes");
     const std::string what = args.positional[0];
     if (what == "tasks") {
@@ -528,6 +529,10 @@ int cmdList(const Args& args) {
         for (const char* d : kDistributionNames) std::printf("%s\n", d);
     } else if (what == "student-files") {
         for (const auto& t : kStudentTasks) std::printf("%s\n", t.file);
+    } else if (what == "timed-tasks") {  // what the grader times: driver task, operator, file
+        for (const grading::Task& t : grading::kTasks)
+            for (size_t i = 0; i < t.perfCount; ++i)
+                std::printf("%s %s %s\n", t.perf[i].driverTask, t.perf[i].op, t.file);
     } else if (what == "sizes") {
         for (size_t n : kSuiteSizes) std::printf("%zu\n", n);
     } else if (what == "large-sizes") {
