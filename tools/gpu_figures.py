@@ -8,7 +8,7 @@ handout and the fixtures of known speed (KNOWN_SPEED), then writes into OUT:
 
   measured.json   each driver's median time on every task's graded case (n = 2^26,
                   add-i32, block 256, the grader's warm-up and repetitions), with the
-                  GPU and its copy bandwidth: what handout/README.md compares the
+                  GPU and its copy bandwidth: what the handout text (appendix B) compares the
                   emulator's estimate with (tools/profile_vs_measured.py makes the table)
   tables.json     the reference at n = 2^24, add-i32 and mssp, every block size, with
                   its baselines: the write-up's tables, measured

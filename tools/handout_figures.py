@@ -8,7 +8,7 @@ far the emulator's performance estimate (`make profile`) is from them.
         and writes handout/figures/estimates.json (the prediction at the graded size)
   handout_figures.py render                   writes handout/figures/README.md (the
         tables, the estimate against the measurement), the estimate table of
-        handout/README.md ("Performance without a GPU") and sweep.png (needs matplotlib)
+        handout/appendix/B-performance.md (B.2, "make profile") and sweep.png (needs matplotlib)
 
 The measurements come from `tools/gpu_figures.py OUT` on the grading GPU (copy OUT's
 files into handout/figures/ first).
@@ -140,8 +140,8 @@ def render() -> None:
         "",
         f"Measured on an {measured['device']} (copy bandwidth {measured['copy_gbps']:.0f} GB/s) on "
         f"{measured['date']} by `tools/gpu_figures.py`; regenerate them on a GPU (see the top of "
-        "that file). Use them to complete the write-up without a GPU (handout README, "
-        "\"Measuring and the write-up\"): they are the reference's, not yours.",
+        "that file). Use them to complete the write-up without a GPU (handout appendix B, "
+        "\"The write-up\"): they are the reference's, not yours.",
         "",
         "## The emulator's estimate against the measurement",
         "",
@@ -159,7 +159,7 @@ def render() -> None:
         *block_tables(tables),
     ]
     (FIGURES / "README.md").write_text("\n".join(text).rstrip() + "\n")
-    readme = ROOT / "handout" / "README.md"
+    readme = ROOT / "handout" / "appendix" / "B-performance.md"
     body = readme.read_text()
     begin, end = body.index(README_BEGIN) + len(README_BEGIN), body.index(README_END)
     table = "\n".join(estimate_table(measured, estimates)) + "\n"

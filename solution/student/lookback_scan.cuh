@@ -12,9 +12,9 @@
 //    a block keyed on blockIdx.x may wait forever for a tile whose block has not
 //    started. A tile id from the counter is only ever handed to a block that runs, so
 //    every tile it waits for belongs to a block that has started.
-// 2. Scan the tile as in task 3 (loadChunks, a sequential scan of each chunk, the warp
-//    scans, the warp totals) and get the tile's total. (CHUNK is 20 for 4-byte
-//    elements: the tile_io.cuh helpers then move 16-byte vectors.)
+// 2. Scan the tile as in task 3 and get its total. A tile kept staged in shared memory
+//    leaves no room for scanIncWarp's slots: scan the per-thread totals in registers
+//    (shuffleUp). CHUNK: LookbackPolicy (harness/policy.cuh; handout tasks/4-*.md).
 // 3. Publish. Tile 0: its inclusive prefix (status kTilePrefix). Any other tile: its
 //    aggregate at once (kTileAggregate), so later tiles need not wait for its look-back,
 //    then, once its look-back is done, its inclusive prefix (kTilePrefix).
@@ -25,13 +25,13 @@
 //    its inclusive prefix, which ends the walk. Read a status, __threadfence(), then
 //    the value it announces (or the packed word, both at once). A status still
 //    kTileInvalid: read it again (spin, with a __nanosleep between reads; a tile that
-//    sleeps a little before its first read finds its neighbours done: README, task 4).
+//    sleeps a little before its first read finds its neighbours done: appendix B.4).
 //    Use loadVolatile/storeVolatile for everything other blocks write or read.
 // 5. out = prefix (+) the tile's scan; INCLUSIVE = false asks for the exclusive scan.
 //    Faster: keep the tile in shared memory while warp 0 looks back, not in registers
 //    (stageTile, readStagedChunk, writeStagedChunk, storeStaged in harness/tile_io.cuh:
 //    fewer registers, more blocks on each SM, more loads in flight), and have
-//    prefetchL2 fetch tile blockIdx.x while the tile id is on its way (README, task 4).
+//    prefetchL2 fetch tile blockIdx.x while the tile id is on its way (appendix B.4).
 //
 // Non-commutative operators: always apply(earlier, later); an earlier tile is earlier.
 // Shared memory: lookbackSharedBytes<Element>(blockDim.x) bytes of dynamic shared

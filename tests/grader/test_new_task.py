@@ -232,7 +232,9 @@ def test_the_grader_grades_the_new_task(repo_with_task: Path, tmp_path: Path):
 def test_nothing_but_the_four_files_and_generated_files_changed(repo_with_task: Path):
     generated = {"handout/harness/generated/assignment.h", "handout/harness/generated/operators.cuh",
                  "handout/harness/generated/task_list.cuh", "handout/harness/generated/grading.h",
-                 "handout/cmake/assignment.cmake", "handout/README.md",
+                 "handout/cmake/assignment.cmake", "handout/appendix/C-reference.md",
+                 "handout/appendix/D-grading.md", "handout/tasks/1-warp-scan.md", "handout/tasks/2-reduce.md",
+                 "handout/tasks/3-scan.md", "handout/tasks/4-lookback-scan.md",
                  "handout/student/suffix_scan.cuh", "handout/tools/code_rules.json"}
     changed = set()
     for f in repo_with_task.rglob("*"):

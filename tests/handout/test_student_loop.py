@@ -1,12 +1,15 @@
-"""The student's loop without a GPU (issue 34), on a copy of handout/ built as a student
-builds it (emulator only): `make grade-local` gives a placeholder the grader's points and
-reports a task that passes only with the student's own helpers, naming the missing
-barrier; the suite prints progress and hints at the identity. Skipped, never passed,
+"""The student's loop without a GPU (issues 34 and 44), on a copy of handout/ built as a
+student builds it (emulator only): `make grade-local` gives a placeholder the grader's
+points and reports a task that passes only with the student's own helpers, naming the
+missing barrier, as `make emu-test` does by default; the suite prints progress and hints
+at the identity; the local total keeps correctness and the profile's performance estimate
+apart; `make profile`'s driver predicts at the write-up's and the graded size. Skipped, never passed,
 where the emulator cannot be built."""
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +67,7 @@ def test_placeholders_get_the_graders_points_and_the_suite_hints_at_the_identity
     bonus = (REPO / "handout" / "student" / "lookback_scan.cuh").read_text().replace(
         "namespace scanlab {", "namespace scanlab {\n__device__ inline void scanlabNothing() { asm(\"\"); }", 1)
     handout.use({"reduce.cuh": bug.read_text(), "lookback_scan.cuh": bonus}, ["scanlab-emu", *ISOLATION])
-    make = subprocess.run(["make", "grade-local", f"PYTHON={sys.executable}"], cwd=handout.root,
+    make = subprocess.run(["make", "grade-local", f"PYTHON={sys.executable}", "ESTIMATE=0"], cwd=handout.root,
                           capture_output=True, text=True, timeout=1800)
     assert make.returncode != 0, make.stdout[-3000:]
     # The grader's words for the rule, and its verdict on the task.
@@ -113,3 +116,67 @@ def test_a_scan_that_leans_on_its_own_warp_scan_is_named_with_the_missing_barrie
                        "--max-n", "3000")
     assert p.returncode == 1, p.stdout[-3000:]
     assert "task 3 with the harness's student/warp_scan.cuh: FAILS" in p.stdout
+
+    # make emu-test runs the same check by default after the suite (issue 44), and says
+    # how long it added; ISOLATED=0 leaves it out.
+    small = ["ARGS=--tasks scan --ops add-i32 --blocks 64 --max-n 3000",
+             "ISOLATED_ARGS=--tasks scan --ops add-i32 --blocks 64 --max-n 3000", "JOBS=2"]
+    make = subprocess.run(["make", "emu-test", *small], cwd=handout.root, capture_output=True, text=True,
+                          timeout=1800)
+    assert make.returncode != 0, make.stdout[-3000:]
+    assert "task 3 with the harness's student/warp_scan.cuh: FAILS" in make.stdout
+    assert re.search(r"make emu-test: the isolation check added \d+ s", make.stdout), make.stdout[-3000:]
+    make = subprocess.run(["make", "emu-test", *small, "ISOLATED=0"], cwd=handout.root, capture_output=True,
+                          text=True, timeout=1800)
+    assert make.returncode == 0, make.stdout[-3000:]
+    assert "--isolated" not in make.stdout and "isolation check added" not in make.stdout
+
+
+TOTAL = re.compile(r"^  total: correctness (\d+\.\d)/60, bonus (\d+\.\d)/5; performance: about (\d+\.\d)/40, "
+                   r"bonus about (\d+\.\d)/10 \(estimated from the profile; a GPU measures it\)\. The profile's "
+                   r"stated error is a time within 1\.5x of a GPU's: between (\d+\.\d) and (\d+\.\d), bonus "
+                   r"(\d+\.\d) and (\d+\.\d)$", re.M)
+
+
+def test_the_local_total_keeps_correctness_and_estimated_performance_apart(handout, tmp_path):
+    files = {f.name: f.read_text() for f in (REPO / "solution" / "student").glob("*.cuh")}
+    handout.use(files, ["scanlab-emu", *ISOLATION, "scanlab-emu-profile"])
+    # The profile predicts at the write-up's size and the graded one by default, and at
+    # the sizes asked for; the waits of a look-back get a count, no time.
+    profile = handout.root / "build" / "scanlab-emu-profile"
+    out = tmp_path / "p.json"
+    p = subprocess.run([str(profile), "run", "--task", "reduce", "--n", "2^16", "--json", str(out)],
+                       capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert [e["n"] for e in json.loads(out.read_text())["predictions"]] == [2**24, 2**26]
+    assert "at n = 16777216 (the write-up's size" in p.stdout and "at n = 67108864 (the size the grader times" in p.stdout
+    p = subprocess.run([str(profile), "run", "--task", "lookback-scan", "--n", "2^16", "--predict-n", "2^20,graded",
+                        "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert p.returncode == 0, p.stdout[-3000:]
+    assert [e["n"] for e in json.loads(out.read_text())["predictions"]] == [2**20, 2**26]
+    polls = [line for line in p.stdout.splitlines() if "polls:" in line]
+    assert all(" ms" not in line for line in polls), polls
+
+    # make grade-local on the emulator: correctness measured, performance estimated from
+    # the profile with its stated error, never one sum out of 100.
+    make = subprocess.run(["make", "grade-local", f"PYTHON={sys.executable}", "PROFILE_N=2^17", "JOBS=2"],
+                          cwd=handout.root, capture_output=True, text=True, timeout=1800)
+    assert make.returncode == 0, make.stdout[-3000:]
+    assert "/ 100" not in make.stdout
+    m = TOTAL.search(make.stdout)
+    assert m, make.stdout[-3000:]
+    correct, bonus, perf, bonus_perf, low, high, bonus_low, bonus_high = map(float, m.groups())
+    assert correct == 60.0 and bonus == 5.0
+    assert 0 < low <= perf <= high <= 40 and 0 < bonus_low <= bonus_perf <= bonus_high <= 10
+    assert "task 3 estimated: scan add-i32 n=67108864:" in make.stdout
+
+    # The estimates are the driver's to read: a slower estimate gives fewer points.
+    graded, printed = handout.grade(tmp_path)
+    assert "performance: not estimated" in printed
+    fast = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce=0.0001", "--json", str(out))
+    slow = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce=10", "--json", str(out))
+    assert "performance: about 15.0/15" in fast.stdout, fast.stdout[-2000:]
+    points = float(re.search(r"performance: about (\d+\.\d)/15", slow.stdout).group(1))
+    assert 0 < points < 1, slow.stdout[-2000:]
+    bad = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce")
+    assert bad.returncode == 2 and "is not TASK=MS" in bad.stdout + bad.stderr

@@ -44,7 +44,8 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--json", "--warmup", "--reps", "--output", "--tasks",
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
                                             "--rep", "--min-n", "--label", "--csv",
-                                            "--student", "--refused", "--placeholders"};
+                                            "--student", "--refused", "--placeholders",
+                                            "--predict-n", "--perf-estimates"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve", "--isolated", "--no-isolation"};
 

@@ -70,7 +70,8 @@ commands:
            your kernels (named --label, default "yours"), its baselines and a
            device copy; --csv FILE, --json FILE (what `make plot` draws)
   list W   what the assignment defines, one per line: tasks, operators
-           (--task T: those used with T), distributions, student-files, sizes,
+           (--task T: those used with T), distributions, student-files,
+           timed-tasks (driver task, operator and file the grader times), sizes,
            large-sizes, blocks, emulator-max-n, exit-codes, applications
            (with the task each uses and its exercise's file, or -) (scripts use it)
   help     this text
@@ -96,7 +97,9 @@ run only:
                 time a line "time" comes on standard input, until "end"; FILE.ready
                 says it is set up, FILE.1, FILE.2, ... hold the rounds
   --output FILE write the output elements (raw bytes) to FILE
-verify only:
+  --predict-n LIST  profile build (make profile): the sizes to estimate the GPU's
+                time at, comma-separated; writeup (2^24, the write-up's tables)
+                and graded (the size the grader times) by default
   --output FILE the file to check (required)
   --rep R       check it against the input that repetition R (from 0, warm-ups
                 and earlier rounds counted) of `run --time` saw
@@ -118,6 +121,9 @@ grade options:
                 attempted), and each task runs again with the harness's version
                 of each student file it includes
   --tasks LIST  only these tasks        --no-isolation  not the runs above
+  --perf-estimates LIST  on the emulator: TASK=MS,... the profile's estimates at
+                the graded size (make grade-local runs make profile's build for
+                them): the performance points shown as an estimate
   --refused LIST  files that break a code rule (make grade-local asks
                 tools/code_rules.py): their tasks get the grader's 0, not run
   --placeholders LIST  files that call the handout's placeholder (the same):
@@ -191,7 +197,8 @@ class StdinRounds final : public Rounds {
 
 // Runs one case: prints the result, appends its JSON line to `jsonPath` (if any).
 int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPath,
-           bool appendJson, long caseNumber = -1, StdinRounds* serving = nullptr) {
+           bool appendJson, long caseNumber = -1, StdinRounds* serving = nullptr,
+           const std::string& predictN = "graded") {
     std::printf("scanlab run: task %s (task %d), op %s, n %zu, block %u, seed %llu, dist %s "
                 "[%s: %s]\n",
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
@@ -217,14 +224,22 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
         if (profiled) {
             const auto profiles = emu::takeProfiles();
             printProfile(profiles);
-            // The estimate is made at the size the grader times the task at (its rubric
-            // task's: scan-exclusive is timed as scan is), whatever n was profiled: from
-            // this run and one more at twice its size (harness/host/profile.h).
+            // Estimates at the sizes of --predict-n (default: the write-up's and the one the
+            // grader times the task at, its rubric task's: scan-exclusive is timed as scan is),
+            // whatever n was profiled: from this run and one more at twice its size
+            // (harness/host/profile.h).
             const size_t gradedN = gradedPerfN(c.task->number);
-            const size_t targetN = gradedN ? gradedN : c.n;
+            std::vector<size_t> targets;
+            for (const std::string& item : splitList(predictN)) {
+                const size_t t = item == "graded"    ? (gradedN ? gradedN : c.n)
+                                 : item == "writeup" ? kWriteupN
+                                                     : size_t(parseCount(item, "--predict-n"));
+                if (std::find(targets.begin(), targets.end(), t) == targets.end()) targets.push_back(t);
+            }
             std::vector<emu::KernelProfile> second;
             size_t n2 = 0;
-            if (targetN != c.n && r.status == "pass") {
+            const bool others = std::any_of(targets.begin(), targets.end(), [&](size_t t) { return t != c.n; });
+            if (others && r.status == "pass") {
                 RunConfig twice = c;
                 twice.n = 2 * c.n;
                 twice.check = false;
@@ -232,11 +247,26 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 second = emu::takeProfiles();
                 n2 = twice.n;
             }
-            const Prediction p = printPrediction(profiles, c.n, second, n2,
-                                                 double(c.task->bytesMoved * sizeof(typename Op::Element)), targetN);
-            j.raw("profile", profileJson(profiles)).add("predicted_gbps", p.gbps)
-                .add("predicted_ms", p.seconds * 1e3).add("predicted_limit", p.limit)
-                .add("predicted_impossible", p.impossible).add("predicted_n", (unsigned long long)targetN);
+            std::string predictions = "[";
+            Prediction graded;
+            for (const size_t targetN : targets) {
+                const char* note = targetN == gradedN ? "the size the grader times"
+                                   : targetN == kWriteupN ? "the write-up's size"
+                                                          : "--predict-n";
+                const Prediction p = printPrediction(profiles, c.n, second, n2,
+                                                     double(c.task->bytesMoved * sizeof(typename Op::Element)),
+                                                     targetN, note);
+                if (targetN == gradedN || graded.n == 0) graded = p;
+                JsonObject e;
+                e.add("n", (unsigned long long)targetN).add("ms", p.seconds * 1e3).add("gbps", p.gbps)
+                    .add("limit", p.limit).add("impossible", p.impossible);
+                predictions += (predictions.size() > 1 ? ", " : "") + e.str();
+            }
+            printPolls(profiles);
+            j.raw("profile", profileJson(profiles)).add("predicted_gbps", graded.gbps)
+                .add("predicted_ms", graded.seconds * 1e3).add("predicted_limit", graded.limit)
+                .add("predicted_impossible", graded.impossible).add("predicted_n", (unsigned long long)graded.n)
+                .raw("predictions", predictions + "]");
         }
 #endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
@@ -264,7 +294,8 @@ int cmdRun(const Args& args) {
         c.rounds = &serving.emplace(jsonPath);
     }
     if (noGpu("run")) return kExitNoGpu;
-    return runOne(c, queryDevice(), jsonPath, false, -1, serving ? &*serving : nullptr);
+    return runOne(c, queryDevice(), jsonPath, false, -1, serving ? &*serving : nullptr,
+                  args.get("--predict-n", "writeup,graded"));
 }
 
 // `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for
@@ -480,7 +511,7 @@ int cmdInfo(const Args& args) {
 // so that scripts and Makefiles iterate over what the driver knows.
 int cmdList(const Args& args) {
     if (args.positional.size() != 1) throw UsageError("list needs one of: tasks, operators, "
-                                                      "distributions, student-files, sizes, "
+                                                      "distributions, student-files, timed-tasks, sizes, "
                                                       "large-sizes, blocks, emulator-max-n, exit-codes");
     const std::string what = args.positional[0];
     if (what == "tasks") {
@@ -498,6 +529,10 @@ int cmdList(const Args& args) {
         for (const char* d : kDistributionNames) std::printf("%s\n", d);
     } else if (what == "student-files") {
         for (const auto& t : kStudentTasks) std::printf("%s\n", t.file);
+    } else if (what == "timed-tasks") {  // what the grader times: driver task, operator, file
+        for (const grading::Task& t : grading::kTasks)
+            for (size_t i = 0; i < t.perfCount; ++i)
+                std::printf("%s %s %s\n", t.perf[i].driverTask, t.perf[i].op, t.file);
     } else if (what == "sizes") {
         for (size_t n : kSuiteSizes) std::printf("%zu\n", n);
     } else if (what == "large-sizes") {

@@ -201,6 +201,28 @@ inline bool taskSelected(const Args& args, const grading::Task& t) {
     return false;
 }
 
+// `grade --perf-estimates "warp-scan=0.19,reduce=0.10,..."`: the profile build's estimate
+// (make profile: ms on the grading GPU at the size the grader times) of each timed driver
+// task; make grade-local passes them on the emulator, which cannot time a GPU.
+inline std::map<std::string, double> perfEstimates(const Args& args) {
+    std::map<std::string, double> out;
+    for (const std::string& item : splitList(args.get("--perf-estimates", ""))) {
+        const size_t eq = item.find('=');
+        if (eq == std::string::npos) throw UsageError("--perf-estimates: '" + item + "' is not TASK=MS");
+        char* end = nullptr;
+        const double ms = std::strtod(item.c_str() + eq + 1, &end);
+        if (end == item.c_str() + eq + 1 || *end != '\0' || !(ms > 0))
+            throw UsageError("--perf-estimates: '" + item + "' is not TASK=MS with MS > 0");
+        out[item.substr(0, eq)] = ms;
+    }
+    return out;
+}
+
+// The stated error of the profile's estimate (harness/host/profile.h): figures/README.md
+// times the reference, the placeholders and fixtures of known speed on the grading H100,
+// and 10 of its 12 estimates are within this factor of the measured time, either way.
+constexpr double kProfileErrorFactor = 1.5;
+
 // `test --isolated [--student DIR]`: the suite of each task that includes another
 // student file, run by the driver built with the harness's version of that file
 // (harness/host/isolation.h), as the grader pairs the task with the reference's.
@@ -245,6 +267,43 @@ inline int cmdTestIsolated(const Args& args) {
     if (runs == 0) std::printf("scanlab test --isolated: no task of %s/student includes another student file\n",
                                root.c_str());
     return worst;
+}
+
+// What `grade` estimated of the performance points (the bonus task's apart), and from what.
+struct PerfEstimate {
+    double points = 0, low = 0, high = 0, max = 0;
+    double bonus = 0, bonusLow = 0, bonusHigh = 0, bonusMax = 0;
+};
+enum class TotalSource { None, Profile, Gpu };
+
+// The local total, in the rubric's parts: correctness as measured here, performance as
+// an estimate with its stated error, never one sum that mixes them.
+inline std::string totalLine(double correct, double correctMax, double bonusCorrect, double bonusCorrectMax,
+                             const PerfEstimate& p, TotalSource source) {
+    char buf[1024];
+    int at = std::snprintf(buf, sizeof buf, "  total: correctness %.1f/%g", correct, correctMax);
+    if (bonusCorrectMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus %.1f/%g", bonusCorrect, bonusCorrectMax);
+    if (source == TotalSource::None) {
+        std::snprintf(buf + at, sizeof buf - at,
+                      "; performance: not estimated (make grade-local estimates it: from the profile on "
+                      "the emulator, timed on a GPU)\n");
+        return buf;
+    }
+    at += std::snprintf(buf + at, sizeof buf - at, "; performance: about %.1f/%g", p.points, p.max);
+    if (p.bonusMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus about %.1f/%g", p.bonus, p.bonusMax);
+    if (source == TotalSource::Profile) {
+        at += std::snprintf(buf + at, sizeof buf - at,
+                            " (estimated from the profile; a GPU measures it). The profile's stated error "
+                            "is a time within %.1fx of a GPU's: between %.1f and %.1f", kProfileErrorFactor,
+                            p.low, p.high);
+        if (p.bonusMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus %.1f and %.1f", p.bonusLow, p.bonusHigh);
+        std::snprintf(buf + at, sizeof buf - at, "\n");
+    } else {
+        std::snprintf(buf + at, sizeof buf - at,
+                      " (estimated: timed on this GPU against the reference's time scaled by the copy "
+                      "bandwidths; the grader times both on one GPU)\n");
+    }
+    return buf;
 }
 
 // `grade`: the grader's visible cases (harness/generated/grading.h, from data/rubric.toml and
@@ -353,15 +412,24 @@ inline int cmdGrade(const Args& args) {
         }
     }
 
-    // Performance: the reference's time on the grading GPU, scaled to this one by the
-    // ratio of copy bandwidths (an estimate: the grader times both on one GPU).
+    // Performance: on a GPU, the reference's time on the grading GPU scaled to this one by
+    // the ratio of copy bandwidths (an estimate: the grader times both on one GPU); on the
+    // emulator, the profile's estimates (--perf-estimates), with their stated error.
     const bool estimate = !emulated && grading::kReferenceCopyGbps > 0 && !args.flag("--no-perf");
     const double copyGbps = estimate ? measureCopyGbps() : 0;
+    const std::map<std::string, double> profiled = emulated ? perfEstimates(args) : std::map<std::string, double>{};
+    const bool fromProfile = !profiled.empty();
 
     std::printf("\nscanlab grade [%s]: the grader's visible cases, scored by its rubric\n",
                 SCANLAB_BACKEND);
     std::printf("  %-4s %-14s %9s %15s %18s\n", "task", "", "cases", "correctness", "performance");
-    double total = 0, totalMax = 0, low = 0, high = 0;
+    // The total keeps apart what the grader's rubric keeps apart: correctness (measured
+    // here), performance (estimated here) and the bonus task's share of each.
+    double correct = 0, correctMax = 0, bonusCorrect = 0, bonusCorrectMax = 0;
+    double perf_ = 0, perfMax = 0, perfLow = 0, perfHigh = 0;
+    double bonusPerf = 0, bonusPerfMax = 0, bonusPerfLow = 0, bonusPerfHigh = 0;
+    bool perfEstimated = false;
+    double low = 0, high = 0;
     bool anyHidden = false, anyPlaceholder = false;
     std::string notes;
     const std::string jsonPath = args.get("--json", "");
@@ -383,7 +451,7 @@ inline int cmdGrade(const Args& args) {
         if (zero || skipped || f.missing || f.refused) points = lo = hi = 0;
         anyHidden |= hidden > 0;
         std::string perf = "not estimated";
-        double perfPoints = 0;
+        double perfPoints = 0, perfLo = 0, perfHi = 0;
         bool estimated = false;
         if (tally.notImplemented || skipped || f.missing || f.refused) {
             perf = "-";
@@ -412,11 +480,39 @@ inline int cmdGrade(const Args& args) {
                                 t.number, p.driverTask, p.op, p.n, ms, referenceHere, ms / referenceHere);
                 }
             }
-            perfPoints = t.performancePoints * credit / double(t.perfCount);
+            perfPoints = perfLo = perfHi = t.performancePoints * credit / double(t.perfCount);
             estimated = true;
             char buf[64];
-            std::snprintf(buf, sizeof buf, "%.1f / %g (est.)", perfPoints, t.performancePoints);
+            std::snprintf(buf, sizeof buf, "about %.1f / %g", perfPoints, t.performancePoints);
             perf = buf;
+        } else if (fromProfile && t.perfCount > 0) {
+            // The profile's estimate on the grading GPU, against the reference's time there.
+            double credit = 0, creditLo = 0, creditHi = 0;
+            size_t found = 0;
+            for (size_t i = 0; i < t.perfCount; ++i) {
+                const grading::PerfCase& p = t.perf[i];
+                const auto it = profiled.find(p.driverTask);
+                if (it == profiled.end() || !(p.referenceMs > 0)) continue;
+                ++found;
+                const double slowdown = it->second / p.referenceMs;
+                credit += performanceCredit(slowdown);
+                creditLo += performanceCredit(slowdown * kProfileErrorFactor);
+                creditHi += performanceCredit(slowdown / kProfileErrorFactor);
+                std::printf("  task %d estimated: %s %s n=%zu: %.4f ms by the profile; the reference "
+                            "measured on %s: %.4f ms (slowdown %.2fx)\n",
+                            t.number, p.driverTask, p.op, p.n, it->second, grading::kReferenceDevice,
+                            p.referenceMs, slowdown);
+            }
+            if (found == t.perfCount) {
+                const double scale = t.performancePoints / double(t.perfCount);
+                perfPoints = credit * scale;
+                perfLo = creditLo * scale;
+                perfHi = creditHi * scale;
+                estimated = true;
+                char buf[64];
+                std::snprintf(buf, sizeof buf, "about %.1f / %g", perfPoints, t.performancePoints);
+                perf = buf;
+            }
         }
         char cases[32], corr[48];
         std::snprintf(cases, sizeof cases, "%zu/%zu", tally.passed, tally.total);
@@ -439,15 +535,26 @@ inline int cmdGrade(const Args& args) {
             .add("refused", f.refused)
             .add("correctness", points).add("correctness_max", t.correctnessPoints)
             .add("correctness_low", lo).add("correctness_high", hi);
-        if (estimated) j.add("performance_estimate", perfPoints);
+        if (estimated)
+            j.add("performance_estimate", perfPoints).add("performance_low", perfLo).add("performance_high", perfHi);
         writeJson(jsonPath, j.str(), true);
-        total += points + perfPoints;
-        if (!t.bonus) totalMax += t.correctnessPoints + t.performancePoints;
+        perfEstimated |= estimated;
+        (t.bonus ? bonusCorrect : correct) += points;
+        (t.bonus ? bonusCorrectMax : correctMax) += t.correctnessPoints;
+        (t.bonus ? bonusPerf : perf_) += perfPoints;
+        (t.bonus ? bonusPerfLow : perfLow) += perfLo;
+        (t.bonus ? bonusPerfHigh : perfHigh) += perfHi;
+        (t.bonus ? bonusPerfMax : perfMax) += t.performancePoints;
         low += lo;
         high += hi;
     }
-    std::printf("  total %.1f / %g%s\n", total, totalMax,
-                estimate ? "" : " (performance not estimated)");
+    std::printf("%s", totalLine(correct, correctMax, bonusCorrect, bonusCorrectMax,
+                                perfEstimated ? PerfEstimate{perf_, perfLow, perfHigh, perfMax, bonusPerf,
+                                                             bonusPerfLow, bonusPerfHigh, bonusPerfMax}
+                                              : PerfEstimate{},
+                                !perfEstimated ? TotalSource::None : fromProfile ? TotalSource::Profile
+                                                                                  : TotalSource::Gpu)
+                          .c_str());
     if (!notes.empty()) std::printf("\n%s", notes.c_str());
     if (anyHidden)
         std::printf("The grader also runs hidden cases that are not in the handout: with them, "
@@ -467,8 +574,7 @@ inline int cmdGrade(const Args& args) {
                     "grader (not checked here: make grade-local passes --student).\n");
     if (emulated)
         std::printf("The emulator leaves out the cases above %zu elements (the grader runs them on "
-                    "a GPU); performance is not estimated without a GPU (make profile estimates it).\n",
-                    grading::kEmulatorMaxN);
+                    "a GPU).\n", grading::kEmulatorMaxN);
     else if (estimate)
         std::printf("Performance is an estimate: the reference's time on %s (%.0f GB/s copy), "
                     "scaled by this GPU's copy bandwidth (%.0f GB/s).\n",

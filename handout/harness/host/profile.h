@@ -2,7 +2,7 @@
 //
 // Performance feedback without a GPU: the counters of the emulator's profile build
 // (build/scanlab-emu-profile, `make profile`) for one run, what they mean for a GPU,
-// and a predicted bandwidth from a simple model (README, "Performance without a GPU").
+// and a predicted bandwidth from a simple model (handout appendix B.2, "make profile").
 #pragma once
 #if !defined(__CUDACC__)
 #include <algorithm>
@@ -34,6 +34,10 @@ struct GpuModel {
     double requestsInFlight = 4;               // per warp, overlapping
     double launchSeconds = 2e-6;
 };
+
+// The size of the write-up's tables (handout appendix, "The write-up"): `make profile`
+// predicts there as well as at the size the grader times (--predict-n).
+constexpr size_t kWriteupN = size_t(1) << 24;
 
 struct PredictedTime {
     double seconds = 0;
@@ -106,7 +110,7 @@ struct Prediction {
 // at targetN, of one at n2: see extrapolate), printed with its limiting factor.
 inline Prediction printPrediction(const std::vector<emu::KernelProfile>& at1, size_t n1,
                                   const std::vector<emu::KernelProfile>& at2, size_t n2,
-                                  double bytesPerElement, size_t targetN) {
+                                  double bytesPerElement, size_t targetN, const char* sizeNote) {
     const GpuModel m;
     Prediction p;
     p.n = targetN;
@@ -134,9 +138,9 @@ inline Prediction printPrediction(const std::vector<emu::KernelProfile>& at1, si
     // task needs can beat the copy bandwidth.
     p.impossible = p.gbps > m.copyGbps;
     const char* device = grading::kReferenceDevice[0] ? grading::kReferenceDevice : "an H100";
-    std::printf("    predicted on %s at n = %zu (the size the grader times%s): %.4f ms, %.0f GB/s "
+    std::printf("    predicted on %s at n = %zu (%s%s): %.4f ms, %.0f GB/s "
                 "(copy: %.0f GB/s); limited by %s; a model, not a measurement\n",
-                device, targetN,
+                device, targetN, sizeNote,
                 n1 == targetN ? "" : fitted ? ", from this run and one at twice its n" : ", scaled in proportion",
                 p.seconds * 1e3, p.gbps, m.copyGbps, p.limit.c_str());
     std::printf("    per launch: %s\n", detail.c_str());
@@ -147,18 +151,6 @@ inline Prediction printPrediction(const std::vector<emu::KernelProfile>& at1, si
                     "or one block doing the work of all while the others return). Do not trust this "
                     "figure; time it on a GPU.\n",
                     p.gbps, m.copyGbps);
-    uint64_t polls = 0, warpPolls = 0;
-    for (const auto& k : at1) {
-        polls += k.counters.pollLoads;
-        warpPolls = std::max(warpPolls, k.counters.maxWarpPolls);
-    }
-    if (polls)
-        std::printf("    polls: %llu spin-wait loads of another block's state (the same address "
-                    "again), left out of the traffic above: how often a wait polls here depends on "
-                    "the emulator's schedule. On a GPU each is a round trip to L2 (about %.0f ns); "
-                    "the most of one warp, %llu, would add %.4f ms if none overlapped.\n",
-                    (unsigned long long)polls, m.latencySeconds * 1e9, (unsigned long long)warpPolls,
-                    double(warpPolls) * m.latencySeconds * 1e3);
     return p;
 }
 
@@ -170,11 +162,26 @@ std::string said(const diagnoses::Diagnosis& d, Figures... figures) {
     return std::string(text) + (d.advice[0] ? std::string(": ") + d.advice : std::string());
 }
 
+// The spin-wait loads of a run (a look-back's polls), left out of the model: how many
+// there are on the emulator depends on its schedule, and how long they take on a GPU on
+// how far each look-back walks and how the blocks are scheduled there, so no time is
+// given for them: the estimate of a kernel that waits is a lower bound.
+inline void printPolls(const std::vector<emu::KernelProfile>& profiles) {
+    uint64_t polls = 0;
+    for (const auto& k : profiles) polls += k.counters.pollLoads;
+    if (polls)
+        std::printf("    polls: %llu spin-wait loads of another block's state (the same address again), "
+                    "left out of the estimate: their number here follows the emulator's schedule, and "
+                    "their cost on a GPU how far each look-back walks and the order blocks start in, "
+                    "so the estimate of a kernel that waits is a lower bound on its time\n",
+                    (unsigned long long)polls);
+}
+
 // Prints the counters of `profiles` (the launches of one run of n elements) and what
 // they suggest.
 inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
     std::printf("  profile (emulator counters, per kernel: estimates of what Nsight Compute measures on a "
-                "GPU; README: \"Performance without a GPU\")\n");
+                "GPU; appendix B.2 of the handout)\n");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "kernel", "blocks", "ld sect/req",
                 "st sect/req", "smem", "lanes", "barriers");
     std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "", "", "(ideal)", "(ideal)", "ways",
