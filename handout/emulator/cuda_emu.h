@@ -274,6 +274,9 @@ struct KernelCounters {
     uint64_t globalLoadRequests = 0, globalLoadSectors = 0, globalLoadIdealSectors = 0;
     uint64_t globalStoreRequests = 0, globalStoreSectors = 0, globalStoreIdealSectors = 0;
     uint64_t sharedRequests = 0, sharedWavefronts = 0;  // 1 wavefront a request: no conflict
+    // The fewest wavefronts each shared request's bytes allow (its distinct words / 32: a
+    // 16-byte access of 32 lanes needs 4 without any conflict).
+    uint64_t sharedIdealWavefronts = 0;
     uint64_t laneSlots = 0;  // lanes used, summed over all requests (32 a request at best)
     uint64_t barriers = 0;  // __syncthreads passed, summed over blocks
     uint64_t warpOps = 0;  // shuffles, votes and __syncwarp completed, over warps
