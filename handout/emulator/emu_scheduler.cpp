@@ -310,6 +310,9 @@ void fiberEntry(bctx::transfer_t t) {
 // runnable thread of the lowest warp that has one, at random (from `i` on). Only the
 // re-runs that name a missing barrier use these, so a scan of the runnable list is fine.
 uint32_t orderedPick(const Worker& w, uint32_t i) {
+    // While a thread spins (forced yields since the last barrier or exit), at random: a
+    // fixed order could keep picking the spinner and never the thread it waits for.
+    if (w.spinsWithoutProgress > 0) return i;
     const uint32_t n = uint32_t(w.runnable.size());
     if (w.launch->laneOrder == LaneOrder::LanesInOrder) {
         const unsigned warp = w.runnable[i] / 32;
