@@ -4,6 +4,7 @@ CPU emulator (its race-check cases fail), and cases the two backends judge diffe
 from __future__ import annotations
 
 import dataclasses
+import re
 from concurrent.futures import Future
 from pathlib import Path
 
@@ -56,11 +57,35 @@ def say_sanitizer_findings(check: CheckOutcome, done: list[CaseResult]) -> Check
         message="; ".join(x for x in (check.message, found[0].summary) if x) if found else check.message)
 
 
+# The emulator's own error for a listed CUDA device function it does not provide
+# (handout/emulator/cuda_emu_intrinsics.h, from device_functions.def), as g++ prints it.
+EMULATOR_GAP = re.compile(r"emulator/cuda_emu_intrinsics\.h:\d+:\d+: error: static assertion "
+                          r"failed: emulator gap: (\w+) is a CUDA device function")
+
+
+def emulator_gaps(errors: str) -> list[str]:
+    """The listed device functions the emulator lacks, when they are the build's only errors
+    (each reported from the emulator's header, which no submission can write); else []."""
+    lines = [line for line in errors.splitlines() if ": error:" in line]
+    found = [EMULATOR_GAP.search(line) for line in lines]
+    if not lines or not all(found):
+        return []
+    return sorted({m.group(1) for m in found if m})
+
+
 def emulator_build_failed(check: CheckOutcome, race_build: BuildResult, race_cases: list[Case],
                           seed: int) -> CheckOutcome:
     """The file builds for the GPU but not for the CPU emulator: the race check cannot run
     it, so its cases fail (code one backend compiles and the other does not is a finding,
-    not a note)."""
+    not a note). Unless the only reason is a device function the emulator lacks (its gap,
+    not the student's): then nothing is lost, and the note says so; compute-sanitizer's
+    racecheck on the GPU build still runs (code that avoids the emulator on purpose meets it)."""
+    gaps = emulator_gaps(race_build.errors)
+    if gaps:
+        note = (f"race check on the CPU emulator not run: the emulator does not provide {', '.join(gaps)} "
+                "(a gap of the emulator, not counted against you; compute-sanitizer's racecheck "
+                "checks this build on the GPU)")
+        return dataclasses.replace(check, race_note="; ".join(x for x in (note, check.race_note) if x))
     error = first_error(race_build.errors) or "the build failed"
     summary = (f"does not build for the CPU emulator, while it builds for the GPU ({error}): "
                "every task must build for both")

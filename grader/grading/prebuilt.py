@@ -23,7 +23,7 @@ from pathlib import Path
 SRC = "<<scanlab-src>>"        # the handout copy a build compiles
 BUILD = "<<scanlab-build>>"    # its build folder
 KIT_FILE = "kit.json"
-FORMAT = 3                     # of kit.json: part of the cache's key, so an older one is not read
+FORMAT = 4                     # of kit.json: part of the cache's key, so an older one is not read
 FILES = "files"                # the prebuilt files, by their path in the build folder
 
 
@@ -62,6 +62,22 @@ class Kit:
                 if line.strip()]
         if not link:
             raise KitError(f"no link command for {binary}")
+        # An emulator build defines the student unit's `extern __shared__` arrays from its
+        # object (handout/cmake/emu_extern_shared.cmake): that file is made and compiled
+        # again for every submission, before the link, not taken prebuilt.
+        generated = str(build / f"{binary}-extern-shared.cpp")
+        made = next((e for e in entries if e.get("file") == generated), None)
+        remade: set[str] = set()
+        if made is not None:
+            made_argv = made["arguments"] if "arguments" in made else shlex.split(made["command"])
+            cache = _read(build / "CMakeCache.txt")
+            readelf = re.search(r"^CMAKE_READELF:FILEPATH=(.*)$", cache, re.M)
+            cmake = re.search(r"^CMAKE_COMMAND:INTERNAL=(.*)$", cache, re.M)
+            script = src / "cmake" / "emu_extern_shared.cmake"
+            link = [[cmake.group(1) if cmake else "cmake", f"-DOBJECT={fields['student']}",
+                     f"-DREADELF={readelf.group(1) if readelf else 'readelf'}", f"-DOUT={generated}",
+                     "-P", str(script)], made_argv, *link]
+            remade = {made_argv[i + 1] for i, a in enumerate(made_argv[:-1]) if a == "-o"}
 
         def local(path: str) -> str | None:
             """`path` as relative to the build folder, if it names a file there."""
@@ -85,7 +101,7 @@ class Kit:
         for argv in link:
             prebuilt.update(r for r in map(local, argv) if r is not None)
         prebuilt.update(r for r in map(local, fields["harness"].split(";")) if r is not None)
-        prebuilt -= {local(fields["student"]), binary, *written}
+        prebuilt -= {local(fields["student"]), binary, *written, *map(local, remade), local(generated)}
         # Folders that a command names a file in: the student object's, and a linker's
         # dependency file's (-Wl,--dependency-file=CMakeFiles/<binary>.dir/link.d, in
         # newer CMakes).

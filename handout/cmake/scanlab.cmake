@@ -73,10 +73,24 @@ function(scanlab_link_student_unit target)
       target_compile_options(${unit} PRIVATE ${SCANLAB_PROFILE_FLAGS})
       target_sources(${target} PRIVATE $<TARGET_OBJECTS:scanlab_emulator_profile_hooks>)
     endif()
+    scanlab_emu_extern_shared(${target} ${unit})
   endif()
   # The student root comes first, so its student/*.cuh are the ones compiled.
   target_include_directories(${unit} BEFORE PRIVATE "${ARG_STUDENT_ROOT}" "${SCANLAB_HANDOUT_DIR}")
   target_sources(${target} PRIVATE $<TARGET_OBJECTS:${unit}>)
+endfunction()
+
+# The `extern __shared__` arrays of the emulator OBJECT library <unit> (linked into
+# <target>), defined from its object by emu_extern_shared.cmake.
+function(scanlab_emu_extern_shared target unit)
+  set(extern_shared "${CMAKE_CURRENT_BINARY_DIR}/${target}-extern-shared.cpp")
+  add_custom_command(OUTPUT "${extern_shared}"
+    COMMAND "${CMAKE_COMMAND}" "-DOBJECT=$<TARGET_OBJECTS:${unit}>" "-DREADELF=${CMAKE_READELF}"
+            "-DOUT=${extern_shared}" -P "${SCANLAB_HANDOUT_DIR}/cmake/emu_extern_shared.cmake"
+    DEPENDS ${unit} "$<TARGET_OBJECTS:${unit}>" "${SCANLAB_HANDOUT_DIR}/cmake/emu_extern_shared.cmake"
+    VERBATIM)
+  target_sources(${target} PRIVATE "${extern_shared}")
+  target_link_libraries(${target} PRIVATE scanlab_emulator)
 endfunction()
 
 function(_scanlab_cuda_options target)

@@ -36,35 +36,16 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 // All fibers of a block run on one worker thread, and a worker runs one block at a
-// time, so a thread_local static is exactly one copy per running block. Note that it
-// is NOT reset between blocks (see README: uninitialized shared memory).
-#define __shared__ static thread_local
+// time, so a thread_local variable (static at block scope) is exactly one copy per
+// running block. Note that it is NOT reset between blocks (see README: uninitialized
+// shared memory). Not `static thread_local`: `extern __shared__ T a[];` (dynamic shared
+// memory) must compile too; the link gives such arrays the block's dynamic shared
+// memory (cmake/emu_extern_shared.cmake).
+#define __shared__ thread_local
 
 // ----------------------------------------------------------------------------------
-// Vector types used for indices (CUDA's vector_types.h, the part kernels need).
-struct uint3 {
-    unsigned int x, y, z;
-};
-struct dim3 {
-    unsigned int x, y, z;
-    constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-        : x(vx), y(vy), z(vz) {}
-    constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-    constexpr operator uint3() const { return uint3{x, y, z}; }
-};
-struct __align__(8) int2 { int x, y; };
-struct __align__(8) uint2 { unsigned int x, y; };
-struct __align__(8) float2 { float x, y; };
-struct __align__(16) int4 { int x, y, z, w; };
-struct __align__(16) uint4 { unsigned int x, y, z, w; };
-struct __align__(16) float4 { float x, y, z, w; };
-inline int2 make_int2(int x, int y) { return int2{x, y}; }
-inline uint2 make_uint2(unsigned int x, unsigned int y) { return uint2{x, y}; }
-inline float2 make_float2(float x, float y) { return float2{x, y}; }
-inline int4 make_int4(int x, int y, int z, int w) { return int4{x, y, z, w}; }
-inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return uint4{x, y, z, w}; }
-inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
-inline uint3 make_uint3(unsigned int x, unsigned int y, unsigned int z) { return uint3{x, y, z}; }
+// Vector types (dim3, uint3, int2, float4, ...).
+#include "emulator/cuda_emu_vector_types.h"
 
 // ----------------------------------------------------------------------------------
 // Runtime API types.
@@ -145,10 +126,18 @@ constexpr bool isEmulator = true;
 
 namespace detail {
 
-// A source location, captured by the macros below so diagnostics name the line.
+// A source location, captured by the macros below so diagnostics name the line; and,
+// when the call is inside a harness helper that takes the caller's location
+// (SCANLAB_CALLER_SITE, harness/warp.cuh), the line that called the helper.
+struct CallerSite {
+    const char* file;
+    int line;
+};
 struct Site {
     const char* file;
     int line;
+    const char* callerFile = nullptr;
+    int callerLine = 0;
 };
 
 // The built-in variables of the running fiber. The scheduler copies the fiber's
@@ -163,6 +152,9 @@ struct Builtins {
 };
 extern thread_local constinit Builtins tlsBuiltins;
 inline const Builtins& builtins() { return tlsBuiltins; }
+
+// The most dynamic shared memory a launch may ask for (a GPU's default limit).
+inline constexpr size_t kMaxDynamicSharedBytes = 48 * 1024;
 
 enum class ShflMode : unsigned char { Idx, Up, Down, Xor };
 enum class VoteMode : unsigned char { Ballot, Any, All };
@@ -262,6 +254,15 @@ size_t threadStackBytes();
 // Launches run so far (the k above).
 uint64_t launchCount();
 
+// The order in which the threads of a block run between synchronization points. Random
+// (the default) finds races; the two fixed orders are for telling which barrier a race
+// misses (harness/host/run.h): LanesInOrder runs the lanes of a warp in lane order
+// 0, 1, ..., 31 as a warp in lockstep issues them, the warps still at random; WarpsInOrder
+// runs the warps of a block in order, the lanes of each at random.
+enum class LaneOrder : unsigned char { Random, LanesInOrder, WarpsInOrder };
+void setLaneOrder(LaneOrder order);
+LaneOrder laneOrder();
+
 // Names the cudaMalloc allocation at `p` (a pointer cudaMalloc returned) for
 // diagnostics: a write past its end is then reported as "out[1000], one past the end
 // of out" instead of as a byte offset. `elementBytes` is sizeof one element.
@@ -273,6 +274,9 @@ struct KernelCounters {
     uint64_t globalLoadRequests = 0, globalLoadSectors = 0, globalLoadIdealSectors = 0;
     uint64_t globalStoreRequests = 0, globalStoreSectors = 0, globalStoreIdealSectors = 0;
     uint64_t sharedRequests = 0, sharedWavefronts = 0;  // 1 wavefront a request: no conflict
+    // The fewest wavefronts each shared request's bytes allow (its distinct words / 32: a
+    // 16-byte access of 32 lanes needs 4 without any conflict).
+    uint64_t sharedIdealWavefronts = 0;
     uint64_t laneSlots = 0;  // lanes used, summed over all requests (32 a request at best)
     uint64_t barriers = 0;  // __syncthreads passed, summed over blocks
     uint64_t warpOps = 0;  // shuffles, votes and __syncwarp completed, over warps
@@ -313,7 +317,15 @@ inline constexpr int warpSize = 32;
 
 // ----------------------------------------------------------------------------------
 // Synchronization. Macros, so that diagnostics can name the source line.
-#define SCANLAB_EMU_SITE (::scanlab::emu::detail::Site{__FILE__, __LINE__})
+// scanlab_emu_caller: the parameter of a helper declared with SCANLAB_CALLER_SITE where
+// there is one in scope (found by ordinary name lookup), else the global null one.
+inline constexpr ::scanlab::emu::detail::CallerSite scanlab_emu_caller{nullptr, 0};
+#define SCANLAB_EMU_SITE                                                                 \
+    (::scanlab::emu::detail::Site{__FILE__, __LINE__, scanlab_emu_caller.file,            \
+                                  scanlab_emu_caller.line})
+// A helper's last parameter: the location of the call to it, which messages name first.
+#define SCANLAB_CALLER_SITE                                                              \
+    ::scanlab::emu::detail::CallerSite scanlab_emu_caller = {__builtin_FILE(), __builtin_LINE()}
 #define __syncthreads()                                                               \
     ((void)::scanlab::emu::detail::syncthreads(SCANLAB_EMU_SITE,                      \
                                                ::scanlab::emu::detail::BarrierMode::Plain, 0))
@@ -493,6 +505,8 @@ template <class T> inline void __stcg(T* p, T v) { *p = v; }
 template <class T> inline void __stcs(T* p, T v) { *p = v; }
 template <class T> inline void __stwt(T* p, T v) { *p = v; }
 long long clock64();
+// The rest of the listed device functions (emulator/device_functions.def).
+#include "emulator/cuda_emu_intrinsics.h"
 
 // ----------------------------------------------------------------------------------
 // Runtime API. Device memory is host memory; launches are synchronous.

@@ -36,15 +36,24 @@ void recordError(cudaError_t error, const std::string& message) {
     }
 }
 
-std::string formatSite(Site site) {
-    if (site.file == nullptr) return "?";
-    std::string f = site.file;
+namespace {
+std::string shortPath(const char* file, int line) {
+    std::string f = file;
     const size_t last = f.find_last_of('/');
     if (last != std::string::npos && last > 0) {
         const size_t prev = f.find_last_of('/', last - 1);
         if (prev != std::string::npos) f = f.substr(prev + 1);
     }
-    return f + ":" + std::to_string(site.line);
+    return f + ":" + std::to_string(line);
+}
+}  // namespace
+
+// The caller's line first (the student's call of a harness helper), then the helper's.
+std::string formatSite(Site site) {
+    if (site.file == nullptr) return "?";
+    const std::string at = shortPath(site.file, site.line);
+    if (site.callerFile == nullptr) return at;
+    return shortPath(site.callerFile, site.callerLine) + " (in " + at + ")";
 }
 
 }  // namespace scanlab::emu::detail

@@ -148,6 +148,7 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
     L.threads = unsigned(threads);
     const uint64_t k = config().launches.fetch_add(1);
     L.seed = mix64(config().seed ^ mix64(k));
+    L.laneOrder = config().laneOrder;
     if (L.blocks > 1 && L.blocks <= kMaxShuffledBlocks) {
         // Fisher-Yates from the launch's seed: the blocks start in a random order.
         L.order.resize(L.blocks);
@@ -189,6 +190,17 @@ void setScheduleSeed(uint64_t seed) {
     std::lock_guard<std::mutex> lock(detail::gLaunchMutex);
     detail::config().seed = seed;
     detail::config().launches.store(0);
+}
+
+void setLaneOrder(LaneOrder order) {
+    detail::loadConfig();
+    std::lock_guard<std::mutex> lock(detail::gLaunchMutex);
+    detail::config().laneOrder = order;
+}
+
+LaneOrder laneOrder() {
+    detail::loadConfig();
+    return detail::config().laneOrder;
 }
 
 unsigned workerThreads() {

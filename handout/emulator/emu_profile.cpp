@@ -23,6 +23,7 @@ void KernelCounters::add(const KernelCounters& o) {
     globalStoreIdealSectors += o.globalStoreIdealSectors;
     sharedRequests += o.sharedRequests;
     sharedWavefronts += o.sharedWavefronts;
+    sharedIdealWavefronts += o.sharedIdealWavefronts;
     laneSlots += o.laneSlots;
     barriers += o.barriers;
     warpOps += o.warpOps;

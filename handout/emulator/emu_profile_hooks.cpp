@@ -11,7 +11,8 @@
 //   global memory: the 32-byte sectors it touches, against the fewest that its bytes
 //                  could fit in (a coalesced request of 32 4-byte lanes: 4 sectors);
 //   shared memory: its wavefronts, the most distinct 4-byte words it touches in one
-//                  of the 32 banks (1: conflict-free);
+//                  of the 32 banks, against the fewest its words could fit in (a
+//                  4-byte access of 32 lanes: 1; a 16-byte one: 4);
 // A global load of the same address as the same thread's last load at the same place
 // is a poll (a spin-wait on what another block writes, or a re-read an L1 serves): it
 // is counted apart (pollLoads, maxWarpPolls), not as a request, since how often a wait
@@ -180,8 +181,11 @@ std::pair<uint64_t, uint64_t> sectors(const Request& r) {
 }
 
 // Wavefronts of a shared request: the most distinct words in one bank (broadcasts of
-// one word are free).
-uint64_t wavefronts(const Request& r) {
+// one word are free); and the fewest its distinct words need (32 a wavefront).
+struct Wavefronts {
+    uint64_t got, ideal;
+};
+Wavefronts wavefronts(const Request& r) {
     std::vector<uintptr_t> words;
     for (const auto& [a, n] : r.accesses)
         for (uintptr_t x = a >> 2; x <= (a + n - 1) >> 2; ++x) words.push_back(x);
@@ -190,7 +194,7 @@ uint64_t wavefronts(const Request& r) {
     unsigned perBank[32] = {};
     unsigned most = 0;
     for (uintptr_t word : words) most = std::max(most, ++perBank[word % 32]);
-    return std::max(1u, most);
+    return {std::max(1u, most), std::max<uint64_t>(1, (words.size() + 31) / 32)};
 }
 
 // The distinct sectors of a request.
@@ -262,7 +266,9 @@ void blockEnd(Worker& w) {
             }
         } else {
             ++c.sharedRequests;
-            c.sharedWavefronts += wavefronts(r);
+            const Wavefronts w = wavefronts(r);
+            c.sharedWavefronts += w.got;
+            c.sharedIdealWavefronts += w.ideal;
         }
     }
     for (uint64_t n : b.warpGlobalRequests) c.maxWarpGlobalRequests = std::max(c.maxWarpGlobalRequests, n);

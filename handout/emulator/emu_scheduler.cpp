@@ -306,6 +306,29 @@ void fiberEntry(bctx::transfer_t t) {
     std::abort();  // an exited fiber is never resumed
 }
 
+// LanesInOrder: the lowest runnable lane of the picked thread's warp; WarpsInOrder: a
+// runnable thread of the lowest warp that has one, at random (from `i` on). Only the
+// re-runs that name a missing barrier use these, so a scan of the runnable list is fine.
+uint32_t orderedPick(const Worker& w, uint32_t i) {
+    // While a thread spins (forced yields since the last barrier or exit), at random: a
+    // fixed order could keep picking the spinner and never the thread it waits for.
+    if (w.spinsWithoutProgress > 0) return i;
+    const uint32_t n = uint32_t(w.runnable.size());
+    if (w.launch->laneOrder == LaneOrder::LanesInOrder) {
+        const unsigned warp = w.runnable[i] / 32;
+        for (uint32_t k = 0; k < n; ++k)
+            if (w.runnable[k] / 32 == warp && w.runnable[k] < w.runnable[i]) i = k;
+        return i;
+    }
+    unsigned lowest = ~0u;
+    for (uint32_t k = 0; k < n; ++k) lowest = std::min(lowest, w.runnable[k] / 32);
+    for (uint32_t k = 0; k < n; ++k) {
+        const uint32_t j = (i + k) % n;
+        if (w.runnable[j] / 32 == lowest) return j;
+    }
+    return i;
+}
+
 // ---------------------------------------------------------------------------------
 // Running blocks.
 
@@ -316,7 +339,12 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     tlsBuiltins.bDim = L.block;
     tlsBuiltins.gDim = L.grid;
     const size_t shBytes = (L.sharedBytes + 15) & ~size_t(15);
-    char* sh = w.sharedEnd - shBytes;
+    // A program with `extern __shared__` arrays has them all at one worker-local address
+    // (cmake/emu_extern_shared.cmake): the dynamic shared memory starts there, so the
+    // harness's pointer and the student's arrays are the same memory (as on a GPU), but
+    // with no guard page after it.
+    char* sh = scanlab_emu_extern_shared_base ? static_cast<char*>(scanlab_emu_extern_shared_base())
+                                              : w.sharedEnd - shBytes;
     for (size_t i = 0; i < shBytes; i += 4) std::memcpy(sh + i, &kPoisonWord, 4);
     tlsBuiltins.dynamicShared = sh;
 

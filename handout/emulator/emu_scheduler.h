@@ -44,6 +44,10 @@ namespace bctx = boost::context::detail;
 #endif
 
 
+// Defined only in programs whose kernels declare `extern __shared__` arrays (in the file
+// cmake/emu_extern_shared.cmake generates): those arrays' worker-local address.
+extern "C" void* scanlab_emu_extern_shared_base() __attribute__((weak));
+
 namespace scanlab::emu::detail {
 
 constexpr int kHostBudget = 1 << 30;
@@ -51,7 +55,7 @@ constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yi
 // Forced yields of one block without progress (a barrier passed, a thread exited)
 // after which it counts as stuck: spinning on what another block should write.
 constexpr uint64_t kStuckYields = uint64_t(1) << 14;
-constexpr size_t kMaxDynamicShared = 48 * 1024;
+constexpr size_t kMaxDynamicShared = kMaxDynamicSharedBytes;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32
 
@@ -116,6 +120,7 @@ struct Launch {
     KernelThunk thunk = nullptr;
     const void* closure = nullptr;
     uint64_t seed = 0;
+    LaneOrder laneOrder = LaneOrder::Random;
     uint64_t blocks = 0;
     unsigned threads = 0;
     std::atomic<uint64_t> next{0};
@@ -213,6 +218,7 @@ struct Config {
     std::atomic<uint64_t> launches{0};
     unsigned threads = 0;  // 0: default
     size_t stackBytes = 64 * 1024;
+    LaneOrder laneOrder = LaneOrder::Random;
     bool catchFaults = true;
 };
 Config& config();
@@ -262,10 +268,14 @@ inline void adopt(Worker& w, bctx::transfer_t t) {
     }
 }
 
+// The runnable thread LaneOrder asks for after the random pick `i` (emu_scheduler.cpp).
+uint32_t orderedPick(const Worker& w, uint32_t i);
+
 inline Thread* pickNext(Worker& w) {
     if (w.failed || w.runnable.empty()) return nullptr;
     const uint32_t n = uint32_t(w.runnable.size());
-    const uint32_t i = w.rng.below(n);
+    uint32_t i = w.rng.below(n);
+    if (__builtin_expect(w.launch->laneOrder != LaneOrder::Random, 0)) i = orderedPick(w, i);
     const unsigned idx = w.runnable[i];
     w.runnable[i] = w.runnable[n - 1];
     w.runnable.pop_back();

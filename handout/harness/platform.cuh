@@ -16,6 +16,12 @@
 #define SCANLAB_DYNAMIC_SHARED(T, name)                                  \
     extern __shared__ __align__(16) unsigned char scanlab_dynamic_smem_[]; \
     T* name = reinterpret_cast<T*>(scanlab_dynamic_smem_)
+// A helper's last parameter, the location of the call to it: the emulator's messages
+// name that line (emulator/cuda_emu.h); nothing on a GPU.
+namespace scanlab {
+struct NoCallerSite {};
+}  // namespace scanlab
+#define SCANLAB_CALLER_SITE ::scanlab::NoCallerSite = ::scanlab::NoCallerSite {}
 #else
 #include "emulator/cuda_emu.h"
 #define SCANLAB_BACKEND "emulator"

@@ -2,7 +2,8 @@
 //
 // Warp shuffles for any element type: CUDA's __shfl_*_sync move 32-bit words, so an
 // element (a float, or a 16-byte MssTuple) is moved one word at a time. All lanes
-// named in `mask` must call these together (default: the whole warp).
+// named in `mask` must call these together (default: the whole warp). The emulator's
+// messages name the line that called them (SCANLAB_CALLER_SITE), then the line here.
 #pragma once
 #include <cstring>
 
@@ -26,21 +27,24 @@ __device__ __forceinline__ T shuffleWords(T value, Shuffle shuffle) {
 
 // The value of lane (lane - delta); lanes below `delta` get their own value back.
 template <class T>
-__device__ __forceinline__ T shuffleUp(T value, unsigned delta, unsigned mask = kFullMask) {
+__device__ __forceinline__ T shuffleUp(T value, unsigned delta, unsigned mask = kFullMask,
+                                   SCANLAB_CALLER_SITE) {
     return detail::shuffleWords(value,
                                 [=](unsigned w) { return __shfl_up_sync(mask, w, delta); });
 }
 
 // The value of lane (lane + delta); lanes past 31 - delta get their own value back.
 template <class T>
-__device__ __forceinline__ T shuffleDown(T value, unsigned delta, unsigned mask = kFullMask) {
+__device__ __forceinline__ T shuffleDown(T value, unsigned delta, unsigned mask = kFullMask,
+                                   SCANLAB_CALLER_SITE) {
     return detail::shuffleWords(value,
                                 [=](unsigned w) { return __shfl_down_sync(mask, w, delta); });
 }
 
 // The value of lane `source`.
 template <class T>
-__device__ __forceinline__ T shuffleIndex(T value, int source, unsigned mask = kFullMask) {
+__device__ __forceinline__ T shuffleIndex(T value, int source, unsigned mask = kFullMask,
+                                   SCANLAB_CALLER_SITE) {
     return detail::shuffleWords(value,
                                 [=](unsigned w) { return __shfl_sync(mask, w, source); });
 }

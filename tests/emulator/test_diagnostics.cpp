@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "emu_test_util.h"
+#include "harness/warp.cuh"
 
 using emutest::DeviceArray;
 using emutest::ScheduleScope;
@@ -240,6 +241,25 @@ TEST_CASE("a shuffle whose mask leaves out a calling lane is reported", "[diagno
                                       at(kBadMaskLine) + ": mask 0x0000ffff leaves out "
                                                          "participating lane "));
     CHECK(std::regex_search(msg, std::regex("participating lane (1[6-9]|2[0-9]|3[01]) ")));
+}
+
+// A student's call of a harness helper (harness/warp.cuh) with a bad mask: the message
+// names the student's line first, then the helper's (issue 42).
+constexpr int kHelperCallLine = __LINE__ + 3;
+__global__ void helperBadMaskKernel(int* out) {
+    const int v = int(threadIdx.x);
+    out[threadIdx.x] = scanlab::shuffleUp(v, 1, 0x0000ffffu);  // lanes 16..31 call it too
+}
+
+TEST_CASE("a bad mask passed to a harness helper names the student's line, then the helper's",
+          "[diagnose][warp]") {
+    DeviceArray<int> out(32);
+    int* p = out.ptr;
+    emu::launch("helperBadMaskKernel", dim3(1), dim3(32), 0, [=] { helperBadMaskKernel(p); });
+    const std::string msg = takeError();
+    CHECK_THAT(msg, Catch::Contains("bad warp mask"));
+    CHECK(std::regex_search(msg, std::regex("__shfl_up_sync at " + at(kHelperCallLine) +
+                                            " \\(in harness/warp\\.cuh:[0-9]+\\): mask 0x0000ffff")));
 }
 
 __global__ void sourceOutsideMaskKernel(int* out) {

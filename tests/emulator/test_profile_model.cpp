@@ -47,3 +47,23 @@ TEST_CASE("an estimate above the copy bandwidth is flagged impossible", "[profil
     CHECK(p.impossible);
     CHECK(p.gbps > scanlab::GpuModel{}.copyGbps);
 }
+
+TEST_CASE("16-byte shared accesses are no bank conflict: wavefronts against the width's fewest",
+          "[profile]") {
+    // 32 lanes each reading 16 consecutive bytes: 128 words, 4 in every bank, 4 wavefronts,
+    // which is the fewest such a request can take (issue 42, item 7).
+    scanlab::emu::KernelCounters vector;
+    vector.sharedRequests = 100;
+    vector.sharedWavefronts = 400;
+    vector.sharedIdealWavefronts = 400;
+    CHECK(scanlab::sharedConflictWays(vector) == Approx(1.0));
+    // The same width with a stride that puts two of a request's words in each slot.
+    scanlab::emu::KernelCounters conflicted = vector;
+    conflicted.sharedWavefronts = 800;
+    CHECK(scanlab::sharedConflictWays(conflicted) == Approx(2.0));
+    // 4-byte accesses: 1 wavefront at the fewest.
+    scanlab::emu::KernelCounters scalar;
+    scalar.sharedRequests = scalar.sharedIdealWavefronts = 100;
+    scalar.sharedWavefronts = 300;
+    CHECK(scanlab::sharedConflictWays(scalar) == Approx(3.0));
+}

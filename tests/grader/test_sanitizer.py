@@ -232,6 +232,30 @@ def test_a_file_the_emulator_cannot_build_fails_the_race_check_cases():
     assert check.total == 1 and check.message == ""   # a new outcome: the stage's input is kept
 
 
+GAP_ERROR = ("/g/handout/emulator/cuda_emu_intrinsics.h:371:23: error: static assertion failed: "
+             "emulator gap: __fns is a CUDA device function the scanlab CPU emulator does not "
+             "provide yet (handout/emulator/device_functions.def); your code is not at fault: it "
+             "builds with nvcc\n/g/alice/warp_scan.cuh:27:32:   required from here\n")
+
+
+def test_a_file_that_fails_only_on_an_emulator_gap_loses_nothing():
+    check = CheckOutcome("graded", cases=(CaseResult(Case("warp-scan", "add-i32", 33), 1, "pass"),))
+    build = BuildResult("task 1 (emulator)", False, errors=GAP_ERROR)
+    after = emulator_build_failed(check, build, [Case("warp-scan", "add-i32", 33)], 7)
+    assert after.verdict == "correct" and after.total == 1 and after.passed == 1
+    assert "does not provide __fns" in after.race_note and "not counted against you" in after.race_note
+
+
+def test_a_gap_message_from_a_student_file_or_beside_other_errors_is_no_excuse():
+    check = CheckOutcome("graded", cases=(CaseResult(Case("warp-scan", "add-i32", 33), 1, "pass"),))
+    cases = [Case("warp-scan", "add-i32", 33)]
+    forged = GAP_ERROR.replace("/g/handout/emulator/cuda_emu_intrinsics.h", "/g/alice/warp_scan.cuh")
+    other = GAP_ERROR + "/g/alice/warp_scan.cuh:30:5: error: 'x' was not declared in this scope\n"
+    for errors in (forged, other):
+        after = emulator_build_failed(check, BuildResult("task 1 (emulator)", False, errors=errors), cases, 7)
+        assert after.verdict == "wrong" and "does not build for the CPU emulator" in after.message
+
+
 def test_backends_that_disagree_are_named():
     case = Case("warp-scan", "mssp", 33)
     check = CheckOutcome("graded", cases=(

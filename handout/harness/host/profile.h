@@ -84,6 +84,7 @@ inline emu::KernelCounters extrapolate(const emu::KernelCounters& a, size_t n1, 
     c.globalStoreIdealSectors = at(a.globalStoreIdealSectors, b.globalStoreIdealSectors);
     c.sharedRequests = at(a.sharedRequests, b.sharedRequests);
     c.sharedWavefronts = at(a.sharedWavefronts, b.sharedWavefronts);
+    c.sharedIdealWavefronts = at(a.sharedIdealWavefronts, b.sharedIdealWavefronts);
     c.laneSlots = at(a.laneSlots, b.laneSlots);
     c.barriers = at(a.barriers, b.barriers);
     c.warpOps = at(a.warpOps, b.warpOps);
@@ -97,6 +98,12 @@ inline emu::KernelCounters extrapolate(const emu::KernelCounters& a, size_t n1, 
 }
 
 inline double ratio(uint64_t a, uint64_t b) { return b ? double(a) / double(b) : 0.0; }
+
+// Shared-memory wavefronts against the fewest the accesses' width allows (1: no bank
+// conflict; a 16-byte access of 32 lanes needs 4 wavefronts and is no conflict).
+inline double sharedConflictWays(const emu::KernelCounters& c) {
+    return ratio(c.sharedWavefronts, c.sharedIdealWavefronts ? c.sharedIdealWavefronts : c.sharedRequests);
+}
 
 // What a run's profile predicts at the graded size.
 struct Prediction {
@@ -198,7 +205,7 @@ inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
         if (c.globalStoreRequests)
             std::snprintf(st, sizeof st, "%.1f (%.1f)", ratio(c.globalStoreSectors, c.globalStoreRequests),
                           ratio(c.globalStoreIdealSectors, c.globalStoreRequests));
-        if (c.sharedRequests) std::snprintf(ways, sizeof ways, "%.2f", ratio(c.sharedWavefronts, c.sharedRequests));
+        if (c.sharedRequests) std::snprintf(ways, sizeof ways, "%.2f", sharedConflictWays(c));
         if (requests) std::snprintf(lanes, sizeof lanes, "%.1f", ratio(c.laneSlots, requests));
         std::printf("    %-34s %6llu %10s %10s %7s %6s %9.1f\n", p.name.c_str(),
                     (unsigned long long)blocks, ld, st, ways, lanes, ratio(c.barriers, blocks));
@@ -213,7 +220,8 @@ inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
             advice.push_back(p.name + ": " + said(d::kUncoalescedLoads, load, loadIdeal));
         if (storeIdeal > 0 && store >= d::kUncoalescedStores.threshold * storeIdeal)
             advice.push_back(p.name + ": " + said(d::kUncoalescedStores, store, storeIdeal));
-        const double wavefronts = ratio(c.sharedWavefronts, c.sharedRequests);
+        // Against the fewest wavefronts the access width allows (a 16-byte access: 4).
+        const double wavefronts = sharedConflictWays(c);
         if (wavefronts >= d::kBankConflicts.threshold)
             advice.push_back(p.name + ": " + said(d::kBankConflicts, wavefronts));
         const double used = ratio(c.laneSlots, requests);
@@ -238,6 +246,7 @@ inline std::string profileJson(const std::vector<emu::KernelProfile>& profiles) 
             .add("global_store_ideal_sectors", count(c.globalStoreIdealSectors))
             .add("shared_requests", count(c.sharedRequests))
             .add("shared_wavefronts", count(c.sharedWavefronts))
+            .add("shared_ideal_wavefronts", count(c.sharedIdealWavefronts))
             .add("lane_slots", count(c.laneSlots)).add("barriers", count(c.barriers))
             .add("warp_ops", count(c.warpOps))
             .add("max_warp_global_requests", count(c.maxWarpGlobalRequests))

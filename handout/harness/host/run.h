@@ -89,6 +89,37 @@ inline std::string rerunUnderAnotherSchedule() {
 #endif
 }
 
+// A failure that two random schedules repeat (a warp scan racing the same way twice) may
+// still be a race: on the emulator, the case runs again with the lanes of each warp in
+// lane order (as a warp in lockstep issues them), then with the warps in order. Output
+// that changes with the order is a race, and the order that changed it names the barrier
+// likely missing. "" when neither changes it (or on a GPU).
+template <class T, class Runner>
+std::string raceInLockstepOrder(Runner& runner, const std::vector<T>& got) {
+#if defined(__CUDACC__)
+    (void)runner;
+    (void)got;
+    return "";
+#else
+    auto changes = [&](emu::LaneOrder order) {
+        emu::setLaneOrder(order);
+        const auto again = runner.runOnce();
+        emu::setLaneOrder(emu::LaneOrder::Random);
+        return std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0;
+    };
+    if (changes(emu::LaneOrder::LanesInOrder))
+        return "the output changes when the lanes of each warp run in lockstep order (lane 0, "
+               "1, ..., 31) instead of at random: a race between the lanes of a warp, likely a "
+               "missing __syncwarp() between a lane's read of a slot another lane writes and "
+               "that write (code that relies on lockstep lanes: not guaranteed since Volta)";
+    if (changes(emu::LaneOrder::WarpsInOrder))
+        return "the output changes when the warps of each block run in order instead of at "
+               "random: a race between the warps of a block, likely a missing __syncthreads() "
+               "between one warp's read of shared memory and another warp's write of it";
+    return "";
+#endif
+}
+
 // One case of the suite (data/cases.toml, harness/generated/suite.h); the seed follows from
 // the size and block size, so every run of the suite checks the same inputs.
 inline RunConfig suiteCase(const TaskInfo& task, const std::string& op, size_t n, unsigned block) {
@@ -297,6 +328,9 @@ RunResult runTask(const RunConfig& c) {
                              "__syncthreads() or __syncwarp()?) or between blocks (one reading "
                              "what another block of the same launch writes: blocks run in any "
                              "order)";
+                else
+                    r.hint = raceInLockstepOrder<T>(runner, got);
+                startCaseSchedule();
             }
         }
         const bool timed = c.time && r.status == "pass";
