@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .assignment import Assignment, default_assignment
+from .assignment import Assignment, Task, default_assignment
+from .draw import DrawLimits, Drawn, draw
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
 from .toml_table import TomlTable, read_toml
 
@@ -182,6 +183,37 @@ class SanitizerRubric:
 
 
 @dataclass(frozen=True)
+class DrawnRubric:
+    """The secret cases each grade draws over the whole legal space (grader/config/draw.py)."""
+    TABLE = "drawn"
+    run: bool = setting(True, "each grade also draws hidden cases from a secret seed (instructor "
+                        "reports show it; --draw-seed repeats it): every legal block size for each "
+                        "task, sizes of every class, race-check and compute-sanitizer "
+                        "configurations (false: off)")
+    gpu_max_n: int = setting(1 << 27, "on a GPU, the largest drawn size of the many-waves class "
+                             "(of 4-byte elements; wider ones stop at as many bytes)",
+                             minimum=1)
+    huge: bool = setting(True, "on a GPU, one drawn case per task at n >= 2^31 (an int32 index "
+                         "overflows there; 2^31 int32 elements are 8 GiB)")
+    huge_output_max_n: int = setting((1 << 31) + (1 << 24), "the largest huge size of a driver "
+                                     "task with one output element per input (its output file is "
+                                     "as large as its input); reduce draws up to the assignment's "
+                                     "max_n", minimum=1 << 31)
+    emulator_max_n: int | None = setting(None, "on the emulator, the largest drawn size besides "
+                                         "the race sizes (default: [emulator] max_n)", minimum=1)
+    race_min_n: int = setting((1 << 21) + 1, "the race check's large size (each task whose kernels "
+                              "loop over tiles; on the emulator grade too) is drawn in "
+                              "[race_min_n, race_max_n]", minimum=1)
+    race_max_n: int = setting(1 << 22, "see race_min_n", minimum=1)
+    race_cases: int = setting(3, "drawn race-check configurations per task besides the large one",
+                              minimum=0)
+    sanitize_cases: int = setting(2, "drawn configurations per task and compute-sanitizer tool "
+                                  "(memcheck: one large one more)", minimum=0)
+    sanitize_max_n: int = setting(1 << 24, "memcheck's large drawn size is in [half this, this]",
+                                  minimum=1)
+
+
+@dataclass(frozen=True)
 class SubmissionLimits:
     TABLE = "submission"
     max_total_bytes: int = setting(50_000_000, "an archive or tree larger than this is refused",
@@ -269,7 +301,8 @@ class LeaderboardRubric:
 
 
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
+                    EmulatorRubric, DrawnRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric,
+                    GradescopeRubric,
                     GradebookRubric, SlurmRubric, LeaderboardRubric)
 
 
@@ -328,6 +361,7 @@ class Rubric:
     leaderboard: LeaderboardRubric = field(default_factory=LeaderboardRubric)
     sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
     profile: ProfileRubric = field(default_factory=ProfileRubric)
+    drawn: DrawnRubric = field(default_factory=DrawnRubric)
     sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
@@ -390,6 +424,26 @@ class Rubric:
                 if s.case.task in driver_tasks:
                     by_tool.setdefault(s.tool, []).append(s.case)
         return by_tool
+
+    def draw_limits(self, on_gpu: bool) -> DrawLimits:
+        """What the secret draw may use on this backend ([drawn]; on the emulator up to
+        its budget, [drawn] emulator_max_n)."""
+        d = self.drawn
+        lim = self.assignment.limits
+        if on_gpu:
+            return DrawLimits(min(d.gpu_max_n, lim.max_n), lim.max_n if d.huge else None,
+                              min(d.huge_output_max_n, lim.max_n), d.race_min_n, d.race_max_n,
+                              d.race_cases, d.sanitize_cases, d.sanitize_max_n, False)
+        emulator_n = d.emulator_max_n if d.emulator_max_n is not None else self.emulator_max_n
+        return DrawLimits(emulator_n, None, 0, d.race_min_n, d.race_max_n, d.race_cases, 0,
+                          0, True)
+
+    def draw(self, seed: int, on_gpu: bool, tasks: tuple[Task, ...] | None = None) -> Drawn:
+        """The secret cases of a grade drawn from `seed` (none: [drawn] run = false)."""
+        if not self.drawn.run:
+            return Drawn(seed)
+        chosen = tasks if tasks is not None else self.assignment.tasks
+        return draw(self.assignment, chosen, seed, self.draw_limits(on_gpu))
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -567,6 +621,9 @@ def load_rubric(path: Path) -> Rubric:
         raise RubricError(f"{cases_path.name}: [suite] emulator_max_n is missing, and the rubric "
                           "sets no [emulator] max_n")
 
+    drawn: DrawnRubric = _settings(DrawnRubric, data)
+    if drawn.race_min_n > drawn.race_max_n:
+        raise RubricError("[drawn] race_min_n must be at most race_max_n")
     leaderboard: LeaderboardRubric = _settings(LeaderboardRubric, data)
     unknown = set(leaderboard.tasks) - {t.name for t in tasks}
     if unknown:
@@ -592,7 +649,7 @@ def load_rubric(path: Path) -> Rubric:
                   gradescope=_settings(GradescopeRubric, data),
                   gradebook=_settings(GradebookRubric, data),
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
-                  sanitizer=_settings(SanitizerRubric, data),
+                  sanitizer=_settings(SanitizerRubric, data), drawn=drawn,
                   profile=_settings(ProfileRubric, data),
                   sanitize=_sanitize_cases(cases_data, cases_path),
                   sources=tuple(files) + (cases_path,))
