@@ -33,6 +33,9 @@ VERIFY_TIMEOUT_S = 600.0
 # (their run and trusted verify hold 16-48 GiB of host memory), outside the GPU batch, with
 # time and memory for their size: HUGE_S_PER_GIB seconds more a GiB of input and output.
 HUGE_N = 1 << 30
+# On the emulator, a case above this many elements gets its time limit once more for each
+# this many elements (the drawn race size in (2^21, 2^22]: 2 to 3 times the limit).
+EMULATOR_BASE_N = 1 << 21
 HUGE_S_PER_GIB = 4.0
 
 
@@ -62,6 +65,9 @@ class RunSetup:
         file_mb = max(64, case.output_bytes() // (1 << 20) + 16)
         threads = self.emulator_threads if self.backend.seeded_scheduler else 2
         wall_s, memory_mb = self.timeout_s, self.memory_mb
+        if self.backend.reduced_sizes and case.n > EMULATOR_BASE_N:
+            # The emulator's drawn race size above 2^21 takes seconds a million elements.
+            wall_s *= 1 + case.n / EMULATOR_BASE_N
         if case.n >= HUGE_N:
             # The input and output live in host memory too: room for both, and time to
             # generate and write them.
