@@ -73,7 +73,8 @@ class RunSetup:
             # generate and write them.
             gib = (default_assignment().bytes_moved(case.task, case.op, case.n) + (1 << 30) - 1) >> 30
             wall_s += HUGE_S_PER_GIB * gib
-            memory_mb = None if memory_mb is None else max(memory_mb, (gib + 2) << 10)
+            # Room for a second host copy of each (staging), and the CUDA context.
+            memory_mb = None if memory_mb is None else max(memory_mb, (2 * gib + 4) << 10)
         return sandbox.Limits(wall_s=wall_s, cpu_s=wall_s * threads + 5,
                               memory_mb=memory_mb,
                               memory_kind="as" if self.backend.address_space_limit else "data",
