@@ -3,8 +3,8 @@
 # backend, each with its drawn hidden cases (one n >= 2^31 a task, every block size, drawn
 # race-check and compute-sanitizer configurations). Prints, per submission, each task's
 # verdict against the fixture's [expect.cuda] (else [expect]), its cases, the n >= 2^31
-# cases with their seconds, the grade's seconds and the GPU's peak memory during it; logs
-# and reports go to OUTDIR.
+# cases with their seconds, each grade's seconds and the GPU's peak memory over the batch;
+# logs and reports go to OUTDIR.
 #
 # usage: tools/gpu_space.sh OUTDIR [FIXTURE ...]
 #   FIXTURE  default: reference reduce_index_overflow reduce_block_512 scan_racy_many_tiles
@@ -30,23 +30,21 @@ rm -rf "$subs" "$out/parts"
 python3 tools/fixtures.py class "$subs" "${fixtures[@]}" --parts "$out/parts" > "$out/compose.log" 2>&1 ||
   { echo "composing the fixtures failed:"; tail -20 "$out/compose.log"; exit 1; }
 
+# One batch: one session (the reference built once, the GPU runs of the submissions
+# overlapping as in a class's grading); each submission's own seconds are in its results.
+mem=$out/gpu-memory.csv
+nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$mem" 2>/dev/null &
+sampler=$!
+start=$SECONDS
+python3 -m grader batch "$subs" --backend cuda --cuda-arch 90 --seed 41 --draw-seed 41 \
+    --out "$out/batch" > "$out/batch.log" 2>&1
+rc=$?
+kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
+echo "batch of ${#fixtures[@]}: exit $rc, $((SECONDS - start)) s, peak GPU memory $(sort -n "$mem" | tail -1) MiB" \
+     "(log: $out/batch.log)"
 status=0
 for name in "${fixtures[@]}"; do
-  sub=$subs/$name
-  [ -e "$sub" ] || sub=$subs/$name.zip
-  [ -e "$sub" ] || { echo "$name: not composed (see $out/compose.log)"; status=1; continue; }
-  mem=$out/$name.gpu-memory.csv
-  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$mem" 2>/dev/null &
-  sampler=$!
-  start=$SECONDS
-  python3 -m grader grade "$sub" --backend cuda --cuda-arch 90 --seed 41 --draw-seed 41 \
-      --out "$out/$name" > "$out/$name.log" 2>&1
-  rc=$?
-  seconds=$((SECONDS - start))
-  kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
-  peak=$(sort -n "$mem" | tail -1)
-  echo "== $name: grade exit $rc, $seconds s, peak GPU memory ${peak:-?} MiB (log: $out/$name.log)"
-  grep -E "^drawn hidden cases" "$out/$name.log" | sed 's/^/  /'
-  python3 tools/gpu_space_verdicts.py "$name" "$out/$name" || status=1
+  echo "== $name"
+  python3 tools/gpu_space_verdicts.py "$name" "$out/batch/submissions/$name" || status=1
 done
 exit $status
