@@ -60,7 +60,7 @@ def main(name: str, folder: Path) -> int:
                            for c in huge) or "none"))
         for c in failed[:4]:
             k = c.case
-            print(f"    failed: {k.task} {k.op} n={k.n} block={k.block} [{k.backend or 'gpu'}] "
+            print(f"    failed: {k.task} {k.op} n={k.n} block={k.block} [{k.backend or 'grade run'}] "
                   f"{k.group}: {c.summary[:200]}")
     want = expect.get("integration", "correct")
     good = want in ("any", result.integration.verdict)

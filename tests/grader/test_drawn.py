@@ -155,3 +155,16 @@ def test_case_validation_still_refuses_illegal_blocks(rubric):
     c = rubric.draw(3, True).grade[0]
     with pytest.raises(CaseError):
         validate_case(dataclasses.replace(c, block=48), "x")
+
+
+def test_the_emulator_driver_refuses_sizes_from_2_to_the_31(emu_session):
+    import subprocess
+    setup = emu_session.prepare()
+    a = emu_session.rubric.assignment
+    r = subprocess.run([str(setup.reference), "run", "--task", "reduce", "--n", "2^31"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == a.exit_code("usage")
+    assert "runs on a GPU only" in r.stdout + r.stderr
+    ok = subprocess.run([str(setup.reference), "run", "--task", "reduce", "--n", "1000"],
+                        capture_output=True, text=True, timeout=120)
+    assert ok.returncode == a.exit_code("pass")
