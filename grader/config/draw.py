@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .assignment import Assignment, Task
 from .cases import Case, SanitizeCase
+from .toml_table import setting
 
 GROUP = "drawn"
 RACE_GROUP = "drawn race check"
@@ -91,6 +92,55 @@ class Drawn:
 
 
 NOTHING = Drawn(0)
+
+
+@dataclass(frozen=True)
+class DrawnRubric:
+    """The secret cases each grade draws over the whole legal space (grader/config/draw.py)."""
+    TABLE = "drawn"
+    run: bool = setting(True, "each grade also draws hidden cases from a secret seed (instructor "
+                        "reports show it; --draw-seed repeats it): every legal block size for each "
+                        "task, sizes of every class, race-check and compute-sanitizer "
+                        "configurations (false: off)")
+    gpu_max_n: int = setting(1 << 27, "on a GPU, the largest drawn size of the many-waves class "
+                             "(of 4-byte elements; wider ones stop at as many bytes)",
+                             minimum=1)
+    huge: bool = setting(True, "on a GPU, one drawn case per task at n >= 2^31 (an int32 index "
+                         "overflows there; 2^31 int32 elements are 8 GiB)")
+    huge_output_max_n: int = setting((1 << 31) + (1 << 24), "the largest huge size of a driver "
+                                     "task with one output element per input (its output file is "
+                                     "as large as its input); reduce draws up to the assignment's "
+                                     "max_n", minimum=1 << 31)
+    emulator_max_n: int | None = setting(None, "on the emulator, the largest drawn size besides "
+                                         "the race sizes (default: [emulator] max_n)", minimum=1)
+    race_min_n: int = setting((1 << 21) + 1, "the race check's large size (each task whose kernels "
+                              "loop over tiles; on the emulator grade too) is drawn in "
+                              "[race_min_n, race_max_n]", minimum=1)
+    race_max_n: int = setting(1 << 22, "see race_min_n", minimum=1)
+    race_cases: int = setting(3, "drawn race-check configurations per task besides the large one",
+                              minimum=0)
+    sanitize_cases: int = setting(2, "drawn configurations per task and compute-sanitizer tool "
+                                  "(memcheck: one large one more)", minimum=0)
+    sanitize_max_n: int = setting(1 << 24, "memcheck's large drawn size is in [half this, this]",
+                                  minimum=1)
+
+    def limits(self, a: Assignment, on_gpu: bool, emulator_max_n: int) -> DrawLimits:
+        """What the draw may use on this backend (on the emulator: up to its budget)."""
+        lim = a.limits
+        if on_gpu:
+            return DrawLimits(min(self.gpu_max_n, lim.max_n), lim.max_n if self.huge else None,
+                              min(self.huge_output_max_n, lim.max_n), self.race_min_n, self.race_max_n,
+                              self.race_cases, self.sanitize_cases, self.sanitize_max_n, False)
+        emulator_n = self.emulator_max_n if self.emulator_max_n is not None else emulator_max_n
+        return DrawLimits(emulator_n, None, 0, self.race_min_n, self.race_max_n, self.race_cases, 0, 0, True)
+
+    def draw(self, a: Assignment, seed: int, on_gpu: bool, emulator_max_n: int,
+             tasks: tuple[Task, ...] | None = None) -> Drawn:
+        """A grade's secret cases from `seed` (none: run = false)."""
+        if not self.run:
+            return Drawn(seed)
+        return draw(a, tasks if tasks is not None else a.tasks, seed, self.limits(a, on_gpu, emulator_max_n))
+
 
 
 def legal_blocks(a: Assignment) -> list[int]:

@@ -21,21 +21,13 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .assignment import Assignment, Task, default_assignment
-from .draw import DrawLimits, Drawn, draw
+from .draw import Drawn, DrawnRubric
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
-from .toml_table import TomlTable, read_toml
+from .toml_table import TomlTable, read_toml, setting
 
 
 class RubricError(ValueError):
     """A rubric that cannot be used, with the reason."""
-
-
-def setting(default: Any, doc: str, *, table: str = "", key: str = "", minimum: float | None = None,
-            choices: tuple[str, ...] = ()) -> Any:
-    """A rubric setting: its default, what it means, and where it is read from
-    ([table] key; default: the dataclass's table and the field's name)."""
-    return field(default=default, metadata={"doc": doc, "table": table, "key": key,
-                                            "minimum": minimum, "choices": choices})
 
 
 @dataclass(frozen=True)
@@ -180,37 +172,6 @@ class SanitizerRubric:
                         "(false: off)")
     run_timeout_s: float = setting(60.0, "wall-clock limit of one tool's run over a build's "
                                    "cases (a run past it is no finding, and is said)", minimum=1)
-
-
-@dataclass(frozen=True)
-class DrawnRubric:
-    """The secret cases each grade draws over the whole legal space (grader/config/draw.py)."""
-    TABLE = "drawn"
-    run: bool = setting(True, "each grade also draws hidden cases from a secret seed (instructor "
-                        "reports show it; --draw-seed repeats it): every legal block size for each "
-                        "task, sizes of every class, race-check and compute-sanitizer "
-                        "configurations (false: off)")
-    gpu_max_n: int = setting(1 << 27, "on a GPU, the largest drawn size of the many-waves class "
-                             "(of 4-byte elements; wider ones stop at as many bytes)",
-                             minimum=1)
-    huge: bool = setting(True, "on a GPU, one drawn case per task at n >= 2^31 (an int32 index "
-                         "overflows there; 2^31 int32 elements are 8 GiB)")
-    huge_output_max_n: int = setting((1 << 31) + (1 << 24), "the largest huge size of a driver "
-                                     "task with one output element per input (its output file is "
-                                     "as large as its input); reduce draws up to the assignment's "
-                                     "max_n", minimum=1 << 31)
-    emulator_max_n: int | None = setting(None, "on the emulator, the largest drawn size besides "
-                                         "the race sizes (default: [emulator] max_n)", minimum=1)
-    race_min_n: int = setting((1 << 21) + 1, "the race check's large size (each task whose kernels "
-                              "loop over tiles; on the emulator grade too) is drawn in "
-                              "[race_min_n, race_max_n]", minimum=1)
-    race_max_n: int = setting(1 << 22, "see race_min_n", minimum=1)
-    race_cases: int = setting(3, "drawn race-check configurations per task besides the large one",
-                              minimum=0)
-    sanitize_cases: int = setting(2, "drawn configurations per task and compute-sanitizer tool "
-                                  "(memcheck: one large one more)", minimum=0)
-    sanitize_max_n: int = setting(1 << 24, "memcheck's large drawn size is in [half this, this]",
-                                  minimum=1)
 
 
 @dataclass(frozen=True)
@@ -425,25 +386,9 @@ class Rubric:
                     by_tool.setdefault(s.tool, []).append(s.case)
         return by_tool
 
-    def draw_limits(self, on_gpu: bool) -> DrawLimits:
-        """What the secret draw may use on this backend ([drawn]; on the emulator up to
-        its budget, [drawn] emulator_max_n)."""
-        d = self.drawn
-        lim = self.assignment.limits
-        if on_gpu:
-            return DrawLimits(min(d.gpu_max_n, lim.max_n), lim.max_n if d.huge else None,
-                              min(d.huge_output_max_n, lim.max_n), d.race_min_n, d.race_max_n,
-                              d.race_cases, d.sanitize_cases, d.sanitize_max_n, False)
-        emulator_n = d.emulator_max_n if d.emulator_max_n is not None else self.emulator_max_n
-        return DrawLimits(emulator_n, None, 0, d.race_min_n, d.race_max_n, d.race_cases, 0,
-                          0, True)
-
     def draw(self, seed: int, on_gpu: bool, tasks: tuple[Task, ...] | None = None) -> Drawn:
-        """The secret cases of a grade drawn from `seed` (none: [drawn] run = false)."""
-        if not self.drawn.run:
-            return Drawn(seed)
-        chosen = tasks if tasks is not None else self.assignment.tasks
-        return draw(self.assignment, chosen, seed, self.draw_limits(on_gpu))
+        """The secret cases of a grade drawn from `seed` ([drawn]; grader/config/draw.py)."""
+        return self.drawn.draw(self.assignment, seed, on_gpu, self.emulator_max_n, tasks)
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
