@@ -145,11 +145,9 @@ def grading_header(rubric: Rubric) -> str:
     cases, tasks = [], []
     for t in rubric.tasks:
         every = rubric.cases_for(t.driver_tasks, emulator=False)
-        # The drawn hidden cases count too (their number does not depend on the seed).
-        task = rubric.assignment.task(t.number)
-        hidden = [c for c in every if c.hidden] + list(rubric.draw(1, True, (task,)).grade)
-        hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + \
-            list(rubric.draw(1, False, (task,)).grade)
+        drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).grade for gpu in (True, False)]
+        hidden = [c for c in every if c.hidden] + list(drawn[0])   # drawn: as many for any seed
+        hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1])
         for c in every:
             if not c.hidden:
                 cases.append(f"    {{{t.number}, {c_string(c.task)}, {c_string(c.op)}, {c.n}u, {c.block}u, "
@@ -277,8 +275,7 @@ def assignment_header(a: Assignment) -> str:
         f"constexpr unsigned kDefaultBlockSize = {lim.default_block};\n"
         f"constexpr unsigned long long kMinN = {lim.min_n}ull;\n"
         f"constexpr unsigned long long kMaxN = {lim.max_n}ull;\n"
-        "// the CPU emulator's driver refuses larger sizes (a GPU runs them)\n"
-        f"constexpr unsigned long long kEmulatorLimitN = {lim.emulator_max_n}ull;\n"
+        f"constexpr unsigned long long kEmulatorLimitN = {lim.emulator_max_n}ull;  // above: a GPU only\n"
         f"constexpr unsigned long long kDefaultN = {lim.default_n}ull;\n\n"
         "// [exit_codes]: what the driver exits with\n"
         "enum ExitCode : int {\n"
@@ -431,11 +428,8 @@ def kernel_problems(a: Assignment, folder: Path) -> list[str]:
 
 
 def size_text(n: int) -> str:
-    if n > 1 and n & (n - 1) == 0:
-        return f"2^{n.bit_length() - 1}"
-    if n > 2 and (n + 1) & n == 0:
-        return f"2^{n.bit_length()}-1"
-    return str(n)
+    return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else \
+        f"2^{n.bit_length()}-1" if n > 2 and (n + 1) & n == 0 else str(n)
 
 
 def rubric_table(rubric: Rubric) -> str:
