@@ -306,6 +306,8 @@ inline std::string totalLine(double correct, double correctMax, double bonusCorr
                       "bandwidths; the grader times both on one GPU)\n");
     }
     return buf;
+}
+
 // `grade --random N`: N configurations a task drawn at random over what the assignment
 // allows, as the grader's hidden cases are (grader/config/draw.py draws those from a secret
 // seed): a random driver task, operator and block size (any multiple of the warp in
