@@ -61,6 +61,10 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--perf-seed", type=int, default=None,
                    help="the seed of the timed inputs (default: a fresh, secret one per grade, "
                         "shown only in the instructor's reports); to repeat a grade's timing")
+    p.add_argument("--draw-seed", type=int, default=None,
+                   help="the seed of the hidden cases drawn over every block size and size class "
+                        "(default: a fresh, secret one per grade, shown only in the instructor's "
+                        "reports); to repeat a grade's drawn cases")
     p.add_argument("--no-perf", action="store_true", help="do not measure performance")
     p.add_argument("--gpu-runs", type=int, default=0,
                    help="correctness runs on one GPU at once (default: the rubric's "
@@ -199,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def options_from(args: argparse.Namespace) -> Options:
     opts = Options(backend=args.backend, jobs=args.jobs, seed=args.seed, perf_seed=args.perf_seed,
+                   draw_seed=args.draw_seed,
                    perf=not args.no_perf,
                    sandbox_user=args.sandbox_user, cuda_arch=args.cuda_arch, workdir=args.workdir,
                    keep_workdir=args.keep_workdir, gpu_runs=args.gpu_runs, gpus=args.gpus)

@@ -308,6 +308,9 @@ class SubmissionResult:
     # The seed of the timed inputs: drawn per grade, secret from the student (only the
     # instructor's reports show it; `grade --perf-seed` repeats it). 0: nothing timed.
     perf_seed: int = 0
+    # The seed of the hidden cases drawn over the legal space (grader/config/draw.py): per
+    # grade, secret like perf_seed (`grade --draw-seed` repeats it). 0: none drawn.
+    draw_seed: int = 0
     identity: Identity = field(default_factory=Identity)
     source_digest: str = ""       # of the submission's bytes: a resumed batch regrades a changed one
     rubric_digest: str = ""       # of the rubric and case files it was graded with

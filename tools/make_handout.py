@@ -145,8 +145,9 @@ def grading_header(rubric: Rubric) -> str:
     cases, tasks = [], []
     for t in rubric.tasks:
         every = rubric.cases_for(t.driver_tasks, emulator=False)
-        hidden = [c for c in every if c.hidden]
-        hidden_emu = [c for c in hidden if c.n <= rubric.emulator_max_n]
+        drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).grade for gpu in (True, False)]
+        hidden = [c for c in every if c.hidden] + list(drawn[0])   # drawn: as many for any seed
+        hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1])
         for c in every:
             if not c.hidden:
                 cases.append(f"    {{{t.number}, {c_string(c.task)}, {c_string(c.op)}, {c.n}u, {c.block}u, "
@@ -274,6 +275,7 @@ def assignment_header(a: Assignment) -> str:
         f"constexpr unsigned kDefaultBlockSize = {lim.default_block};\n"
         f"constexpr unsigned long long kMinN = {lim.min_n}ull;\n"
         f"constexpr unsigned long long kMaxN = {lim.max_n}ull;\n"
+        f"constexpr unsigned long long kEmulatorLimitN = {lim.emulator_max_n}ull;  // above: a GPU only\n"
         f"constexpr unsigned long long kDefaultN = {lim.default_n}ull;\n\n"
         "// [exit_codes]: what the driver exits with\n"
         "enum ExitCode : int {\n"
@@ -426,7 +428,8 @@ def kernel_problems(a: Assignment, folder: Path) -> list[str]:
 
 
 def size_text(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else str(n)
+    return f"2^{n.bit_length() - 1}" if n > 1 and n & (n - 1) == 0 else \
+        f"2^{n.bit_length()}-1" if n > 2 and (n + 1) & n == 0 else str(n)
 
 
 def rubric_table(rubric: Rubric) -> str:
@@ -473,7 +476,8 @@ def driver_tables(a: Assignment) -> str:
         "| --- | --- |",
         f"| `--task` | {', '.join(f'`{d}`' for d in a.driver_task_names)} (required for `run`) |",
         f"| `--op` | {ops} |",
-        f"| `--n` | element count from {lim.min_n} to {size_text(lim.max_n)} (default `{size_text(lim.default_n)}`); "
+        f"| `--n` | element count from {lim.min_n} to {size_text(lim.max_n)} (the CPU emulator: up to "
+        f"{size_text(lim.emulator_max_n)}; default `{size_text(lim.default_n)}`); "
         "accepts " + ", ".join(f"`{k}`" if "*" not in k else f"`'{k}'` (quote the `*`)"
                                for k in a.size_examples) + " |",
         f"| `--block` | threads per block, a multiple of {lim.warp_size} in [{lim.min_block}, "

@@ -145,6 +145,7 @@ class RunLimits:
     max_n: int
     default_n: int
     default_block: int
+    emulator_max_n: int = 0      # the CPU emulator's largest n (above it: a GPU only)
 
     def block_problem(self, block: int) -> str:
         """Why `block` cannot be a block size ('' when it can)."""
@@ -254,10 +255,13 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task",
                  "exercise"})
     lt = _Table(data.get("limits", {}), "[limits]")
-    lt.unknown({"warp_size", "min_block", "max_block", "min_n", "max_n", "default_n", "default_block"})
+    lt.unknown({"warp_size", "min_block", "max_block", "min_n", "max_n", "default_n", "default_block",
+                "emulator_max_n"})
     limits = RunLimits(lt.get("warp_size", int), lt.get("min_block", int), lt.get("max_block", int),
                        lt.count("min_n"), lt.count("max_n"), lt.count("default_n"),
-                       lt.get("default_block", int))
+                       lt.get("default_block", int), lt.count("emulator_max_n"))
+    if not limits.min_n <= limits.emulator_max_n <= limits.max_n:
+        raise AssignmentError("[limits]: emulator_max_n is outside [min_n, max_n]")
     if limits.block_problem(limits.default_block) or not limits.min_n <= limits.default_n <= limits.max_n:
         raise AssignmentError("[limits]: the defaults are outside the limits")
 

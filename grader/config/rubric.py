@@ -20,21 +20,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .assignment import Assignment, default_assignment
+from .assignment import Assignment, Task, default_assignment
+from .draw import Drawn, DrawnRubric
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
-from .toml_table import TomlTable, read_toml
+from .toml_table import TomlTable, read_toml, setting
 
 
 class RubricError(ValueError):
     """A rubric that cannot be used, with the reason."""
-
-
-def setting(default: Any, doc: str, *, table: str = "", key: str = "", minimum: float | None = None,
-            choices: tuple[str, ...] = ()) -> Any:
-    """A rubric setting: its default, what it means, and where it is read from
-    ([table] key; default: the dataclass's table and the field's name)."""
-    return field(default=default, metadata={"doc": doc, "table": table, "key": key,
-                                            "minimum": minimum, "choices": choices})
 
 
 @dataclass(frozen=True)
@@ -269,7 +262,8 @@ class LeaderboardRubric:
 
 
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric, GradescopeRubric,
+                    EmulatorRubric, DrawnRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric,
+                    GradescopeRubric,
                     GradebookRubric, SlurmRubric, LeaderboardRubric)
 
 
@@ -328,6 +322,7 @@ class Rubric:
     leaderboard: LeaderboardRubric = field(default_factory=LeaderboardRubric)
     sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
     profile: ProfileRubric = field(default_factory=ProfileRubric)
+    drawn: DrawnRubric = field(default_factory=DrawnRubric)
     sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
@@ -390,6 +385,10 @@ class Rubric:
                 if s.case.task in driver_tasks:
                     by_tool.setdefault(s.tool, []).append(s.case)
         return by_tool
+
+    def draw(self, seed: int, on_gpu: bool, tasks: tuple[Task, ...] | None = None) -> Drawn:
+        """The secret cases of a grade drawn from `seed` ([drawn]; grader/config/draw.py)."""
+        return self.drawn.draw(self.assignment, seed, on_gpu, self.emulator_max_n, tasks)
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -567,6 +566,9 @@ def load_rubric(path: Path) -> Rubric:
         raise RubricError(f"{cases_path.name}: [suite] emulator_max_n is missing, and the rubric "
                           "sets no [emulator] max_n")
 
+    drawn: DrawnRubric = _settings(DrawnRubric, data)
+    if drawn.race_min_n > drawn.race_max_n:
+        raise RubricError("[drawn] race_min_n must be at most race_max_n")
     leaderboard: LeaderboardRubric = _settings(LeaderboardRubric, data)
     unknown = set(leaderboard.tasks) - {t.name for t in tasks}
     if unknown:
@@ -592,7 +594,7 @@ def load_rubric(path: Path) -> Rubric:
                   gradescope=_settings(GradescopeRubric, data),
                   gradebook=_settings(GradebookRubric, data),
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
-                  sanitizer=_settings(SanitizerRubric, data),
+                  sanitizer=_settings(SanitizerRubric, data), drawn=drawn,
                   profile=_settings(ProfileRubric, data),
                   sanitize=_sanitize_cases(cases_data, cases_path),
                   sources=tuple(files) + (cases_path,))

@@ -5,8 +5,17 @@ its own error class (`error`)."""
 from __future__ import annotations
 
 import tomllib
+from dataclasses import field
 from pathlib import Path
 from typing import Any
+
+
+def setting(default: Any, doc: str, *, table: str = "", key: str = "", minimum: float | None = None,
+            choices: tuple[str, ...] = ()) -> Any:
+    """A rubric setting: its default, what it means, and where it is read from
+    ([table] key; default: the dataclass's table and the field's name)."""
+    return field(default=default, metadata={"doc": doc, "table": table, "key": key,
+                                            "minimum": minimum, "choices": choices})
 
 
 def read_toml(path: Path, what: str, error: type[Exception]) -> dict[str, Any]:

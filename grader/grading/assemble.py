@@ -43,7 +43,7 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         error=graded.error or (sub.error if sub else None),
         tasks=tasks, integration=integration, applications=list(graded.applications),
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
-        perf_seed=graded.perf_seed, source_digest=source_digest, rubric_digest=rubric.digest)
+        perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest, rubric_digest=rubric.digest)
     return with_points(result, score(result.tasks, result.integration, rubric))
 
 

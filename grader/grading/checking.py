@@ -16,6 +16,7 @@ from .budget import NO_BUDGET, Budget
 from .build import BuildResult
 from ..config.assignment import default_assignment
 from ..config.cases import Case
+from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
 from .correctness.check import RunSetup, run_batch, run_case
@@ -42,10 +43,21 @@ class Checked:
     applications: tuple[AppResult, ...] = ()
 
 
-def cases_of(rubric: Rubric, part: PartPlan, emulator: bool) -> list[Case]:
+def cases_of(rubric: Rubric, part: PartPlan, emulator: bool, drawn: Drawn = NOTHING) -> list[Case]:
+    """A part's cases: the case file's, then (a task's) the grade's drawn hidden ones."""
     if part.task is not None:
-        return rubric.cases_for(part.task.driver_tasks, emulator)
+        return rubric.cases_for(part.task.driver_tasks, emulator) + drawn.grade_for(part.task.driver_tasks)
     return rubric.cases_for(rubric.integration_tasks, emulator, rubric.integration.groups)
+
+
+def sanitizer_runs(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...]) -> list[tuple[str, list[Case]]]:
+    """compute-sanitizer's runs, (tool, cases): the case file's by tool, then the drawn
+    ones by tool (runs of their own, so that a drawn run's case stays hidden); none where
+    the rubric runs the tool not at all."""
+    runs = list(rubric.sanitize_for(driver_tasks).items())
+    if rubric.sanitizer.run:
+        runs += list(drawn.sanitize_for(driver_tasks).items())
+    return runs
 
 
 # ---- what a build decides, what cases say: pure, one outcome into the next --------------------
@@ -161,7 +173,8 @@ def cross_checked(session: Session, part: PartPlan, check: CheckOutcome, race_bu
 def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequence[PartPlan],
                     paths: dict[str, str], say: Say, phases: dict[str, float],
                     phase_done: Say = lambda line: None, exercises: Sequence[ExercisePlan] = (),
-                    applications: Applications | None = None, budget: Budget = NO_BUDGET) -> Checked:
+                    applications: Applications | None = None, budget: Budget = NO_BUDGET,
+                    drawn: Drawn = NOTHING) -> Checked:
     """Builds every part that has files and runs its cases (the GPU's in one batch
     process per build, the emulator's one process each). On a GPU, each task's files
     are also built for the emulator, whose cases there run with lanes in random order
@@ -172,7 +185,8 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     On the emulator a build's smallest case runs first, alone: a build that hangs there
     costs one time limit, and its other cases (and, for the integration build, the
     applications) are not started ([limits] max_timeouts_per_task). Nothing starts once
-    the submission's `budget` is spent."""
+    the submission's `budget` is spent. `drawn`: the grade's secret cases (config/draw.py),
+    added to each task's cases, race check and compute-sanitizer runs."""
     rubric = session.rubric
     start = time.monotonic()
     race_builder = session.race_builder
@@ -233,13 +247,14 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
                 race_builds[part.label] = b
                 if b.ok and b.binary is not None and race_setup is not None and not b.violations:
                     race = [dataclasses.replace(c, backend=race_setup.backend.name)
-                            for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)]
+                            for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
+                            + (drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
                     race_checks[part.label] = [pool.submit(one, b.binary, b.key, race_setup, c) for c in race]
                 continue
             outcome = built[part.label] = judge_build(part, b)
             if not outcome.runs or b.binary is None:
                 continue
-            cases = cases_of(rubric, part, session.backend.reduced_sizes)
+            cases = cases_of(rubric, part, session.backend.reduced_sizes, drawn)
             if session.backend.batched_runs:
                 # One process (one CUDA context) for all of this build's cases.
                 futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, session.seed,
@@ -254,7 +269,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
                 sanitized[part.label] = [
                     sanitizing.submit(cross_checks.sanitize_after, futures, setup, session.sanitizer, tool,
                                       b.binary, tool_cases, session.seed, shown)
-                    for tool, tool_cases in rubric.sanitize_for(part.task.driver_tasks).items()]
+                    for tool, tool_cases in sanitizer_runs(rubric, drawn, part.task.driver_tasks)]
         for exercise_future in as_completed(exercise_builds):
             exercise = exercise_builds[exercise_future]
             eb = exercise_built[exercise.exercise.file] = exercise_future.result()

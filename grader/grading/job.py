@@ -27,6 +27,7 @@ class Options:
     jobs: int = 0                         # parallel CPU work; 0: the machine's cores
     seed: int | None = None               # None: a fresh one
     perf_seed: int | None = None          # the timed inputs' seed; None: a fresh one per grade
+    draw_seed: int | None = None          # the secret cases' seed; None: a fresh one per grade
     perf: bool = True                     # measure performance (GPU only)
     sandbox_user: str = "nobody"          # when running as root
     cuda_arch: str = ""                   # "" : the GPU's

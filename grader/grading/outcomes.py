@@ -104,3 +104,4 @@ class Graded:
     error: str | None = None                                 # beyond the submission's own
     notes: Sequence[str] = ()                                # ... and its notes
     profiles: Mapping[int, TaskProfile] = field(default_factory=dict)   # by task number (GPU)
+    draw_seed: int = 0                                       # the drawn cases' seed (secret)

@@ -97,10 +97,13 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         return done
 
     phase = time.monotonic()
+    # The hidden cases drawn over the legal space, from a secret seed of this grade.
+    draw_seed = session.draw_cases_seed()
+    drawn = rubric.draw(draw_seed, session.backend.on_gpu)
     budget = Budget(phase + rubric.limits.budget_s, rubric.limits.budget_s)
     checked: Checked = build_and_check(
         session, ready, planned.parts, {n: f.path for n, f in sub.files.items()}, say, phases,
-        phase_done, planned.exercises, applications if rubric.integration.applications else None, budget)
+        phase_done, planned.exercises, applications if rubric.integration.applications else None, budget, drawn)
     phases["builds+cases"] = time.monotonic() - phase
     if checked.applications:
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in checked.applications))
@@ -127,7 +130,8 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
                                  if timing.perf and timing.perf[0].slowdown else "failed")
             for number, timing in measured) + f" ({phases['performance']:.0f} s)")
     return Graded(sub, graded_at, planned.parts, checked.builds, checked.checks, checked.applications,
-                  timed, perf_seed, phases, profiles=profiles)
+                  timed, perf_seed, phases, profiles=profiles,
+                  draw_seed=draw_seed if drawn.grade else 0)
 
 
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------

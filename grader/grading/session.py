@@ -350,6 +350,13 @@ class Session:
             return self.options.perf_seed
         return random.SystemRandom().randrange(1, 2**63)
 
+    def draw_cases_seed(self) -> int:
+        """The seed of a grade's drawn hidden cases (grader/config/draw.py): fresh and
+        secret like the timed inputs' seed, unless the options fix it."""
+        if self.options.draw_seed is not None:
+            return self.options.draw_seed
+        return random.SystemRandom().randrange(1, 2**63)
+
     def reproduce_command(self, path: Path) -> str:
         named = BACKENDS.get(self.options.backend)       # None: auto, chosen again there
         extra = f" --backend {named.name}" if named else ""

@@ -82,6 +82,13 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
         # The instructor's report only: students must not know the timed inputs' seed.
         out.append(f"timed inputs: --perf-seed {result.perf_seed} (secret: not in the "
                    "student's Gradescope report)")
+    if result.draw_seed:
+        # The instructor's report only, like the timed inputs' seed: what was drawn.
+        drawn = [c.case for tr in result.tasks for c in tr.cases if c.case.group.startswith("drawn")]
+        largest = max((c.n for c in drawn), default=0)
+        out.append(f"drawn hidden cases: --draw-seed {result.draw_seed} (secret: not in the "
+                   f"student's Gradescope report); {len(drawn)} case(s), "
+                   f"{len({c.block for c in drawn})} block sizes, n up to {largest}")
     if m.on_gpu:
         copy = f", copy bandwidth {m.copy_gbps:.0f} GB/s" if m.copy_gbps else ""
         out.append(f"GPU: {m.gpu} (compute capability {m.compute_capability}){copy}; "

@@ -138,7 +138,7 @@ def test_rubric() -> Rubric:
 
 
 def _session(backend: str, rubric: Rubric, tmp: Path) -> Session:
-    options = Options(backend=backend, cache_dir=cache_dir(), seed=TEST_SEED)
+    options = Options(backend=backend, cache_dir=cache_dir(), seed=TEST_SEED, draw_seed=TEST_SEED)
     session = Session(rubric, Layout(REPO), options, log=lambda line: None)
     try:
         session.prepare()

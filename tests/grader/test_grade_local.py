@@ -95,3 +95,25 @@ def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_pa
         assert local[1]["passed"] == local[1]["cases"] > 0 and local[1]["correctness"] == 0
     if fixture == "large_scan_bug":
         assert 0 < local[3]["passed"] < local[3]["cases"]
+
+
+@pytest.mark.parametrize("fixture,fails", [("reference", False), ("large_scan_bug", True)])
+def test_local_grade_draws_random_configurations(real_rubric_session, fixture, fails, tmp_path):
+    """`grade --random N` (make grade-local ARGS="--random N"): N configurations a task over
+    the legal space, each failure with its `run` command; a seed repeats them."""
+    submission = compose(fixture, tmp_path / "submissions")
+    files = dict(real_rubric_session.builder.reference_files)
+    files["scan.cuh"] = (submission / "student" / "scan.cuh").read_bytes()
+    build = real_rubric_session.builder.build(f"random {fixture}", files, {}, {})
+    assert build.ok and build.binary is not None
+    argv = [str(build.binary), "grade", "--tasks", "scan", "--random", "12", "--random-seed", "3",
+            "--random-max-n", "20000", "--no-isolation"]
+    run = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    assert "--random-seed 3 repeats them" in run.stdout
+    assert ("FAIL random: " in run.stdout) == fails, run.stdout[-3000:]
+    assert ("reproduce: " in run.stdout) == fails
+    assert (run.returncode != 0) == fails
+    if fails:
+        again = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+        first = [line for line in run.stdout.splitlines() if line.startswith("FAIL random")]
+        assert first == [line for line in again.stdout.splitlines() if line.startswith("FAIL random")]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .. import sandbox
 from ...config.cases import Case
-from ..correctness.check import RunSetup
+from ..correctness.check import RunSetup, mismatch_text, verify
 from ...results import CaseResult
 
 PREFIX = "========="
@@ -234,7 +234,8 @@ def command(sanitizer: str, tool: str, binary: Path, cases_file: Path, json_file
 def verdict(tool: str, cases: list[Case], seeds: list[int], report: Report, r: sandbox.Result,
             reproduce: str, timeout_s: float) -> CaseResult:
     """The failed or passed case one tool's run over `cases` stands for."""
-    first = replace(cases[0], backend=f"compute-sanitizer {tool}", hidden=False)
+    # A run of visible cases is reported in full; one of drawn (hidden) cases stays hidden.
+    first = replace(cases[0], backend=f"compute-sanitizer {tool}", hidden=all(c.hidden for c in cases))
     result = CaseResult(first, seeds[0], "pass", "pass", reproduce=reproduce, seconds=r.seconds)
     ran = "cases run: " + "; ".join(f"{c.task} {c.op} n={c.n} block={c.block}" for c in cases)
     failing = report.failing
@@ -256,6 +257,27 @@ def verdict(tool: str, cases: list[Case], seeds: list[int], report: Report, r: s
         result.summary = f"under compute-sanitizer {tool} the program {r.describe_end()}: no finding"
         result.details = ran
     return result
+
+
+def checked_outputs(setup: RunSetup, tool: str, cases: list[Case], seeds: list[int], home: Path,
+                    where: Path, result: CaseResult) -> None:
+    """Every output the run under the tool wrote, checked by the trusted verify like a
+    correctness case's (a race the tool misses can still leave a wrong output, at any
+    size): the first wrong one fails `result`."""
+    for k, (case, seed) in enumerate(zip(cases, seeds)):
+        output = home / f"out.{k}.bin"
+        if not output.is_file() or output.is_symlink():
+            continue     # the batch ended before it: the correctness runs judge that case
+        vdir = where / f"verify-{k}"
+        vdir.mkdir()
+        v = verify(setup, case, seed, output, vdir)
+        if v["status"] != "pass":
+            result.status = "fail"
+            result.summary = (f"under compute-sanitizer {tool} an output is wrong "
+                              f"({case.task} {case.op} n={case.n} block={case.block}): "
+                              + (mismatch_text(v, case) if v["status"] == "fail"
+                                 else str(v.get("message", "unusable"))))
+            return
 
 
 @dataclass(frozen=True)
@@ -324,7 +346,10 @@ def run(setup: RunSetup, sanitizer: Sanitizer, tool: str, binary: Path, cases: l
         reproduce = " && ".join(
             f"compute-sanitizer --tool {tool} build/scanlab run {' '.join(c.driver_args(s))}"
             for c, s in list(zip(cases, seeds))[:2])
-        return verdict(tool, cases, seeds, parse(text, tool, paths), r, reproduce,
-                       sanitizer.timeout_s)
+        result = verdict(tool, cases, seeds, parse(text, tool, paths), r, reproduce,
+                         sanitizer.timeout_s)
+        if result.status == "pass" and not r.timed_out and r.signal is None:
+            checked_outputs(setup, tool, cases, seeds, home, where, result)
+        return result
     finally:
         shutil.rmtree(where, ignore_errors=True)

@@ -9,6 +9,7 @@ submission exited 0 AND the trusted verify passed. The submission's own JSON is 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import shutil
@@ -28,6 +29,14 @@ from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0
+# Cases from this size (the drawn n >= 2^31 ones, grader/config/draw.py) run one at a time
+# (their run and trusted verify hold 16-48 GiB of host memory), outside the GPU batch, with
+# time and memory for their size: HUGE_S_PER_GIB seconds more a GiB of input and output.
+HUGE_N = 1 << 30
+# On the emulator, a case above this many elements gets its time limit once more for each
+# this many elements (the drawn race size in (2^21, 2^22]: 2 to 3 times the limit).
+EMULATOR_BASE_N = 1 << 21
+HUGE_S_PER_GIB = 4.0
 
 
 @dataclass
@@ -46,6 +55,7 @@ class RunSetup:
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
+    huge_lock: threading.Lock = field(default_factory=threading.Lock)   # one huge case at a time
 
     @property
     def binary_name(self) -> str:
@@ -54,8 +64,19 @@ class RunSetup:
     def limits(self, case: Case) -> sandbox.Limits:
         file_mb = max(64, case.output_bytes() // (1 << 20) + 16)
         threads = self.emulator_threads if self.backend.seeded_scheduler else 2
-        return sandbox.Limits(wall_s=self.timeout_s, cpu_s=self.timeout_s * threads + 5,
-                              memory_mb=self.memory_mb,
+        wall_s, memory_mb = self.timeout_s, self.memory_mb
+        if self.backend.reduced_sizes and case.n > EMULATOR_BASE_N:
+            # The emulator's drawn race size above 2^21 takes seconds a million elements.
+            wall_s *= 1 + case.n / EMULATOR_BASE_N
+        if case.n >= HUGE_N:
+            # The input and output live in host memory too: room for both, and time to
+            # generate and write them.
+            gib = (default_assignment().bytes_moved(case.task, case.op, case.n) + (1 << 30) - 1) >> 30
+            wall_s += HUGE_S_PER_GIB * gib
+            # Room for a second host copy of each (staging), and the CUDA context.
+            memory_mb = None if memory_mb is None else max(memory_mb, (2 * gib + 4) << 10)
+        return sandbox.Limits(wall_s=wall_s, cpu_s=wall_s * threads + 5,
+                              memory_mb=memory_mb,
                               memory_kind="as" if self.backend.address_space_limit else "data",
                               file_mb=file_mb)
 
@@ -137,7 +158,7 @@ def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
     return data
 
 
-def _mismatch_text(v: dict, case: Case) -> str:
+def mismatch_text(v: dict, case: Case) -> str:
     count = default_assignment().driver_task(case.task).output_count(case.n)
     first = v.get("first_mismatch") if isinstance(v.get("first_mismatch"), dict) else None
     if v.get("message") and not first:
@@ -161,11 +182,13 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
         return CaseResult(case, seed, "not_run",
                           f"not run: {setup.max_timeouts} earlier case(s) of this build timed out",
                           reproduce=reproduce)
-    where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
-    try:
-        result = _run_case(setup, binary, case, seed, reproduce, where, timeouts, track)
-    finally:
-        shutil.rmtree(where, ignore_errors=True)
+    huge = setup.huge_lock if case.n >= HUGE_N else contextlib.nullcontext()
+    with huge:
+        where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
+        try:
+            result = _run_case(setup, binary, case, seed, reproduce, where, timeouts, track)
+        finally:
+            shutil.rmtree(where, ignore_errors=True)
     if result.status != "timeout":
         with setup.memo_lock:
             setup.memo[memo_key] = result
@@ -258,7 +281,7 @@ def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbo
         base.status = "pass"
         base.summary = "pass"
         return base
-    base.summary = _mismatch_text(v, case) if v["status"] == "fail" else \
+    base.summary = mismatch_text(v, case) if v["status"] == "fail" else \
         "the program's own check failed"
     notes = []
     if ended == "pass" and v["status"] == "fail":
@@ -286,7 +309,8 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
         for i, (case, seed) in enumerate(zip(cases, seeds)):
             if (build_key, case.id, seed) in setup.memo:
                 results[i] = setup.memo[(build_key, case.id, seed)]
-    todo = [i for i in range(len(cases)) if i not in results]
+    # Huge cases run alone, after the batch (run_case).
+    todo = [i for i in range(len(cases)) if i not in results and cases[i].n < HUGE_N]
     if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
         where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
         try:

@@ -11,6 +11,7 @@ constexpr unsigned kMaxBlockSize = 1024;
 constexpr unsigned kDefaultBlockSize = 256;
 constexpr unsigned long long kMinN = 1ull;
 constexpr unsigned long long kMaxN = 4294967296ull;
+constexpr unsigned long long kEmulatorLimitN = 2147483647ull;  // above: a GPU only
 constexpr unsigned long long kDefaultN = 1048576ull;
 
 // [exit_codes]: what the driver exits with

@@ -45,7 +45,8 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--ops", "--blocks", "--max-n", "--junit", "--cases",
                                             "--rep", "--min-n", "--label", "--csv",
                                             "--student", "--refused", "--placeholders",
-                                            "--predict-n", "--perf-estimates"};
+                                            "--predict-n", "--perf-estimates",
+                                            "--random", "--random-seed", "--random-max-n"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve", "--isolated", "--no-isolation"};
 
@@ -168,6 +169,11 @@ inline RunConfig parseRunConfig(const Args& args) {
     c.n = parseCount(args.get("--n", std::to_string(kDefaultN)), "--n");
     if (c.n < kMinN) throw UsageError("--n must be at least " + std::to_string(kMinN));
     if (c.n > kMaxN) throw UsageError("--n must be at most " + std::to_string(kMaxN));
+    // n >= 2^31 (8 GiB an int32 input) is run and graded on a GPU only (assignment.toml).
+    if (std::string(SCANLAB_BACKEND) == "emulator" && c.n > kEmulatorLimitN)
+        throw UsageError("--n above " + std::to_string(kEmulatorLimitN) +
+                         " runs on a GPU only (the CPU emulator's limit; the grade runs such sizes "
+                         "on the GPU)");
     const auto block = parseCount(args.get("--block", std::to_string(kDefaultBlockSize)), "--block");
     validateBlock(block);
     c.block = unsigned(block);

@@ -128,6 +128,9 @@ grade options:
                 tools/code_rules.py): their tasks get the grader's 0, not run
   --placeholders LIST  files that call the handout's placeholder (the same):
                 their tasks get the grader's 0 (a bonus: not attempted)
+  --random N    also N configurations a task drawn at random over every block
+                size and size class, as the grader's hidden cases are
+                (--random-seed S repeats a draw; --random-max-n the largest n)
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
              @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
