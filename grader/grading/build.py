@@ -30,8 +30,8 @@ from typing import Callable, ContextManager, TypeVar
 
 from .checks import compiled
 from .checks import object_code
-from . import sandbox
-from .prebuilt import FORMAT, KIT_FILE, Kit, KitError
+from . import contract, sandbox
+from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from ..machine.backend import Backend
@@ -111,7 +111,7 @@ def task_mask(tasks: tuple[str, ...]) -> int:
     return sum(1 << names.index(t) for t in set(tasks))
 
 
-def _hash_tree(root: Path) -> str:
+def _hash_tree(root: Path, skip_student: bool = True) -> str:
     h = hashlib.sha256()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(d for d in dirnames
@@ -119,7 +119,7 @@ def _hash_tree(root: Path) -> str:
         for name in sorted(filenames):
             p = Path(dirpath, name)
             rel = p.relative_to(root).as_posix()
-            if rel.startswith("student/"):
+            if skip_student and rel.startswith("student/"):
                 continue   # replaced in every build
             h.update(rel.encode() + b"\0" + p.read_bytes() + b"\0")
     return h.hexdigest()
@@ -136,6 +136,7 @@ def copy_handout(layout: Layout, dest: Path) -> None:
 
     shutil.copytree(layout.handout, dest, ignore=ignore)
     (dest / "student").mkdir()
+    shutil.copytree(contract.source(layout.root), dest / contract.CONTRACT_DIR, ignore=ignore)
 
 
 def first_errors(log: str, rewrite: dict[str, str]) -> str:
@@ -171,7 +172,7 @@ class Builder:
         self.memory_mb = memory_mb
         self.forbidden = forbidden
         self.slot = slot              # held while compiling (not while waiting for a twin build)
-        self.handout_digest = _hash_tree(layout.handout)
+        self.handout_digest = _hash_tree(layout.handout) + _hash_tree(contract.source(layout.root), False)
         self._lock = threading.Lock()
         self._builds: dict[str, Future[BuildResult]] = {}
         self._made: dict[str, Future] = {}    # the reference and the kit, made once
@@ -372,11 +373,18 @@ class Builder:
         own = {n: student_paths.get(n, f"student/{n}") for n in files
                if files[n] != self.reference_files.get(n)}
         sources = {own[n]: files[n].decode("utf-8", errors="replace") for n in own}
+        reference_unit: Path | None = None   # linked in: a task's build (contract.is_task_build)
         if kit is not None:
             kit[0].lay_out(kit[1], src, build_dir)
             commands = kit[0].commands(src, build_dir)
             if tasks:
                 commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
+            if contract.is_task_build(files, self.reference_files):
+                # The other student files: their contract, and the reference unit (contract.py).
+                commands[0] = [*commands[0], f"-I{src / contract.CONTRACT_DIR}"]
+                if kit[0].reference and not any(n in files for n in REFERENCE_UNIT_FILES):
+                    reference_unit = build_dir / kit[0].reference
+                    commands[-1] = contract.after_student_object(commands[-1], str(reference_unit))
             compile_argv = list(commands[0])
             if not trusted and self.tools.backend.keeps_device_code:
                 # nvcc keeps what its two passes saw (the host's and the device's
@@ -418,7 +426,7 @@ class Builder:
             if isinstance(gate, str):
                 # The preprocessor itself failed (or ran out of time): nothing is built
                 # unless the rules could run. Its messages, as a build's, quote only public files.
-                rewrite = {f"{src}/student/{name}": student_paths.get(name, f"(reference) student/{name}")
+                rewrite = {f"{src}/student/{name}": student_paths.get(name, contract.shown(name, files[name], self.reference_files))
                            for name in files}
                 rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
                 errors = code_rules.only_public_messages(first_errors(gate, rewrite), self._public_dirs())
@@ -451,10 +459,12 @@ class Builder:
         log = "\n".join(log_parts)
         binary = build_dir / backend.binary
         ok = ok and binary.is_file()
-        rewrite = {f"{src}/student/{name}": student_paths.get(name, f"(reference) student/{name}")
+        rewrite = {f"{src}/student/{name}": student_paths.get(name, contract.shown(name, files[name], self.reference_files))
                    for name in files}
         rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
         errors = "" if ok else first_errors(log, rewrite)
+        if errors and contract.is_task_build(files, self.reference_files):
+            errors += contract.FAILED_HINT
         if errors and not trusted:
             errors = code_rules.only_public_messages(errors, self._public_dirs())
         if not ok and not errors:
@@ -467,7 +477,7 @@ class Builder:
             mark = time.monotonic()
             try:
                 violations, placeholders = self._inspect(src, build_dir, sources, own,
-                                                         frozenset(constants))
+                                                         frozenset(constants), reference_unit)
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
             steps_s["checks"] = time.monotonic() - mark
@@ -534,7 +544,7 @@ class Builder:
                     return as_violations(code_rules.refuse_outside(outside, sources))
         return compiled.scan_preprocessed(
             (build_dir / "student_unit.i").read_text(errors="replace"), student_files, sources,
-            self.forbidden, (str(src / "harness"), str(src / "student")))
+            self.forbidden, contract.include_dirs(src))
 
     def _harness_includes(self, src: Path, build_dir: Path) -> list[Path]:
         """The harness files the student unit includes (the compiler's -M list of the
@@ -548,7 +558,8 @@ class Builder:
         return sorted(p for p in harness.rglob("*") if p.suffix in (".cuh", ".h", ".cu"))
 
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
-                 own: dict[str, str], constants: frozenset[str]) -> tuple[list[Violation], dict[str, str]]:
+                 own: dict[str, str], constants: frozenset[str],
+                 reference_unit: Path | None = None) -> tuple[list[Violation], dict[str, str]]:
         """The checks of grader/grading/checks/compiled.py over this build's student unit (its objects
         and source: <binary>.objects, written by handout/cmake/scanlab.cmake), and the
         student files whose task's kernels reach the handout's placeholder (path -> what
@@ -561,7 +572,9 @@ class Builder:
         device: list[object_code.DeviceVariable] = []
         for cubin in sorted(keep.glob("*.cubin")) if keep.is_dir() else []:
             device += object_code.read_device_variables(cubin)
-        found = compiled.check_symbols(compiled.read_symbols(Path(objects["student"])),
+        student = contract.without_reference_calls(compiled.read_symbols(Path(objects["student"])),
+                                                   reference_unit)
+        found = compiled.check_symbols(student,
                                        compiled.read_symbols(Path(objects["harness"])),
                                        sources, self.forbidden,
                                        frozenset(object_code.variable_key(v.name) for v in device),
@@ -581,7 +594,7 @@ class Builder:
         for kept in sorted((build_dir / "keep").glob("*.ii")) if (build_dir / "keep").is_dir() else []:
             for v in compiled.scan_preprocessed(kept.read_text(errors="replace"), student_files,
                                                 sources, self.forbidden,
-                                                (str(src / "harness"), str(src / "student"))):
+                                                contract.include_dirs(src)):
                 if v not in found:
                     found.append(v)
         return found, compiled.placeholders(keep, functions, cuda, student_files, sources)

@@ -1,6 +1,7 @@
-"""The plan stage: what is built, from which files. One PartPlan per task (its file among
-the reference's, or why it is not built: missing, refused, a bonus left alone) and one
-for the integration build (every student file); an ExercisePlan per exercise the
+"""The plan stage: what is built, from which files. One PartPlan per task (its file alone,
+the others their contract, grader/contract/; or why it is not built: missing, refused, a
+bonus left alone) and one for the integration build (every student file, the handout's
+placeholder for a bonus or exercise not written); an ExercisePlan per exercise the
 submission wrote (built on top of the integration build's files)."""
 from __future__ import annotations
 
@@ -104,8 +105,16 @@ def plan(session: Session, sub: Submission) -> Plan:
                        "graded, but worth no points (rubric: [correctness] zero_for_placeholders)")
         # The code rules run in the build, on the unit as the compiler sees it
         # (grader/grading/build.py: _gate); a file that breaks them is not built.
-        files = {**reference, t.file: found.data}
-        origins = {n: "reference" for n in files}
+        # The task's file alone: the other student files are their contract there
+        # (grader/contract/: declarations, the grader's stand-ins, the trusted reference
+        # unit apart), never solution/'s source. A file identical to the reference's is
+        # the reference's build (cached, no student code in it).
+        if found.data == reference.get(t.file):
+            files = dict(reference)
+            origins = {n: "reference" for n in files}
+        else:
+            files = {t.file: found.data}
+            origins = {n: "contract (grader/contract)" for n in reference if n != t.file}
         origins[t.file] = f"yours ({found.path})"
         parts.append(PartPlan(label, t, "graded", message, files, origins, path=found.path,
                               digest=digest, unchanged=unchanged, placeholder=placeholder,
@@ -118,14 +127,14 @@ def plan(session: Session, sub: Submission) -> Plan:
         parts.append(PartPlan("integration", None, "not_graded", "not run: " + "; ".join(
             f"{p.task.file if p.task else p.label} is missing" for p in blocked)))
     else:
-        # The exercises are the reference's here (the cases never call them): the builds
-        # of a submission with one file of its own stay one build.
-        # A bonus task not attempted keeps the reference's file, which the integration
-        # cases do not run: so a submission with one file of its own still shares one
-        # build between that task and the integration run.
+        # Every file the student's own; a bonus task not attempted and the exercises
+        # take the handout's placeholder (the integration cases never run them), never
+        # the reference's: the student's files must not reach solution/'s code.
         attempted = [p.task for p in parts if p.task is not None and p.status != "not_attempted"]
-        files = {**reference, **{t.file: sub.files[t.file].data for t in attempted}}
-        origins = {n: "reference" for n in files}
+        placeholders = {n: session.handout_files.get(n) for n in reference}
+        files = {**{n: data for n, data in placeholders.items() if data is not None},
+                 **{t.file: sub.files[t.file].data for t in attempted}}
+        origins = {n: "the handout's placeholder" for n in files}
         origins.update({t.file: f"yours ({sub.files[t.file].path})" for t in attempted})
         parts.append(PartPlan("integration", None, "not_graded", files=files, origins=origins))
     integration = parts[-1]
@@ -136,7 +145,7 @@ def plan(session: Session, sub: Submission) -> Plan:
 def plan_exercises(session: Session, sub: Submission, integration: PartPlan) -> tuple[ExercisePlan, ...]:
     """A build for each exercise the submission changed from the handout's stub, on top
     of the integration build's files. One not submitted, or still the stub, is not run:
-    the integration build holds the reference's."""
+    the integration build holds the handout's stub."""
     if integration.files is None:
         return ()
     parts = []

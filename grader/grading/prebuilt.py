@@ -17,6 +17,7 @@ import json
 import re
 import shlex
 import shutil
+import subprocess
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -25,6 +26,13 @@ BUILD = "<<scanlab-build>>"    # its build folder
 KIT_FILE = "kit.json"
 FORMAT = 4                     # of kit.json: part of the cache's key, so an older one is not read
 FILES = "files"                # the prebuilt files, by their path in the build folder
+# The trusted reference unit (grader/contract/reference/), compiled with the student unit's
+# own command into this object of the build folder: a task's build links it when the
+# task's file is not one of REFERENCE_UNIT_FILES (whose kernels it defines).
+REFERENCE_SOURCES = {".cu": "harness/contract/reference/reference_unit.cu",
+                     ".cpp": "harness/contract/reference/reference_unit_emu.cpp"}
+REFERENCE_OBJECT = "reference_unit.o"
+REFERENCE_UNIT_FILES = ("reduce.cuh",)
 
 
 class KitError(Exception):
@@ -41,6 +49,7 @@ class Kit:
     objects: str                      # <binary>.objects (grader/grading/checks/compiled.py's checks read it)
     unit: str                         # the student unit's source
     folders: list[str]                # folders of the build folder the commands write into
+    reference: str = ""               # the reference unit's object (REFERENCE_OBJECT), a prebuilt file
 
     # ---- made once, from a trusted CMake build ---------------------------------------
 
@@ -109,11 +118,13 @@ class Kit:
                           for piece in re.split(r"[=,]", a)
                           if piece and not piece.startswith("-") and not Path(piece).is_absolute()
                           and str(Path(piece).parent) != "." and (build / piece).parent.is_dir()})
+        _compile_reference(compile_argv, unit, fields["student"], src, build)
+        prebuilt.add(REFERENCE_OBJECT)
         kit = cls(binary=binary, compile=_placeholders(compile_argv, src, build),
                   link=[_placeholders(argv, src, build) for argv in link],
                   written={k: _placeholder(v, src, build) for k, v in written.items()},
                   prebuilt=sorted(prebuilt), objects=_placeholder(listing, src, build),
-                  unit=_placeholder(unit, src, build), folders=folders)
+                  unit=_placeholder(unit, src, build), folders=folders, reference=REFERENCE_OBJECT)
         for rel in kit.prebuilt:
             (dest / FILES / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(build / rel, dest / FILES / rel)
@@ -152,6 +163,39 @@ class Kit:
     def commands(self, src: Path, build: Path) -> list[list[str]]:
         """The compile command, then the link commands, to run in `build`."""
         return [[_filled(a, src, build) for a in argv] for argv in (self.compile, *self.link)]
+
+
+def _compile_reference(compile_argv: list[str], unit: str, student_object: str, src: Path,
+                       build: Path) -> None:
+    """The reference unit, compiled in `build` by the student unit's command (the same
+    compiler and flags, so its kernels are what the reference's own build has) into
+    REFERENCE_OBJECT; student/ of `src` holds solution/'s files (trusted)."""
+    source = src / REFERENCE_SOURCES[Path(unit).suffix]
+    obj = str(Path(student_object).relative_to(build)) if Path(student_object).is_absolute() \
+        else student_object
+    argv = [str(source) if a == unit else a.replace(obj, REFERENCE_OBJECT).replace(
+        student_object, str(build / REFERENCE_OBJECT)) for a in compile_argv]
+    if source.suffix == ".cu" and _knows(argv[0], STUB_FLAG):
+        # nvcc 13 gives a kernel template's host stub internal linkage (whole-program
+        # mode): the student unit's launch of reduceBlocksKernel<Op> would not link.
+        # External here only (the student unit keeps its own stubs static); the device
+        # code is the same.
+        argv.append(f"-{STUB_FLAG}=false")
+    r = subprocess.run(argv, cwd=build, capture_output=True, text=True)
+    if r.returncode != 0 or not (build / REFERENCE_OBJECT).is_file():
+        raise KitError(f"the reference unit does not compile: {(r.stdout + r.stderr)[-4000:]}")
+
+
+STUB_FLAG = "static-global-template-stub"
+
+
+def _knows(nvcc: str, flag: str) -> bool:
+    """Whether this nvcc has the option `flag` (its --help lists it)."""
+    try:
+        r = subprocess.run([nvcc, "--help"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return flag in r.stdout
 
 
 def _response_files(argv: list[str]) -> list[str]:

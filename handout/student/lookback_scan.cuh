@@ -55,7 +55,7 @@
 namespace scanlab {
 
 // Helpers of your own (a look-back function, say) may go here, best in a namespace
-// of your own: each task is graded with the reference's versions of the other files.
+// of your own: each task is graded with only the contracts of the other files.
 
 // Launch bounds: the harness's (harness/policy.cuh, LookbackPolicy): at most 32
 // registers a thread for 4-byte elements.

@@ -282,7 +282,7 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
 }  // namespace lookback_reference
 //@@ placeholder
 //| // Helpers of your own (a look-back function, say) may go here, best in a namespace
-//| // of your own: each task is graded with the reference's versions of the other files.
+//| // of your own: each task is graded with only the contracts of the other files.
 //@@ end
 
 // Launch bounds: the harness's (harness/policy.cuh, LookbackPolicy): at most 32

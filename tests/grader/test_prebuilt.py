@@ -45,6 +45,13 @@ def test_the_kit_keeps_the_harness_and_cmakes_commands_without_its_folders(build
     # The folder the student object goes to is made in every build.
     student_object = kit.compile[kit.compile.index("-o") + 1]
     assert str(Path(student_object).parent) in kit.folders
+    # The reference unit (grader/contract/reference/), prebuilt: task 2's kernel for the
+    # other tasks' builds, and nothing else of the reference visible outside it.
+    assert kit.reference and kit.reference in kit.prebuilt
+    defined = subprocess.run(["nm", "-C", "--defined-only", "--extern-only", str(folder / "files" / kit.reference)],
+                             capture_output=True, text=True).stdout
+    assert "scanlab::reduceBlocksKernel<scanlab::Mssp" in defined
+    assert "reduceWarp" not in defined and "reduceBlock(" not in defined
 
 
 def test_a_submission_build_compiles_only_its_student_unit(builder):
@@ -102,3 +109,19 @@ def test_an_unreadable_kit_is_made_again(builder, tmp_path):
     assert Kit.load(copy) is None
     (copy / KIT_FILE).unlink()
     assert Kit.load(copy) is None
+
+
+def test_a_task_build_has_its_file_alone_and_the_reference_unit(builder):
+    # Task 3 as the grader builds it (grader/contract/): scan.cuh alone; its plan's phase 1,
+    # reduceBlocksKernel, comes from the reference unit linked apart, and it runs.
+    scan = builder.reference_files["scan.cuh"] + b"\n// task 3 alone\n"
+    result = builder.build("task 3", {"scan.cuh": scan}, {}, {}, ("scan", "scan-exclusive"))
+    assert result.ok and not result.violations, (result.errors, [str(v) for v in result.violations])
+    r = subprocess.run([str(result.binary), "run", "--task", "scan", "--op", "mssp", "--n", "70000"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "check   PASS" in r.stdout, r.stdout + r.stderr
+    objects = dict(line.split(" ", 1) for line in
+                   (result.binary.parent / "scanlab-emu.objects").read_text().splitlines())
+    own = subprocess.run(["nm", "-C", "--defined-only", objects["student"]], capture_output=True,
+                         text=True).stdout
+    assert "scanBlocksKernel" in own and "reduceBlocksKernel" not in own

@@ -5,7 +5,7 @@
 //     comments and spacing), which the grader scores 0 (a bonus: "not attempted");
 //   - each task built with the HARNESS's versions of the files it includes
 //     (harness/isolation/<file>/student/, built as <driver>-with-harness-<file>): the
-//     grader builds each task with the reference's other files, so a task that passes
+//     grader builds each task with only the other files' contracts, so a task that passes
 //     only with the student's own helpers fails there.
 #pragma once
 #include <algorithm>

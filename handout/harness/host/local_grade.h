@@ -227,7 +227,7 @@ constexpr double kProfileErrorFactor = 1.5;
 
 // `test --isolated [--student DIR]`: the suite of each task that includes another
 // student file, run by the driver built with the harness's version of that file
-// (harness/host/isolation.h), as the grader pairs the task with the reference's.
+// (harness/host/isolation.h), as the grader pairs the task with the other files' contracts.
 inline int cmdTestIsolated(const Args& args) {
     const std::string root = args.get("--student", ".");
     std::string options;
@@ -396,7 +396,7 @@ RandomTally runRandomCases(const Args& args, const Selected& selected, const Ski
 // With --student DIR (make grade-local passes it): a file still the handout's
 // placeholder gets the grader's points (0; a bonus: not attempted, not run), and each
 // task that includes another student file is run again with the harness's version of
-// that file (harness/host/isolation.h), as the grader pairs it with the reference's.
+// that file (harness/host/isolation.h), as the grader pairs it with the other files' contracts.
 inline int cmdGrade(const Args& args) {
     if (deviceCount() == 0) {
         std::printf("scanlab grade: no CUDA device found: nothing was run (use the emulator "
@@ -483,7 +483,7 @@ inline int cmdGrade(const Args& args) {
                     continue;
                 }
                 std::printf("  task %d (%s): its cases again with the harness's student/%s, as the "
-                            "grader pairs it with the reference's ...\n", t.number, t.name, used.c_str());
+                            "grader pairs it with the other files' contracts ...\n", t.number, t.name, used.c_str());
                 std::fflush(stdout);
                 const IsolationResult r = runIsolated(driver, t.name);
                 if (r.cases > 0 && r.passed == r.cases) continue;
@@ -492,7 +492,7 @@ inline int cmdGrade(const Args& args) {
                               "task %d (%s) passes only with your own student/%s: with the harness's "
                               "version of that file, which relies on nothing its contract does not "
                               "promise, %zu of %zu cases fail. The grader builds %s with the "
-                              "reference's student/%s instead of yours, and scores what your file "
+                              "contract of student/%s instead of yours, and scores what your file "
                               "does with it, not with your own. %s\n"
                               "  see the failures: %s test --tasks %s\n",
                               t.number, t.name, used.c_str(), r.cases - r.passed, r.cases, t.file,
@@ -654,10 +654,10 @@ inline int cmdGrade(const Args& args) {
     if (args.has("--student") && !args.flag("--no-isolation"))
         std::printf("Each task ran with your files for the others, and again with the harness's own "
                     "version of each student file it includes (the grader pairs it with the "
-                    "reference's).\n");
+                    "other files' contracts).\n");
     else
         std::printf("Each task here runs with your files for the others; the grader pairs each task "
-                    "with the reference's files for the other tasks (make grade-local checks that).\n");
+                    "with only the contracts of the other files (make grade-local checks that).\n");
     if (anyPlaceholder)
         std::printf("A task whose file is still the handout's placeholder (changed at most in "
                     "comments and spacing) earns 0 points from the grader, though its cases pass.\n");

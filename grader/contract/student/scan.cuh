@@ -1,0 +1,17 @@
+// scanlab grader: task 3's contract in the build of another task (grader/contract/README.md):
+// its kernel declared, never defined here (no plan of another task launches it).
+#pragma once
+#include <cstddef>
+
+#include "harness/platform.cuh"
+#include "student/reduce.cuh"
+#include "student/warp_scan.cuh"
+
+namespace scanlab {
+
+template <class Op, int CHUNK, bool INCLUSIVE>
+__global__ void scanBlocksKernel(const typename Op::Element* in, typename Op::Element* out,
+                                 size_t n, size_t itemsPerBlock,
+                                 const typename Op::Element* blockPrefixes);
+
+}  // namespace scanlab
