@@ -24,7 +24,7 @@ from pathlib import Path
 SRC = "<<scanlab-src>>"        # the handout copy a build compiles
 BUILD = "<<scanlab-build>>"    # its build folder
 KIT_FILE = "kit.json"
-FORMAT = 4                     # of kit.json: part of the cache's key, so an older one is not read
+FORMAT = 5                     # of kit.json: part of the cache's key, so an older one is not read
 FILES = "files"                # the prebuilt files, by their path in the build folder
 # The trusted reference unit (grader/contract/reference/), compiled with the student unit's
 # own command into this object of the build folder: a task's build links it when the
