@@ -244,13 +244,16 @@ def identities(names: list[str], metadata: dict[str, Identity],
             ident = dataclasses.replace(ident, students=tuple(
                 _merge(s, by_key.get(f"sid:{s.sid.lower()}") or by_key.get(f"email:{s.email.lower()}") or {})
                 for s in ident.students))
-        if due is not None and ident.late is None and ident.submitted_at:
+        if due is not None and ident.submitted_at:
             try:
                 at_time = datetime.datetime.fromisoformat(ident.submitted_at)
             except ValueError:
                 at_time = None
             if at_time is not None and at_time.tzinfo is not None:
-                ident = dataclasses.replace(ident, late=at_time > due)
+                # How late, from the time; a roster's own `late` column still says whether.
+                ident = dataclasses.replace(
+                    ident, late=at_time > due if ident.late is None else ident.late,
+                    late_seconds=max(0.0, (at_time - due).total_seconds()))
         out[name] = ident
     return out
 
