@@ -40,6 +40,8 @@ DESCRIPTION = """scanlab's autograder.
                      task per submission) and a merge job that writes the class's files
   slurm-task OUT     (run by Slurm) grade one submission of a Slurm batch
   merge OUT          the class's files of a Slurm batch from its results
+  rescore FOLDER     score a graded batch again by a changed rubric (points,
+                     thresholds, late policy, gradebook names): nothing is graded
   similarity FOLDER  which submissions of a class are alike, the reference solution
                      included (copydetect)
 
@@ -126,6 +128,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also compare the class's student files with each other and with the "
                         "reference solution (copydetect; the handout's lines excluded): similarity.html "
                         "and similarity.csv in --out, the alike in grades.csv, class-summary.md, class.html")
+
+    rs = sub.add_parser("rescore", help="score a graded batch again by a changed rubric, grading nothing",
+                        description="Score the stored measurements of the batch in --out (cases passed, "
+                                    "times, findings) by --rubric: its points, thresholds, late policy and "
+                                    "gradebook names. Every report and class file is written again; nothing "
+                                    "is built or run. A rubric that changes what is measured (cases, timed "
+                                    "sizes, rules, limits) is refused: batch --resume grades again.",
+                        epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    rs.add_argument("folder", type=Path, help="the class folder the batch graded")
+    rs.add_argument("--out", type=Path, default=None, help="the batch's folder (default grader-out/batch)")
+    rs.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
+                    help="the rubric to score by (default: data/rubric.toml)")
+    rs.add_argument("--roster", type=Path, default=None, help="as batch (default: the batch's)")
+    rs.add_argument("--due", default=None, help="as batch (default: the batch's)")
 
     sl = sub.add_parser("slurm", help="grade a class on a Slurm cluster: an array job and a merge",
                         description="Grade a class on a Slurm cluster: a prepare job (the reference, "
@@ -293,6 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "grade":
             return grade_one(args, GradingJob(args.rubric, options_from(args), [args.submission]),
                              rubric, layout, log)
+        if args.command == "rescore":
+            from .classroom.batch import rescore_class
+            return rescore_class(args, rubric)
         if args.command == "batch":
             from .classroom.batch import grade_batch
             return grade_batch(args, GradingJob(args.rubric, options_from(args)), rubric, layout, log)

@@ -152,7 +152,9 @@ _COLUMNS = {"submission": "submission", "folder": "submission", "name": "name",
             # names carry it), SIS User ID the student id, SIS Login ID the login.
             "id": "canvas_id", "sisuserid": "sid", "sisloginid": "login"}
 # Rows of a Canvas gradebook export that are no student.
-_NOT_STUDENTS = ("points possible", "muted")
+_NOT_STUDENTS = ("points possible", "muted", "student, test", "test student")
+# An assignment's column of Canvas's gradebook export: its name, then Canvas's id.
+_CANVAS_ASSIGNMENT = re.compile(r"^(?P<name>.+?)\s*\((?P<id>\d+)\)$")
 
 
 def read_roster(path: Path) -> list[dict[str, str]]:
@@ -179,6 +181,24 @@ def read_roster(path: Path) -> list[dict[str, str]]:
             continue
         rows.append(named)
     return rows
+
+
+def canvas_assignment_column(path: Path, assignment: str) -> tuple[str, list[str]]:
+    """The assignment column of Canvas's gradebook export that the upload fills (the one
+    whose name holds `assignment`, e.g. `HW3: scanlab (55501)` for "scanlab"), or "" where
+    no one column is; and every assignment column of
+    the export (to say so). A column Canvas does not know would make a new assignment."""
+    try:
+        header = next(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()), [])
+    except (OSError, UnicodeDecodeError):
+        return "", []
+    found = [h.strip() for h in header if _CANVAS_ASSIGNMENT.match(h.strip())
+             and _COLUMNS.get(re.sub(r"[\s_-]", "", h.lower())) is None]
+    named = [h for h in found if h == assignment
+             or assignment.lower() in _CANVAS_ASSIGNMENT.match(h).group("name").lower()]  # type: ignore[union-attr]
+    # Never another assignment's column only because it is the only one: that would
+    # overwrite its grades.
+    return (named[0] if len(named) == 1 else ""), found
 
 
 def _truthy(text: str) -> bool | None:
@@ -290,6 +310,10 @@ class RosterCheck:
     mismatched: list[tuple[str, Student, list[str]]] = field(default_factory=list)  # 0 in the uploads
     absent: list[Student] = field(default_factory=list)     # no submission: 0 in the upload files
     unclaimed: list[str] = field(default_factory=list)      # submissions of nobody on the roster
+    # Canvas's gradebook export: the assignment column the upload fills ("" none found),
+    # and every assignment column the export has.
+    canvas_column: str = ""
+    canvas_columns: list[str] = field(default_factory=list)
 
     @property
     def zeros(self) -> list[Student]:
@@ -308,6 +332,10 @@ class RosterCheck:
             out.append(f"no submission from {who(s)} (on the roster): 0 in the upload files")
         for name in self.unclaimed:
             out.append(f"submission {name} matches no roster row: its rows carry no student")
+        if self.canvas_columns and not self.canvas_column:
+            out.append(f"the gradebook export's assignment columns ({', '.join(self.canvas_columns)}) "
+                       "hold no one whose name holds the rubric's [gradebook] assignment: "
+                       "canvas-grades.csv uses that name, which Canvas imports as a new assignment")
         return out
 
 

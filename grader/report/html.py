@@ -122,9 +122,10 @@ def submission_page(result: SubmissionResult) -> str:
 
 def class_page(results: list[SubmissionResult], links: dict[str, str], task_names: list[str],
                copies: Copies | None = None, roster: RosterCheck | None = None,
-               interrupted: str = "") -> str:
+               interrupted: str = "", late: dict[str, str] | None = None) -> str:
     """`links`: submission origin -> the relative URL of its report.html; `copies`,
-    `roster`, `interrupted`: as class_summary takes them."""
+    `roster`, `interrupted`: as class_summary takes them; `late`: submission name -> how
+    late it was and what that cost, in words."""
     pictures = plots.class_pictures(results, task_names)
     n = len(results)
     body = [f"<h1>scanlab: the class ({n} submission{'s' if n != 1 else ''})</h1>"]
@@ -147,7 +148,8 @@ def class_page(results: list[SubmissionResult], links: dict[str, str], task_name
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         link = links.get(r.origin)
         name = f"<a href=\"{escape(link)}\">{escape(r.name)}</a>" if link else escape(r.name)
-        said = problems(r) + (copies.words(r.name) if copies is not None else [])
+        said = problems(r) + ([late[r.name]] if late and late.get(r.name) else []) + \
+            (copies.words(r.name) if copies is not None else [])
         body.append(f"<tr><td>{name}</td><td>{escape(who)}</td><td>{r.score:.2f} / {r.max_score:g}</td>"
                     f"<td>{escape('; '.join(said) or '-')}</td></tr>")
     body.append("</table>")
