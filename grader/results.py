@@ -315,7 +315,7 @@ class SubmissionResult:
     identity: Identity = field(default_factory=Identity)
     source_digest: str = ""       # of the submission's bytes: a resumed batch regrades a changed one
     rubric_digest: str = ""       # of the rubric and case files it was graded (or rescored) with
-    # Of the rubric's parts that decide what is measured (Rubric.measured_parts): a stored
+    # Of the rubric's parts that decide what is measured (config.measured.measured_parts): a stored
     # result with the same one is rescored by a changed rubric, not graded again.
     measured_digest: str = ""
 

@@ -37,6 +37,7 @@ from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
 from .roster import (METADATA_FILE, RosterCheck, RosterError, canvas_assignment_column, check_roster,
                      identities, parse_due, read_gradescope_metadata, read_roster)
+from ..config.measured import measured_digest, measured_parts
 from ..config.rubric import Rubric
 from ..grading.job import GradingJob
 from ..grading.session import Session
@@ -51,7 +52,7 @@ IN_PROGRESS = "in-progress"
 @dataclass
 class BatchState:
     """out/batch.json: what a resumed batch must match. `measured`: the digest of each
-    part of the rubric that decides what is measured (Rubric.measured_parts), to say
+    part of the rubric that decides what is measured (config.measured.measured_parts), to say
     which changed; `complete`: the class files in out/ are a whole class's."""
     seed: int
     rubric_digest: str
@@ -97,7 +98,7 @@ def rubric_change(before: BatchState, rubric: Rubric) -> tuple[str, list[str]]:
     the parts that changed (all of them where the batch predates the parts' record)."""
     if before.rubric_digest == rubric.digest:
         return "same", []
-    now = rubric.measured_parts()
+    now = measured_parts(rubric)
     changed = [part for part, digest in now.items() if before.measured.get(part) != digest]
     return ("measured", changed) if changed else ("scoring", [])
 
@@ -117,11 +118,11 @@ def stored_result(folder: Path, entry: Path, state: BatchState, limit: int) -> S
 
 def kept_by(result: SubmissionResult, rubric: Rubric) -> SubmissionResult | None:
     """A stored result under `rubric`: itself where it was scored by it, rescored by it
-    where it was measured alike (the same Rubric.measured_digest: no build, nothing
+    where it was measured alike (the same config.measured.measured_digest: no build, nothing
     run), None where `rubric` measures something else (it must be graded again)."""
     if result.rubric_digest == rubric.digest:
         return result
-    if result.measured_digest and result.measured_digest == rubric.measured_digest:
+    if result.measured_digest and result.measured_digest == measured_digest(rubric):
         return rescore(result, rubric)
     return None
 
@@ -217,7 +218,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     previous = BatchState.read(out)
     extras = extras or ClassExtras()
-    state = BatchState(session.seed, rubric.digest, session.backend.name, rubric.measured_parts(),
+    state = BatchState(session.seed, rubric.digest, session.backend.name, measured_parts(rubric),
                        roster=extras.roster_path, due=extras.due)
     names = folder_names(entries)
     results, todo, rescored = stored_results(entries, out, state, rubric, who) if resume else \
@@ -524,7 +525,7 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
         write_reports(r, rubric, out / "submissions" / names[_entry_of(r, entries)])
     from .similarity import read_pairs
     finish_batch(results, rubric, entries, out, read_pairs(out), check)
-    BatchState(state.seed, rubric.digest, state.backend, rubric.measured_parts(), True,
+    BatchState(state.seed, rubric.digest, state.backend, measured_parts(rubric), True,
                str(roster.resolve()) if roster else "", due or "").write(out)
     print(f"rescored {len(results)} submission(s) ({len(rescored)} with new points) by {args.rubric} "
           f"in {time.monotonic() - start:.1f} s: nothing built or run")

@@ -183,6 +183,11 @@ def read_roster(path: Path) -> list[dict[str, str]]:
     return rows
 
 
+def _assignment_name(column: str) -> str:
+    m = _CANVAS_ASSIGNMENT.match(column)
+    return m.group("name") if m else column
+
+
 def canvas_assignment_column(path: Path, assignment: str) -> tuple[str, list[str]]:
     """The assignment column of Canvas's gradebook export that the upload fills (the one
     whose name holds `assignment`, e.g. `HW3: scanlab (55501)` for "scanlab"), or "" where
@@ -194,8 +199,7 @@ def canvas_assignment_column(path: Path, assignment: str) -> tuple[str, list[str
         return "", []
     found = [h.strip() for h in header if _CANVAS_ASSIGNMENT.match(h.strip())
              and _COLUMNS.get(re.sub(r"[\s_-]", "", h.lower())) is None]
-    named = [h for h in found if h == assignment
-             or assignment.lower() in _CANVAS_ASSIGNMENT.match(h).group("name").lower()]  # type: ignore[union-attr]
+    named = [h for h in found if h == assignment or assignment.lower() in _assignment_name(h).lower()]
     # Never another assignment's column only because it is the only one: that would
     # overwrite its grades.
     return (named[0] if len(named) == 1 else ""), found

@@ -242,18 +242,14 @@ class GradebookRubric:
 
 
 @dataclass(frozen=True)
-class LatePolicy:
-    """What lateness costs: a share of the maximum per day or hour started past the due
-    date and its grace period, up to a cap (grader/report/late.py)."""
+class LatePolicy:   # what lateness costs (grader/report/late.py)
     TABLE = "late"
-    per: str = setting("day", "the unit of lateness the penalty counts: \"day\" or \"hour\" (each "
-                       "one started counts whole)", choices=("day", "hour"))
-    penalty_percent: float = setting(0.0, "percent of the maximum score taken per day (or hour) "
-                                     "late (0: lateness is shown, costs nothing)", minimum=0)
-    cap_percent: float = setting(100.0, "at most this percent of the maximum is taken, however late",
-                                 minimum=0)
-    grace_minutes: float = setting(0.0, "minutes after the due date that are not late at all",
-                                   minimum=0)
+    per: str = setting("day", "the unit the penalty counts: \"day\" or \"hour\" (each one started "
+                       "after the due date counts whole)", choices=("day", "hour"))
+    penalty_percent: float = setting(0.0, "percent of the maximum taken per day (or hour) late (0: "
+                                     "lateness is shown, costs nothing)", minimum=0)
+    cap_percent: float = setting(100.0, "at most this percent of the maximum is taken", minimum=0)
+    grace_minutes: float = setting(0.0, "minutes after the due date that cost nothing", minimum=0)
 
 
 @dataclass(frozen=True)
@@ -355,29 +351,6 @@ class Rubric:
             h.update(path.name.encode() + b"\0")
             h.update(path.read_bytes() if path.is_file() else b"")
         return h.hexdigest()[:16]
-
-    def measured_parts(self) -> dict[str, str]:
-        """A digest of each part of the rubric that decides what is measured (the cases
-        run, what is timed and how, the code rules, the limits a run is under). Everything
-        else (points, scoring, thresholds applied to stored times, the late policy, the
-        gradebook's names, Slurm's requests) only scores: a change there is rescored from
-        the stored measurements (`rescore`, `batch --resume`), never graded again."""
-        perf = self.performance
-        parts: dict[str, object] = {
-            "cases": (self.cases, self.emulator_max_n, self.sanitize, self.emulator.race_check,
-                      [(t.number, t.file, t.driver_tasks) for t in self.tasks],
-                      dataclasses.replace(self.integration, points=0.0)),
-            "timed sizes": ([(t.number, t.perf) for t in self.tasks],
-                            dataclasses.replace(perf, full_credit_slowdown=1.0)),
-            "rules": self.forbidden,
-            "limits": (self.limits, self.submission, self.sanitizer),
-        }
-        return {name: hashlib.sha256(repr(value).encode()).hexdigest()[:16] for name, value in parts.items()}
-
-    @property
-    def measured_digest(self) -> str:
-        """One digest of measured_parts(): a stored result with the same one is rescored."""
-        return hashlib.sha256(repr(sorted(self.measured_parts().items())).encode()).hexdigest()[:16]
 
     @property
     def correctness_scoring(self) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import __version__
 from .collect import submission_name
+from ..config.measured import measured_digest
 from ..config.rubric import Rubric, TaskRubric
 from .outcomes import Graded
 from ..results import IntegrationResult, MachineInfo, SubmissionResult, TaskResult
@@ -44,7 +45,7 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         tasks=tasks, integration=integration, applications=list(graded.applications),
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
         perf_seed=graded.perf_seed, source_digest=source_digest, rubric_digest=rubric.digest,
-        measured_digest=rubric.measured_digest)
+        measured_digest=measured_digest(rubric))
     return with_points(result, score(result.tasks, result.integration, rubric))
 
 
@@ -81,7 +82,7 @@ def with_points(result: SubmissionResult, points: ScoreOutcome) -> SubmissionRes
 
 def rescore(result: SubmissionResult, rubric: Rubric) -> SubmissionResult:
     """A graded result scored again by another rubric whose measured parts are the same
-    (Rubric.measured_parts): its verdicts, cases and timings kept, each task's maximum
+    (config.measured.measured_parts): its verdicts, cases and timings kept, each task's maximum
     and points taken from `rubric`. No build, nothing run."""
     by_number = {t.number: t for t in rubric.tasks}
     tasks = [dataclasses.replace(tr, correctness_max=by_number[tr.number].correctness_points,
