@@ -164,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--resubmit", action="store_true",
                     help="submit only the submissions of the plan in --out without a result, and the merge")
     sl.add_argument("--dry-run", action="store_true", help="write the plan and print the sbatch commands")
+    sl.add_argument("--similarity", action="store_true",
+                    help="the merge job also compares the class (as batch --similarity); copydetect "
+                         "must be importable by this Python (checked before anything is submitted)")
     st = sub.add_parser("slurm-task", help="(run by Slurm) grade one submission of a plan",
                         description="Run by the array job of `slurm`: grade submission number "
                                     "$SLURM_ARRAY_TASK_ID of the plan in OUT.")

@@ -279,6 +279,9 @@ class Identity:
     submitted_at: str = ""               # ISO 8601
     late: bool | None = None             # None: not known
     late_seconds: float | None = None    # how long after the due date (None: not known)
+    # The score Gradescope's autograder gave (a Gradescope export's metadata): in the
+    # round trip, the emulator half's correctness, which the GPU half corrects.
+    autograder_score: float | None = None
 
 
 @dataclass

@@ -137,8 +137,12 @@ def read_gradescope_metadata(path: Path) -> dict[str, Identity]:
         students = tuple(Student(name=s.get("name", ""), sid=s.get("sid", ""),
                                  email=s.get("email", "")) for s in subs)
         submission_id = folder.removeprefix("submission_") if folder.startswith("submission_") else ""
+        try:
+            autograder: float | None = float(str(record.get("score", "")))
+        except ValueError:
+            autograder = None
         out[folder] = Identity(students, str(record.get("id", "") or submission_id),
-                               iso_time(str(record.get("created_at", ""))))
+                               iso_time(str(record.get("created_at", ""))), autograder_score=autograder)
     return out
 
 
@@ -262,8 +266,8 @@ def identities(names: list[str], metadata: dict[str, Identity],
                                  for s in ident.students)
             late = next((v for v in (_truthy(r.get("late", "")) for r in rows) if v is not None), None)
             at = next((r["submitted_at"] for r in rows if r.get("submitted_at")), "")
-            ident = Identity(students, ident.submission_id, ident.submitted_at or iso_time(at),
-                             late if late is not None else ident.late)
+            ident = dataclasses.replace(ident, students=students, submitted_at=ident.submitted_at or iso_time(at),
+                                        late=late if late is not None else ident.late)
         elif ident.students and by_key:
             ident = dataclasses.replace(ident, students=tuple(
                 _merge(s, by_key.get(f"sid:{s.sid.lower()}") or by_key.get(f"email:{s.email.lower()}") or {})

@@ -7,7 +7,7 @@ import statistics
 
 from . import leaderboard, problems
 from .copies import Copies, markdown
-from .gradebook import flags, late_of, unmatched
+from .gradebook import correctness_disagreement, flags, late_of, unmatched
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
 from ..config.rubric import Rubric
@@ -70,6 +70,7 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         out.write(f"| {r.name} | {who.replace('|', '/')} | {r.score:.2f} | "
                   f"{'; '.join(p.replace('|', '/') for p in said) or '-'} |\n")
+    out.write(disagreement_section(results))
     late_ones = [(r, late_of(r, rubric)) for r in sorted(results, key=lambda r: r.name)]
     late_ones = [(r, lt) for r, lt in late_ones if lt.late]
     if late_ones:
@@ -97,3 +98,25 @@ def roster_section(check: RosterCheck) -> str:
             + f"\n\n{len(check.mismatched)} roster row(s) name no submission here, {len(check.absent)} "
             f"student(s) submitted nothing ({len(check.zeros)} rows of 0 in the upload files), "
             f"{len(check.unclaimed)} submission(s) match no row.\n\n")
+
+
+def disagreement_section(results: list[SubmissionResult]) -> str:
+    """Every submission whose GPU grade's correctness differs from the emulator half's
+    (Gradescope's autograder score in the export): the GPU half's upload corrects a lower
+    one (grader/README.md, the round trip)."""
+    rows = [(r, correctness_disagreement(r)) for r in sorted(results, key=lambda r: r.name)]
+    known = [(r, d) for r, d in rows if d is not None]
+    if not known:
+        return ""
+    differ = [(r, d) for r, d in known if abs(d) > 0.005]
+    out = [f"\n## GPU and emulator correctness ({len(differ)} of {len(known)} differ)\n\n"]
+    for r, d in differ:
+        who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or r.name
+        why = "; ".join(p for p in problems(r) if p.startswith("task")) or "-"
+        out.append(f"- {who} ({r.name}): emulator (Gradescope) {r.identity.autograder_score:.2f}, GPU "
+                   f"{r.correctness_score:.2f}: "
+                   + (f"corrected by {d:.2f} in the upload" if d < 0 else "the emulator's lower score stands")
+                   + f" ({why})\n")
+    if not differ:
+        out.append("The GPU grade's correctness is the emulator half's for every submission.\n")
+    return "".join(out)

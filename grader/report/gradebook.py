@@ -35,6 +35,9 @@ IDENTITY = ["submission", "name", "sid", "email", "section", "submission_id", "s
 # How late (hours, empty when not known or on time) and what it cost: the points taken and
 # the score after them (what the upload files carry; `score` is the score before).
 LATE_COLUMNS = ["late_hours", "late_penalty", "score_after_late"]
+# The round trip (grader/README.md): the emulator half's correctness (Gradescope's
+# autograder score, from the export) and the GPU half's correction of it.
+GPU_COLUMNS = ["emulator_correctness", "gpu_correction"]
 # What the file shares (grader/report/copies.py): task numbers ("1 3"), submission names, a share.
 COPY_COLUMNS = ["same_as_reference", "same_as_handout", "identical_to", "most_similar",
                 "most_similar_share"]
@@ -55,7 +58,8 @@ def columns(rubric: Rubric) -> list[str]:
         n = f"task{t.number}"
         cols += [f"{n}_passed", f"{n}_total", f"{n}_correctness", f"{n}_performance",
                  f"{n}_slowdown", f"{n}_placeholder"]
-    return cols + ["integration_passed", "integration_total", *COPY_COLUMNS, "seed", "seconds", "comment"]
+    return cols + ["integration_passed", "integration_total", *COPY_COLUMNS, *GPU_COLUMNS, "seed", "seconds",
+                   "comment"]
 
 
 def flags(result: SubmissionResult) -> list[str]:
@@ -127,16 +131,43 @@ def plain_rows(result: SubmissionResult, rubric: Rubric, copies: Copies | None =
     integ = result.integration
     base.update({"integration_passed": str(integ.passed), "integration_total": str(integ.total),
                  **_copy_cells(result, copies),
+                 "emulator_correctness": _num(ident.autograder_score),
+                 "gpu_correction": _num(gpu_correction(result)) if correctness_disagreement(result) is not None
+                 else "",
                  "seed": str(result.seed), "seconds": _num(result.seconds, 1),
                  "comment": comment(result, rubric)})
     return [{**base, "name": s.name, "sid": s.sid, "email": s.email, "section": s.section}
             for s in students_of(result)]
 
 
+def correctness_disagreement(result: SubmissionResult) -> float | None:
+    """The GPU grade's correctness points less the emulator half's (Gradescope's autograder
+    score, from the export's metadata); None where either is not known (no GPU grade, no
+    Gradescope export)."""
+    known = result.identity.autograder_score
+    if known is None or not result.performance_measured or result.error:
+        return None
+    return result.correctness_score - known
+
+
+def gpu_correction(result: SubmissionResult) -> float:
+    """What the GPU half's upload adds to correct the emulator half: the correctness points
+    the GPU grade does not give (a task right on the emulator and wrong on the GPU), never
+    more than the emulator half gave (the emulator's stricter verdict, a race GPUs forgive,
+    stands)."""
+    differs = correctness_disagreement(result)
+    return min(0.0, differs) if differs is not None else 0.0
+
+
 def raw_upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None, float]:
-    """The score `[gradebook] score` names before any late penalty, and what it is out of."""
+    """The score `[gradebook] score` names before any late penalty, and what it is out of:
+    "performance" (the GPU half of the round trip) is the performance points with the
+    GPU's correction of the emulator half's correctness (negative where the GPU shows a
+    task wrong), so the two uploads add up to what the GPU says."""
     if rubric.gradebook.score == "performance":
-        return result.performance_score, rubric.max_performance
+        if result.performance_score is None:
+            return None, rubric.max_performance
+        return result.performance_score + gpu_correction(result), rubric.max_performance
     return result.score, result.max_score
 
 
