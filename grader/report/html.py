@@ -11,7 +11,7 @@ from pathlib import Path
 from . import application_lines, failure_texts, fmt_points, headline, problems
 from . import plots
 from . import why
-from .copies import Copies
+from .copies import Copies, listing
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
 
@@ -161,9 +161,7 @@ def class_page(results: list[SubmissionResult], links: dict[str, str], task_name
 def _copies_section(copies: Copies) -> list[str]:
     """Who handed in the reference, the untouched handout or another's file."""
     body = ["<h2 id=\"copies\">Copies: identical to the reference, the handout or each other</h2>"]
-    rows = [(n, "; ".join(copies.words(n))) for n in copies.flagged()]
-    rows += [(n, "the untouched handout: task " + ", ".join(map(str, t)))
-             for n, t in sorted(copies.same_as_handout.items()) if t]
+    rows = listing(copies)
     if rows:
         body += ["<table class=\"copies\">", "<tr><th>submission</th><th>what</th></tr>"]
         body += [f"<tr><td>{escape(n)}</td><td>{escape(w)}</td></tr>" for n, w in rows]

@@ -34,14 +34,21 @@ from grader.grading.assemble import rescore
 from grader.report import gradebook, jsonfile
 from grader.report.class_summary import class_summary
 
-# Two copies of the reference (Ada on time, Katherine 12 h late), the untouched handout
-# (a pair, 1 d 12 h late) and a warp scan that hangs (2 d 12 h late).
+# The reference (Ada, on time), the untouched handout (a pair, 12 h late), a warp scan
+# that hangs (1 d 12 h late), and a second copy of the reference (Katherine, 2 d 12 h late).
 EXPORT = [("reference", "9001", [("Ada Lovelace", "1815", "ada@example.edu")]),
-          ("reference", "9006", [("Katherine Johnson", "1918", "kj@example.edu")]),
           ("handout", "9002", [("Grace Hopper", "1906", "grace@example.edu"),
                                ("Alan Turing", "1912", "alan@example.edu")]),
           ("hang", "9003", [("Barbara Liskov", "1939", "barbara@example.edu")])]
-DUE = "2026-11-21T00:00:00Z"   # the export's times are the 20th, 21st, 22nd, 23rd at noon
+COPY = """submission_9006:
+  :submitters:
+  - :name: Katherine Johnson
+    :sid: '1918'
+    :email: kj@example.edu
+  :created_at: 2026-11-23 12:00:00.000000000 Z
+  :score: 0.0
+"""
+DUE = "2026-11-21T00:00:00Z"   # the export's times are the 20th, 21st, 22nd (and 23rd) at noon
 
 
 def _rubric(path: Path, extra: str) -> Path:
@@ -102,6 +109,9 @@ def term(emu_session, tmp_path_factory):
     """The export graded once (a subprocess, as an instructor runs it), with --due."""
     tmp = tmp_path_factory.mktemp("term")
     export = compose_gradescope_export(tmp / "export", tmp / "parts", EXPORT)
+    shutil.copytree(export / "submission_9001", export / "submission_9006")
+    with (export / "submission_metadata.yml").open("a") as metadata:
+        metadata.write(COPY)
     out = tmp / "out"
     r = subprocess.run([sys.executable, "-m", "grader", "batch", str(export), "--backend", "emulator",
                         "--rubric", str(TEST_RUBRIC), "--cache", str(cache_dir()), "--out", str(out),
@@ -183,7 +193,7 @@ def test_a_timed_size_change_grades_again_and_an_interrupted_run_keeps_the_class
     # A resume grades every submission again: the first grade is interrupted (Ctrl-C), the
     # others finish; the complete class files of the batch before stay whole.
     state = BatchState.read(out)
-    entries = sorted(p for p in (export / "assignment_4242_export").iterdir() if p.is_dir())
+    entries = sorted(p for p in export.iterdir() if p.is_dir())
     kept, todo, _ = stored_results(entries, out, state, load_rubric(rubric), None)
     assert not kept and todo == entries
     stored = {p.parent.name: jsonfile.read(p) for p in (out / "submissions").glob("*/results.json")}
@@ -214,21 +224,23 @@ def test_the_late_policy_in_every_output(term, monkeypatch):
     assert cli.main(["rescore", str(export), "--out", str(out), "--rubric", str(rubric)]) == 0
     rows = {r["sid"]: r for r in _rows(out / gradebook.PLAIN)}
     assert rows["1815"]["late"] == "0" and rows["1815"]["late_penalty"] == "0.00"
-    kj = rows["1918"]                                    # the reference, 12 h late: one day, 10% of 70
-    assert kj["late"] == "1" and float(kj["late_hours"]) == 12
-    assert float(kj["score"]) == 75 and float(kj["late_penalty"]) == 7 and float(kj["score_after_late"]) == 68
-    bl = rows["1939"]                                    # 2 d 12 h: three days, 30%, capped at 25%
-    assert float(bl["score_after_late"]) == pytest.approx(max(0.0, float(bl["score"]) - 17.5), abs=0.011)
-    assert "late by 1 d 12 h" in rows["1906"]["comment"] and float(rows["1906"]["score_after_late"]) == 0
+    kj = rows["1918"]             # the reference, 2 d 12 h late: three days, 30%, capped at 25% of 70
+    assert kj["late"] == "1" and float(kj["late_hours"]) == 60
+    assert float(kj["score"]) == 75 and float(kj["late_penalty"]) == 17.5 and float(kj["score_after_late"]) == 57.5
+    bl = rows["1939"]             # 1 d 12 h: two days, 20% of 70
+    assert float(bl["score_after_late"]) == pytest.approx(max(0.0, float(bl["score"]) - 14), abs=0.011)
+    assert "late by 12 h 00 min" in rows["1906"]["comment"] and float(rows["1906"]["score_after_late"]) == 0
     gs = {r["SID"]: r for r in _rows(out / gradebook.GRADESCOPE)}
-    assert float(gs["1918"]["Total Score"]) == 68 and float(gs["1918"]["Score Before Late Penalty"]) == 75
-    assert "late by 12 h 00 min" in gs["1918"]["Late"] and gs["1815"]["Late"] == ""
+    assert float(gs["1918"]["Total Score"]) == 57.5 and float(gs["1918"]["Score Before Late Penalty"]) == 75
+    assert "late by 2 d 12 h" in gs["1918"]["Late"] and gs["1815"]["Late"] == ""
     with (out / gradebook.CANVAS).open(newline="") as f:
         canvas = {row[2]: row for row in csv.reader(f)}
-    assert float(canvas["1918"][5]) == 68 and float(canvas["1815"][5]) == 75
+    assert float(canvas["1918"][5]) == 57.5 and float(canvas["1815"][5]) == 75
     summary = (out / "class-summary.md").read_text()
-    assert "## Late (3)" in summary and "Katherine Johnson (submission_9006): late by 12 h 00 min (-10% late penalty)" in summary
-    assert "late by 12 h 00 min" in (out / "class.html").read_text()
+    assert "## Late (3)" in summary
+    assert "Katherine Johnson (submission_9006): late by 2 d 12 h (-25% late penalty)" in summary
+    assert "Grace Hopper, Alan Turing (submission_9002): late by 12 h 00 min (-10% late penalty)" in summary
+    assert "late by 2 d 12 h" in (out / "class.html").read_text()
 
 
 def test_a_hang_is_timed_out_in_every_view(term):
@@ -275,7 +287,7 @@ def test_the_canvas_upload_fills_the_gradebook_exports_own_column(term, monkeypa
     assert rows[1][0] == "Points Possible" and float(rows[1][5]) == 70
     by_id = {r[1]: r for r in rows[2:]}
     assert set(by_id) == {"201", "202", "203", "204", "205"}        # Canvas's ids; no test student
-    assert float(by_id["201"][5]) == 75 and float(by_id["202"][5]) == 68 and by_id["201"][3] == "ada"
+    assert float(by_id["201"][5]) == 75 and float(by_id["202"][5]) == 57.5 and by_id["201"][3] == "ada"
     # No column named like the rubric's: the rubric's name, said as a new assignment.
     assert canvas_assignment_column(roster, "scanlab") == ("HW3: scanlab (55501)",
                                                            ["HW2: histogram (55400)", "HW3: scanlab (55501)"])
