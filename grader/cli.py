@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -270,7 +272,23 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
     return EXIT_OK
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    """SIGTERM (Slurm's time limit, a kill) stops the grader as Ctrl-C does: what is being
+    graded ends through the usual paths, and the temporary workspace is removed."""
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)   # (grader/entry.py found the checkout)
     try:
         if args.command == "rubric-keys":

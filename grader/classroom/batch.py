@@ -413,6 +413,18 @@ def read_identities(folder: Path, entries: list[Path], roster: Path | None,
     return read_class(folder, entries, roster, due)[0]
 
 
+def _line_printer() -> Callable[[str], None]:
+    """Prints whole lines from any thread: print() writes a line and its end apart, so two
+    grading threads' progress lines could run together."""
+    lock = threading.Lock()
+
+    def say(line: str) -> None:
+        with lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+    return say
+
+
 def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout: Layout,
                 log: Callable[[str], None]) -> int:
     """`batch FOLDER`: the job's options over the class's submissions (args: the class's
@@ -466,7 +478,7 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
                              str(args.roster.resolve()) if args.roster else "", args.due or "")
         status = exits.OK
         try:
-            run_batch(session, entries, out, lambda line: print(line, flush=True), who, args.resume, extras)
+            run_batch(session, entries, out, _line_printer(), who, args.resume, extras)
         except BatchInterrupted as e:
             print(f"grader: {e.why}", file=sys.stderr)
             status = exits.INTERRUPTED

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .assignment import Assignment, default_assignment
+from .assignment import DEFAULT_PATH, Assignment, default_assignment
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
 from .toml_table import TomlTable, read_toml
 
@@ -512,7 +512,10 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
 
 
 def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], Path]:
-    cases_path = (rubric_file.parent / top.get("cases", str, "cases.toml")).resolve()
+    # A rubric kept elsewhere that names no case file grades the checkout's cases.
+    beside = rubric_file.parent / "cases.toml"
+    default = beside if beside.is_file() else DEFAULT_PATH.parent / "cases.toml"
+    cases_path = (rubric_file.parent / top.get("cases", str, str(default))).resolve()
     cases_data = read_toml(cases_path, "cases", RubricError)
     tables = cases_data.get("grade", {}).get("case", [])
     if not tables:

@@ -15,9 +15,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -387,3 +389,47 @@ def test_the_grader_installs_without_root_or_apt(tmp_path):
                          doctor.stdout), doctor.stdout
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def test_copies_of_the_reference_are_named_by_their_students_not_as_each_others(term):
+    _, out, _ = term
+    summary = (out / "class-summary.md").read_text()
+    copies = summary[summary.index("## Copies"):].split("\n## ")[0]
+    assert "| Ada Lovelace (submission_9001) | identical to the reference solution: task 1, 2, 3, 4 |" in copies
+    assert "| Katherine Johnson (submission_9006) | identical to the reference solution: task 1, 2, 3, 4 |" in copies
+    assert "identical files" not in copies      # two copies of the reference are not each other's copy
+    assert "| Grace Hopper, Alan Turing (submission_9002) | the untouched handout: task 1, 2, 3 |" in copies
+    assert "Ada Lovelace (submission_9001)" in (out / "class.html").read_text()
+
+
+def test_a_rubric_kept_elsewhere_grades_the_checkouts_cases(tmp_path):
+    text = (REPO / "data" / "rubric.toml").read_text()
+    (tmp_path / "course.toml").write_text("\n".join(line for line in text.splitlines()
+                                                   if not line.startswith("cases =")))
+    rubric = load_rubric(tmp_path / "course.toml")
+    assert (REPO / "data" / "cases.toml").resolve() in rubric.sources
+    assert rubric.cases == load_rubric(REPO / "data" / "rubric.toml").cases
+
+
+def test_sigterm_leaves_no_workspace(emu_session, tmp_path):
+    """A grade stopped by SIGTERM (Slurm's time limit) removes its temporary workspace."""
+    work = tmp_path / "work"
+    work.mkdir()
+    work.chmod(0o755)
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(REPO / "solution"), "--backend",
+                             "emulator", "--rubric", str(TEST_RUBRIC), "--cache", str(cache_dir()),
+                             "--workdir", str(work), "--out", str(tmp_path / "out"), "-q"],
+                            cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not list(work.glob("scanlab-grade-*/builds/*")):
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read() if proc.stdout else ""
+            time.sleep(0.2)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert not list(work.glob("scanlab-grade-*")), list(work.iterdir())
