@@ -321,6 +321,9 @@ def _main(argv: list[str] | None) -> int:
             return slurm.submit(args, rubric, options_from(args))
         if args.command == "similarity":
             return similarity_command(args.folder, rubric, layout, args.out)
+        if args.command == "rescore":
+            from .classroom.batch import rescore_class
+            return rescore_class(args, rubric)
         log = _logger(args.quiet)
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:
@@ -330,9 +333,6 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "grade":
             return grade_one(args, GradingJob(args.rubric, options_from(args), [args.submission]),
                              rubric, layout, log)
-        if args.command == "rescore":
-            from .classroom.batch import rescore_class
-            return rescore_class(args, rubric)
         if args.command == "batch":
             from .classroom.batch import grade_batch
             return grade_batch(args, GradingJob(args.rubric, options_from(args)), rubric, layout, log)

@@ -38,7 +38,8 @@ def _correctness_output(tr: TaskResult) -> str:
         visible = [c for c in tr.cases if not c.case.hidden]
         hidden = [c for c in tr.cases if c.case.hidden]
         if tr.verdict == "timed_out":
-            lines.append(f"Timed out: {timed_out_words(tr)}.")
+            lines.append(timed_out_words(tr).capitalize() + ": a case ran past its time limit (a hang, "
+                         "or far too slow); the cases after it were not run.")
         lines.append(f"{sum(c.passed for c in visible)}/{len(visible)} visible cases passed")
         if hidden:
             lines.append(f"{sum(c.passed for c in hidden)}/{len(hidden)} hidden cases passed "
