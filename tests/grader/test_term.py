@@ -243,6 +243,8 @@ def test_the_late_policy_in_every_output(term, monkeypatch):
     assert "Katherine Johnson (submission_9006): late by 2 d 12 h (-25% late penalty)" in summary
     assert "Grace Hopper, Alan Turing (submission_9002): late by 12 h 00 min (-10% late penalty)" in summary
     assert "late by 2 d 12 h" in (out / "class.html").read_text()
+    report = (out / "submissions" / "submission_9006" / "report.txt").read_text()
+    assert report.endswith("Late work: late by 2 d 12 h (-25% late penalty); score after it 57.50 / 70\n")
 
 
 def test_a_hang_is_timed_out_in_every_view(term):
