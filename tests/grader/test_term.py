@@ -415,8 +415,7 @@ def test_a_rubric_kept_elsewhere_grades_the_checkouts_cases(tmp_path):
 
 def test_sigterm_leaves_no_workspace(emu_session, tmp_path):
     """A grade stopped by SIGTERM (Slurm's time limit) removes its temporary workspace."""
-    work = tmp_path / "work"
-    work.mkdir()
+    work = Path(tempfile.mkdtemp(prefix="scanlab-sigterm-"))   # a folder the sandbox user reaches
     work.chmod(0o755)
     proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(REPO / "solution"), "--backend",
                              "emulator", "--rubric", str(TEST_RUBRIC), "--cache", str(cache_dir()),
@@ -433,5 +432,7 @@ def test_sigterm_leaves_no_workspace(emu_session, tmp_path):
     finally:
         if proc.poll() is None:
             proc.kill()
+    left = list(work.glob("scanlab-grade-*"))
+    shutil.rmtree(work, ignore_errors=True)
     assert proc.returncode == 130
-    assert not list(work.glob("scanlab-grade-*")), list(work.iterdir())
+    assert not left, left
