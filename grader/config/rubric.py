@@ -21,20 +21,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .assignment import DEFAULT_PATH, Assignment, default_assignment
+from .late_policy import LatePolicy
+from .setting import setting
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
 from .toml_table import TomlTable, read_toml
 
 
 class RubricError(ValueError):
     """A rubric that cannot be used, with the reason."""
-
-
-def setting(default: Any, doc: str, *, table: str = "", key: str = "", minimum: float | None = None,
-            choices: tuple[str, ...] = ()) -> Any:
-    """A rubric setting: its default, what it means, and where it is read from
-    ([table] key; default: the dataclass's table and the field's name)."""
-    return field(default=default, metadata={"doc": doc, "table": table, "key": key,
-                                            "minimum": minimum, "choices": choices})
 
 
 @dataclass(frozen=True)
@@ -239,17 +233,6 @@ class GradebookRubric:
                          "or \"performance\" (the GPU points only, where correctness is Gradescope's "
                          "own autograder score; see grader/README.md, the round trip)",
                          choices=("total", "performance"))
-
-
-@dataclass(frozen=True)
-class LatePolicy:   # what lateness costs (grader/report/late.py)
-    TABLE = "late"
-    per: str = setting("day", "the unit the penalty counts: \"day\" or \"hour\" (each one started "
-                       "after the due date counts whole)", choices=("day", "hour"))
-    penalty_percent: float = setting(0.0, "percent of the maximum taken per day (or hour) late (0: "
-                                     "lateness is shown, costs nothing)", minimum=0)
-    cap_percent: float = setting(100.0, "at most this percent of the maximum is taken", minimum=0)
-    grace_minutes: float = setting(0.0, "minutes after the due date that cost nothing", minimum=0)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..config.rubric import LatePolicy
+from ..config.late_policy import LatePolicy
 from ..results import Identity
 
 UNIT_SECONDS = {"day": 86400.0, "hour": 3600.0}
