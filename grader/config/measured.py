@@ -26,6 +26,7 @@ def measured_parts(rubric: Rubric) -> dict[str, str]:
                         dataclasses.replace(rubric.performance, full_credit_slowdown=1.0)),
         "rules": rubric.forbidden,
         "limits": (rubric.limits, rubric.submission, rubric.sanitizer),
+        "profile": rubric.profile,   # what Nsight Compute profiles: figures of the reports
     }
     return {name: hashlib.sha256(repr(value).encode()).hexdigest()[:16] for name, value in parts.items()}
 
