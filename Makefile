@@ -1,4 +1,5 @@
 # scanlab: the front door of the repository.
+#   make grader         install the grader alone into .venv, without root (Python >= 3.11)
 #   make test           install what is missing, build everything, run every test
 #                       (C++ via CTest, the grader's pytest through CTest too)
 #   make                build the reference and handout drivers (GPU and emulator)
@@ -13,7 +14,7 @@ BUILD ?= build
 CMAKE_FLAGS ?=
 PYTHON ?= python3
 
-.PHONY: all deps test bench plot handout grade gradescope clean
+.PHONY: all deps grader test bench plot handout grade gradescope clean
 
 all: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j
@@ -23,6 +24,9 @@ $(BUILD)/CMakeCache.txt:
 
 deps:
 	tools/install_deps.sh
+
+grader:
+	tools/install_deps.sh --grader
 
 test: deps
 	$(MAKE) all

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Callable
 
@@ -40,6 +42,8 @@ DESCRIPTION = """scanlab's autograder.
                      task per submission) and a merge job that writes the class's files
   slurm-task OUT     (run by Slurm) grade one submission of a Slurm batch
   merge OUT          the class's files of a Slurm batch from its results
+  rescore FOLDER     score a graded batch again by a changed rubric (points,
+                     thresholds, late policy, gradebook names): nothing is graded
   similarity FOLDER  which submissions of a class are alike, the reference solution
                      included (copydetect)
 
@@ -131,6 +135,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "reference solution (copydetect; the handout's lines excluded): similarity.html "
                         "and similarity.csv in --out, the alike in grades.csv, class-summary.md, class.html")
 
+    rs = sub.add_parser("rescore", help="score a graded batch again by a changed rubric, grading nothing",
+                        description="Score the stored measurements of the batch in --out (cases passed, "
+                                    "times, findings) by --rubric: its points, thresholds, late policy and "
+                                    "gradebook names. Every report and class file is written again; nothing "
+                                    "is built or run. A rubric that changes what is measured (cases, timed "
+                                    "sizes, rules, limits) is refused: batch --resume grades again.",
+                        epilog=exits.text(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    rs.add_argument("folder", type=Path, help="the class folder the batch graded")
+    rs.add_argument("--out", type=Path, default=None, help="the batch's folder (default grader-out/batch)")
+    rs.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
+                    help="the rubric to score by (default: data/rubric.toml)")
+    rs.add_argument("--roster", type=Path, default=None, help="as batch (default: the batch's)")
+    rs.add_argument("--due", default=None, help="as batch (default: the batch's)")
+
     sl = sub.add_parser("slurm", help="grade a class on a Slurm cluster: an array job and a merge",
                         description="Grade a class on a Slurm cluster: a prepare job (the reference, "
                                     "once), an array job after it (one task per submission) and a merge "
@@ -152,6 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     sl.add_argument("--resubmit", action="store_true",
                     help="submit only the submissions of the plan in --out without a result, and the merge")
     sl.add_argument("--dry-run", action="store_true", help="write the plan and print the sbatch commands")
+    sl.add_argument("--similarity", action="store_true",
+                    help="the merge job also compares the class (as batch --similarity); copydetect "
+                         "must be importable by this Python (checked before anything is submitted)")
     st = sub.add_parser("slurm-task", help="(run by Slurm) grade one submission of a plan",
                         description="Run by the array job of `slurm`: grade submission number "
                                     "$SLURM_ARRAY_TASK_ID of the plan in OUT.")
@@ -256,7 +277,23 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
     return EXIT_OK
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
+    """SIGTERM (Slurm's time limit, a kill) stops the grader as Ctrl-C does: what is being
+    graded ends through the usual paths, and the temporary workspace is removed."""
+    if threading.current_thread() is not threading.main_thread():
+        return _main(argv)
+    previous = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _main(argv)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)   # (grader/entry.py found the checkout)
     try:
         if args.command == "rubric-keys":
@@ -289,6 +326,9 @@ def main(argv: list[str] | None = None) -> int:
             return slurm.submit(args, rubric, options_from(args))
         if args.command == "similarity":
             return similarity_command(args.folder, rubric, layout, args.out)
+        if args.command == "rescore":
+            from .classroom.batch import rescore_class
+            return rescore_class(args, rubric)
         log = _logger(args.quiet)
         if args.command == "prepare":
             with Session(rubric, layout, options_from(args), log) as session:

@@ -231,6 +231,9 @@ def verdict_of(status: str, cases: Sequence[CaseResult]) -> str:
         return "correct"
     if cases and all(c.status == "not_implemented" for c in cases):
         return "not_implemented"
+    # A hang is said as one, not as wrong answers: its remaining cases were not run.
+    if any(c.status == "timeout" for c in cases):
+        return "timed_out"
     return "wrong"
 
 
@@ -275,6 +278,10 @@ class Identity:
     submission_id: str = ""              # Gradescope's submission id
     submitted_at: str = ""               # ISO 8601
     late: bool | None = None             # None: not known
+    late_seconds: float | None = None    # how long after the due date (None: not known)
+    # The score Gradescope's autograder gave (a Gradescope export's metadata): in the
+    # round trip, the emulator half's correctness, which the GPU half corrects.
+    autograder_score: float | None = None
 
 
 @dataclass
@@ -313,7 +320,10 @@ class SubmissionResult:
     draw_seed: int = 0
     identity: Identity = field(default_factory=Identity)
     source_digest: str = ""       # of the submission's bytes: a resumed batch regrades a changed one
-    rubric_digest: str = ""       # of the rubric and case files it was graded with
+    rubric_digest: str = ""       # of the rubric and case files it was graded (or rescored) with
+    # Of the rubric's parts that decide what is measured (config.measured.measured_parts): a stored
+    # result with the same one is rescored by a changed rubric, not graded again.
+    measured_digest: str = ""
 
     @property
     def performance_measured(self) -> bool:

@@ -1,11 +1,37 @@
 #!/usr/bin/env bash
-# Installs what the build and tests need on Debian/Ubuntu: the Debian packages
-# (apt-get, as root or through sudo) and pytest in a local virtual environment
-# (.venv). Safe to run again: it installs only what is missing.
+# Installs what scanlab needs. Two parts, so a grader needs no root:
+#   tools/install_deps.sh --grader   the grader alone, into .venv (`make grader`): Python
+#                                    >= 3.11 and pip, no sudo, no apt, any Linux; with
+#                                    matplotlib and copydetect (the grader's extras)
+#   tools/install_deps.sh            the whole test suite's needs (`make deps`, run by
+#                                    `make test`): the Debian packages (apt-get, as root or
+#                                    through sudo: the compilers, Catch2, and the test
+#                                    suite's Slurm daemons and Chromium), then .venv with
+#                                    the test extras
+# Safe to run again: it installs only what is missing.
 # The CUDA toolkit is not a Debian package here: without nvcc, only the CPU emulator
 # builds are made (and said so by CMake).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+only_grader=0
+[ "${1:-}" = "--grader" ] && only_grader=1
+
+python=${PYTHON:-python3}
+if ! "$python" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+  echo "install_deps: the grader needs Python >= 3.11 ($python is $("$python" --version 2>&1 || echo missing));" \
+       "set PYTHON=/path/to/python3.11" >&2
+  exit 1
+fi
+
+if ((only_grader)); then
+  [ -x .venv/bin/python ] || "$python" -m venv .venv
+  .venv/bin/pip install -q --disable-pip-version-check ".[plots,similarity]"
+  rm -rf build/lib build/bdist.* ./*.egg-info   # setuptools' leftovers
+  echo "install_deps: the grader is installed: .venv/bin/scanlab-grade (or .venv/bin/python -m grader);" \
+       "check the machine with: .venv/bin/scanlab-grade doctor"
+  exit 0
+fi
 
 packages=(cmake make g++ catch2 libboost-context-dev python3 python3-venv zip bubblewrap binutils
           chromium-headless-shell   # the browser test of the HTML reports
@@ -18,6 +44,11 @@ if ((${#missing[@]})); then
   echo "install_deps: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if ! command -v apt-get >/dev/null || { [ -n "$sudo" ] && ! sudo -n true 2>/dev/null; }; then
+    echo "install_deps: cannot install ${missing[*]} (no apt-get, or no root/sudo here)." >&2
+    echo "install_deps: the grader alone needs none of them: tools/install_deps.sh --grader (make grader)" >&2
+    exit 1
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
 fi
@@ -27,7 +58,7 @@ fi
 # copydetect); again when pyproject.toml or the grader's sources change.
 stamp=$(find pyproject.toml grader -name '*.py' -o -name pyproject.toml | sort | xargs cat | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/scanlab-grade ] || [ "$(cat .venv/grader.installed 2>/dev/null)" != "$stamp" ]; then
-  [ -x .venv/bin/python ] || python3 -m venv .venv
+  [ -x .venv/bin/python ] || "$python" -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check ".[test]"
   rm -rf build/lib build/bdist.* ./*.egg-info   # setuptools' leftovers
   echo "$stamp" > .venv/grader.installed

@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import sys
 import threading
 import time
@@ -25,6 +26,7 @@ from .. import exits
 from ..grading.build import Layout
 from .canvas import read_layout
 from .submissions import class_folder, find_submissions, folder_names
+from ..grading.assemble import rescore
 from ..grading.collect import source_digest, submission_name
 from ..grading.pipeline import grade
 from ..report import gradebook, html, jsonfile, problems
@@ -33,8 +35,9 @@ from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
 from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
-from .roster import (METADATA_FILE, RosterCheck, RosterError, check_roster, identities, parse_due,
-                     read_gradescope_metadata, read_roster)
+from .roster import (METADATA_FILE, RosterCheck, RosterError, canvas_assignment_column, check_roster,
+                     identities, parse_due, read_gradescope_metadata, read_roster)
+from ..config.measured import measured_digest, measured_parts
 from ..config.rubric import Rubric
 from ..grading.job import GradingJob
 from ..grading.session import Session
@@ -43,14 +46,21 @@ STATE_FILE = "batch.json"
 CLASS_PAGE = "class.html"
 LEADERBOARD_FILE = "leaderboard.csv"
 STATE_FORMAT = "scanlab-batch"
+IN_PROGRESS = "in-progress"
 
 
 @dataclass
 class BatchState:
-    """out/batch.json: what a resumed batch must match."""
+    """out/batch.json: what a resumed batch must match. `measured`: the digest of each
+    part of the rubric that decides what is measured (config.measured.measured_parts), to say
+    which changed; `complete`: the class files in out/ are a whole class's."""
     seed: int
     rubric_digest: str
     backend: str
+    measured: dict[str, str] = field(default_factory=dict)
+    complete: bool = False
+    roster: str = ""     # the batch's --roster and --due, which `rescore` takes by default
+    due: str = ""
 
     @staticmethod
     def read(out: Path) -> BatchState | None:
@@ -58,27 +68,87 @@ class BatchState:
             data = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
             if data.get("format") != STATE_FORMAT:
                 return None
-            return BatchState(int(data["seed"]), str(data["rubric_digest"]), str(data["backend"]))
-        except (OSError, ValueError, KeyError, TypeError):
+            measured = data.get("measured", {})
+            return BatchState(int(data["seed"]), str(data["rubric_digest"]), str(data["backend"]),
+                              {str(k): str(v) for k, v in measured.items()} if isinstance(measured, dict) else {},
+                              bool(data.get("complete", False)), str(data.get("roster") or ""),
+                              str(data.get("due") or ""))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
             return None
 
     def write(self, out: Path) -> None:
-        (out / STATE_FILE).write_text(json.dumps(
+        _replace_text(out / STATE_FILE, json.dumps(
             {"format": STATE_FORMAT, "seed": self.seed, "rubric_digest": self.rubric_digest,
-             "backend": self.backend}, indent=2) + "\n", encoding="utf-8")
+             "backend": self.backend, "measured": self.measured, "complete": self.complete,
+             "roster": self.roster, "due": self.due},
+            indent=2) + "\n")
 
 
-def graded_before(folder: Path, entry: Path, state: BatchState, limit: int) -> SubmissionResult | None:
-    """The result in `folder` if it was graded with this state and these bytes."""
+def _replace_text(path: Path, text: str) -> None:
+    """`path` holds `text` whole, or its old content: never half of either."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def rubric_change(before: BatchState, rubric: Rubric) -> tuple[str, list[str]]:
+    """What a rubric changes against a batch's: "same", "scoring" (points, thresholds,
+    the late policy, the gradebook's names: the stored measurements are rescored) or
+    "measured" (cases, timed sizes, rules, limits: graded again); and, for "measured",
+    the parts that changed (all of them where the batch predates the parts' record)."""
+    if before.rubric_digest == rubric.digest:
+        return "same", []
+    now = measured_parts(rubric)
+    changed = [part for part, digest in now.items() if before.measured.get(part) != digest]
+    return ("measured", changed) if changed else ("scoring", [])
+
+
+def stored_result(folder: Path, entry: Path, state: BatchState, limit: int) -> SubmissionResult | None:
+    """The result in `folder` if it was graded with this state's seed and backend and
+    these very bytes (by whatever rubric)."""
     try:
         result = jsonfile.read(folder / "results.json")
     except ValueError:
         return None
-    if (result.seed != state.seed or result.rubric_digest != state.rubric_digest
-            or result.machine.backend != state.backend
+    if (result.seed != state.seed or result.machine.backend != state.backend
             or result.source_digest != source_digest(entry, limit)):
         return None
     return result
+
+
+def kept_by(result: SubmissionResult, rubric: Rubric) -> SubmissionResult | None:
+    """A stored result under `rubric`: itself where it was scored by it, rescored by it
+    where it was measured alike (the same config.measured.measured_digest: no build, nothing
+    run), None where `rubric` measures something else (it must be graded again)."""
+    if result.rubric_digest == rubric.digest:
+        return result
+    if result.measured_digest and result.measured_digest == measured_digest(rubric):
+        return rescore(result, rubric)
+    return None
+
+
+def change_words(before: BatchState, rubric: Rubric) -> str:
+    """What a rubric's change against a batch's means, in a line said before anything starts."""
+    kind, parts = rubric_change(before, rubric)
+    if kind == "same":
+        return "rubric: the same as the batch's"
+    if kind == "scoring":
+        return ("rubric: changed only in what scores (points, thresholds, the late policy, the "
+                "gradebook's names): the stored measurements are rescored, nothing is graded again")
+    return (f"rubric: changes what is measured ({', '.join(parts)}): the submissions are graded "
+            "again (their stored results do not measure what this rubric asks)")
+
+
+def graded_before(folder: Path, entry: Path, state: BatchState, limit: int,
+                  rubric: Rubric | None = None) -> SubmissionResult | None:
+    """The result in `folder` if it was graded with this state's seed, backend and these
+    bytes: with `rubric`, as kept_by() keeps it; without, only one of the state's rubric."""
+    result = stored_result(folder, entry, state, limit)
+    if result is None:
+        return None
+    if rubric is None:
+        return result if result.rubric_digest == state.rubric_digest else None
+    return kept_by(result, rubric)
 
 
 def _duration(seconds: float) -> str:
@@ -128,6 +198,8 @@ class ClassExtras:
     class folder, and the folder to compare with `--similarity` (None: not compared)."""
     roster: RosterCheck | None = None
     similarity: Path | None = None
+    roster_path: str = ""   # the --roster and --due given, kept in batch.json for `rescore`
+    due: str = ""
 
 
 def run_batch(session: Session, entries: list[Path], out: Path,
@@ -144,29 +216,34 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     files written from what had finished by then."""
     rubric = session.rubric
     out.mkdir(parents=True, exist_ok=True)
-    state = BatchState(session.seed, rubric.digest, session.backend.name)
+    previous = BatchState.read(out)
+    extras = extras or ClassExtras()
+    state = BatchState(session.seed, rubric.digest, session.backend.name, measured_parts(rubric),
+                       roster=extras.roster_path, due=extras.due)
     names = folder_names(entries)
-    limit = rubric.submission.max_total_bytes
-    results: list[SubmissionResult] = []
-    todo: list[Path] = []
-    for e in sorted(entries):
-        before = graded_before(out / "submissions" / names[e], e, state, limit) if resume else None
-        if before is not None:
-            results.append(before)
-        else:
-            todo.append(e)
+    results, todo, rescored = stored_results(entries, out, state, rubric, who) if resume else \
+        ([], sorted(entries), [])
     if resume:
         say(f"resuming: {len(results)} of {len(entries)} submission(s) already graded with seed "
-            f"{state.seed} and this rubric; grading {len(todo)}")
+            f"{state.seed}" + (f" ({len(rescored)} of them rescored by this rubric from their stored "
+                               "measurements: nothing built or run)" if rescored else " and this rubric")
+            + f"; grading {len(todo)}")
+        for r in rescored:   # their reports say the new points
+            write_reports(r, rubric, out / "submissions" / names[_entry_of(r, entries)])
+    # A complete class's files stay whole until this run is: until then, the growing
+    # grades.csv (and an interrupted run's class files) go to out/in-progress/.
+    live = out / IN_PROGRESS if previous is not None and previous.complete else out
+    live.mkdir(parents=True, exist_ok=True)
+    state.complete = live is not out
     state.write(out)
-    plain = out / gradebook.PLAIN
+    plain = live / gradebook.PLAIN
     plain.unlink(missing_ok=True)
     for r in results:
-        r.identity = (who or {}).get(r.name, r.identity)
         gradebook.append_plain(r, rubric, plain)
 
     progress = _Progress(len(entries), done=len(results))
-    session.prepare()
+    if todo:
+        session.prepare()
 
     def grade_one(entry: Path) -> SubmissionResult:
         name = submission_name(entry)
@@ -188,7 +265,6 @@ def run_batch(session: Session, entries: list[Path], out: Path,
             progress.graded_now += 1
             say(_progress_line(progress.done, progress.total, result, progress.eta()))
 
-    extras = extras or ClassExtras()
     # Submissions build in parallel; their GPU runs still take the GPU one at a time.
     workers = max(1, min(len(todo), 2 * session.jobs))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission")
@@ -209,7 +285,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
             why = (f"interrupted twice: {len(results)} of {len(entries)} submission(s) graded, the ones "
                    "being graded lost; `batch --resume` grades the rest")
             say(why)
-            finish_batch(results, rubric, entries, out, None, extras.roster, why)
+            finish_batch(results, rubric, entries, live, None, extras.roster, why, links_to=out)
             os._exit(exits.INTERRUPTED)   # the grading threads cannot be stopped otherwise
         interrupted = (f"interrupted by Ctrl-C: {len(results)} of {len(entries)} submission(s) graded "
                        f"({cancelled} not started); `batch --resume` grades the rest")
@@ -220,10 +296,46 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     pairs = None
     if extras.similarity is not None and not interrupted:
         pairs = similarity_pairs(extras.similarity, rubric, session.layout, out, say)
-    finish_batch(results, rubric, entries, out, pairs, extras.roster, interrupted)
     if interrupted:
+        if live is not out:
+            interrupted += (f"; the complete class files of the batch before are kept in {out}, "
+                            f"this run's are in {live}")
+        finish_batch(results, rubric, entries, live, pairs, extras.roster, interrupted, links_to=out)
         raise BatchInterrupted(results, interrupted)
+    finish_batch(results, rubric, entries, out, pairs, extras.roster)
+    state.complete = True
+    state.write(out)
+    if live is not out:
+        shutil.rmtree(live, ignore_errors=True)
     return results
+
+
+def _entry_of(result: SubmissionResult, entries: list[Path]) -> Path:
+    return next(e for e in entries if str(e) == result.origin or submission_name(e) == result.name)
+
+
+def stored_results(entries: list[Path], out: Path, state: BatchState, rubric: Rubric,
+                   who: dict[str, Identity] | None) -> tuple[list[SubmissionResult], list[Path],
+                                                          list[SubmissionResult]]:
+    """What a resumed batch keeps: the stored results of this state's seed, backend and
+    bytes measured as `rubric` measures (rescored by it where its points differ), the
+    entries to grade, and which of the kept were rescored."""
+    names = folder_names(entries)
+    limit = rubric.submission.max_total_bytes
+    kept: list[SubmissionResult] = []
+    todo: list[Path] = []
+    rescored: list[SubmissionResult] = []
+    for e in sorted(entries):
+        stored = stored_result(out / "submissions" / names[e], e, state, limit)
+        before = kept_by(stored, rubric) if stored is not None else None
+        if before is None:
+            todo.append(e)
+            continue
+        before.identity = (who or {}).get(before.name, before.identity)
+        kept.append(before)
+        if before is not stored:
+            rescored.append(before)
+    return kept, todo, rescored
 
 
 def throughput_line(graded: int, seconds: float, session: Session) -> str:
@@ -241,22 +353,30 @@ def throughput_line(graded: int, seconds: float, session: Session) -> str:
 
 def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[Path],
                  out: Path, pairs: list[SimilarPair] | None = None, roster: RosterCheck | None = None,
-                 interrupted: str = "") -> list[SubmissionResult]:
+                 interrupted: str = "", links_to: Path | None = None) -> list[SubmissionResult]:
     """The class's files from every submission's result: the gradebook files (with a 0
     row for each roster student who submitted nothing), the class summary, the
-    leaderboard and the class page (a local batch, and `merge` after a Slurm one).
-    `pairs`: the similarity found (None: not compared)."""
+    leaderboard and the class page (a local batch, `merge` after a Slurm one, `rescore`).
+    Each file is replaced whole (written beside, then renamed): an interrupted run never
+    leaves one half written. `pairs`: the similarity found (None: not compared, and a
+    similarity report of an earlier run is removed, so none contradicts the summary);
+    `links_to`: the batch folder holding submissions/ (default `out`)."""
     names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
     copies = find_copies(results, pairs)
     absent = roster.zeros if roster is not None else []
-    gradebook.write_all(results, rubric, out, copies, absent)
-    (out / "class-summary.md").write_text(class_summary(results, rubric, copies, roster, interrupted),
-                                          encoding="utf-8")
+    gradebook.write_all(results, rubric, out, copies, absent, roster.canvas_column if roster else "")
+    _replace_text(out / "class-summary.md", class_summary(results, rubric, copies, roster, interrupted))
     leaderboard.write_csv(results, rubric, out / LEADERBOARD_FILE)
-    links = {str(e): f"submissions/{names[e]}/report.html" for e in entries}
-    (out / CLASS_PAGE).write_text(html.class_page(results, links, [t.name for t in rubric.tasks], copies,
-                                                  roster, interrupted), encoding="utf-8")
+    base = os.path.relpath(links_to or out, out)
+    prefix = "" if base == "." else base + "/"
+    links = {str(e): f"{prefix}submissions/{names[e]}/report.html" for e in entries}
+    late = {r.name: gradebook.late_of(r, rubric).words() for r in results}
+    _replace_text(out / CLASS_PAGE, html.class_page(results, links, [t.name for t in rubric.tasks], copies,
+                                                    roster, interrupted, late))
+    if pairs is None and not interrupted:
+        for stale in ("similarity.html", "similarity.csv"):
+            (out / stale).unlink(missing_ok=True)
     return results
 
 
@@ -272,20 +392,37 @@ def similarity_pairs(folder: Path, rubric: Rubric, layout: Layout, out: Path,
 
 
 def read_class(folder: Path, entries: list[Path], roster: Path | None,
-               due: str | None) -> tuple[dict[str, Identity], RosterCheck | None]:
+               due: str | None, assignment: str = "") -> tuple[dict[str, Identity], RosterCheck | None]:
     """Whose each submission is (a Gradescope export's metadata, Canvas's file names, the
-    roster), and what the roster and the folder disagree on (None without a roster)."""
+    roster), and what the roster and the folder disagree on (None without a roster), with
+    the Canvas assignment column of a gradebook export named like `assignment`."""
     metadata = folder / METADATA_FILE
     rows = read_roster(roster) if roster is not None else []
     names = [submission_name(e) for e in entries]
     who = identities(names, read_gradescope_metadata(metadata) if metadata.is_file() else {},
                      rows, parse_due(due) if due else None, read_layout(folder))
-    return who, (check_roster(names, rows, who) if roster is not None else None)
+    if roster is None:
+        return who, None
+    check = check_roster(names, rows, who)
+    check.canvas_column, check.canvas_columns = canvas_assignment_column(roster, assignment)
+    return who, check
 
 
 def read_identities(folder: Path, entries: list[Path], roster: Path | None,
                     due: str | None) -> dict[str, Identity]:
     return read_class(folder, entries, roster, due)[0]
+
+
+def _line_printer() -> Callable[[str], None]:
+    """Prints whole lines from any thread: print() writes a line and its end apart, so two
+    grading threads' progress lines could run together."""
+    lock = threading.Lock()
+
+    def say(line: str) -> None:
+        with lock:
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+    return say
 
 
 def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout: Layout,
@@ -297,6 +434,12 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     if not folder.is_dir():
         print(f"grader: {folder} is not a folder", file=sys.stderr)
         return exits.GRADER
+    if getattr(args, "similarity", False):
+        from .similarity import missing
+        why = missing()
+        if why:   # before hours of grading, not after
+            print(f"grader: --similarity: {why}", file=sys.stderr)
+            return exits.GRADER
     out: Path = args.out or Path("grader-out") / "batch"
     folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
     entries, skipped = find_submissions(folder)
@@ -304,7 +447,7 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     for s in skipped:
         print(f"skipped {s}", file=sys.stderr)
     try:
-        who, check = read_class(folder, entries, args.roster, args.due)
+        who, check = read_class(folder, entries, args.roster, args.due, rubric.gradebook.assignment)
     except RosterError as e:
         print(f"grader: {e}", file=sys.stderr)
         return exits.GRADER
@@ -320,6 +463,7 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
         elif options.seed != before.seed:
             print(f"note: --seed {options.seed} differs from the batch's {before.seed}: "
                   "every submission is graded again", file=sys.stderr)
+        print(change_words(before, rubric), file=sys.stderr, flush=True)
     if not entries:
         print(f"grader: {args.folder}: no submissions to grade (a batch folder holds one subfolder, "
               ".zip, .tar.gz, .tgz or .tar per submission, a Gradescope export, or Canvas's bulk "
@@ -330,10 +474,11 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
               f"{session.backend.name}, {session.jobs} parallel jobs"
               + (f"; {known} with their students' names" if known else ""), flush=True)
-        extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None)
+        extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None,
+                             str(args.roster.resolve()) if args.roster else "", args.due or "")
         status = exits.OK
         try:
-            run_batch(session, entries, out, lambda line: print(line, flush=True), who, args.resume, extras)
+            run_batch(session, entries, out, _line_printer(), who, args.resume, extras)
         except BatchInterrupted as e:
             print(f"grader: {e.why}", file=sys.stderr)
             status = exits.INTERRUPTED
@@ -345,6 +490,60 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     print(f"class summary: {out / 'class-summary.md'} and {out / CLASS_PAGE}; reports: "
           f"{out / 'submissions'}/")
     return status
+
+
+def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
+    """`rescore FOLDER`: the stored measurements of the batch in --out scored by `rubric`
+    (points, thresholds, the late policy, the gradebook's names): every submission's
+    reports and the class's files written again, nothing built or run. Refused (exit 2,
+    before anything is written) where the rubric changes what is measured, or where a
+    submission has no stored result of the batch: `batch --resume` grades those."""
+    out: Path = args.out or Path("grader-out") / "batch"
+    state = BatchState.read(out)
+    if state is None:
+        print(f"grader: rescore: no batch in {out} (no {STATE_FILE}): grade it with batch first",
+              file=sys.stderr)
+        return exits.GRADER
+    if not args.folder.is_dir():
+        print(f"grader: {args.folder} is not a folder", file=sys.stderr)
+        return exits.GRADER
+    start = time.monotonic()
+    roster = args.roster or (Path(state.roster) if state.roster else None)
+    due = args.due or state.due or None
+    resume = (f"{sys.executable} -m grader batch {args.folder} --out {out} --resume "
+              f"--rubric {args.rubric}")
+    print(change_words(state, rubric), file=sys.stderr, flush=True)
+    kind, _ = rubric_change(state, rubric)
+    if kind == "measured":
+        print(f"grader: rescore: this rubric changes what is measured; grade again with: {resume}",
+              file=sys.stderr)
+        return exits.GRADER
+    folder = class_folder(args.folder, rubric, out, lambda line: print(line, file=sys.stderr))
+    entries, _ = find_submissions(folder)
+    try:
+        who, check = read_class(folder, entries, roster, due, rubric.gradebook.assignment)
+    except RosterError as e:
+        print(f"grader: {e}", file=sys.stderr)
+        return exits.GRADER
+    results, todo, rescored = stored_results(entries, out, state, rubric, who)
+    if todo:
+        print(f"grader: rescore: {len(todo)} of {len(entries)} submission(s) have no stored result of "
+              f"this batch measured as this rubric measures ({', '.join(submission_name(e) for e in todo[:10])}"
+              f"{' ...' if len(todo) > 10 else ''}); nothing written. Grade them with: {resume}",
+              file=sys.stderr)
+        return exits.GRADER
+    names = folder_names(entries)
+    for r in results:   # every report: the points, and the identity (lateness) of this run
+        write_reports(r, rubric, out / "submissions" / names[_entry_of(r, entries)])
+    from .similarity import read_pairs
+    finish_batch(results, rubric, entries, out, read_pairs(out), check)
+    BatchState(state.seed, rubric.digest, state.backend, measured_parts(rubric), True,
+               str(roster.resolve()) if roster else "", due or "").write(out)
+    print(f"rescored {len(results)} submission(s) ({len(rescored)} with new points) by {args.rubric} "
+          f"in {time.monotonic() - start:.1f} s: nothing built or run")
+    print(f"gradebook: {', '.join(str(out / f) for f in gradebook.FILES)}; class summary: "
+          f"{out / 'class-summary.md'} and {out / CLASS_PAGE}")
+    return exits.OK
 
 
 __all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name", "BatchInterrupted"]

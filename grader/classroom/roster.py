@@ -137,8 +137,12 @@ def read_gradescope_metadata(path: Path) -> dict[str, Identity]:
         students = tuple(Student(name=s.get("name", ""), sid=s.get("sid", ""),
                                  email=s.get("email", "")) for s in subs)
         submission_id = folder.removeprefix("submission_") if folder.startswith("submission_") else ""
+        try:
+            autograder: float | None = float(str(record.get("score", "")))
+        except ValueError:
+            autograder = None
         out[folder] = Identity(students, str(record.get("id", "") or submission_id),
-                               iso_time(str(record.get("created_at", ""))))
+                               iso_time(str(record.get("created_at", ""))), autograder_score=autograder)
     return out
 
 
@@ -152,7 +156,9 @@ _COLUMNS = {"submission": "submission", "folder": "submission", "name": "name",
             # names carry it), SIS User ID the student id, SIS Login ID the login.
             "id": "canvas_id", "sisuserid": "sid", "sisloginid": "login"}
 # Rows of a Canvas gradebook export that are no student.
-_NOT_STUDENTS = ("points possible", "muted")
+_NOT_STUDENTS = ("points possible", "muted", "student, test", "test student")
+# An assignment's column of Canvas's gradebook export: its name, then Canvas's id.
+_CANVAS_ASSIGNMENT = re.compile(r"^(?P<name>.+?)\s*\((?P<id>\d+)\)$")
 
 
 def read_roster(path: Path) -> list[dict[str, str]]:
@@ -179,6 +185,28 @@ def read_roster(path: Path) -> list[dict[str, str]]:
             continue
         rows.append(named)
     return rows
+
+
+def _assignment_name(column: str) -> str:
+    m = _CANVAS_ASSIGNMENT.match(column)
+    return m.group("name") if m else column
+
+
+def canvas_assignment_column(path: Path, assignment: str) -> tuple[str, list[str]]:
+    """The assignment column of Canvas's gradebook export that the upload fills (the one
+    whose name holds `assignment`, e.g. `HW3: scanlab (55501)` for "scanlab"), or "" where
+    no one column is; and every assignment column of
+    the export (to say so). A column Canvas does not know would make a new assignment."""
+    try:
+        header = next(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()), [])
+    except (OSError, UnicodeDecodeError):
+        return "", []
+    found = [h.strip() for h in header if _CANVAS_ASSIGNMENT.match(h.strip())
+             and _COLUMNS.get(re.sub(r"[\s_-]", "", h.lower())) is None]
+    named = [h for h in found if h == assignment or assignment.lower() in _assignment_name(h).lower()]
+    # Never another assignment's column only because it is the only one: that would
+    # overwrite its grades.
+    return (named[0] if len(named) == 1 else ""), found
 
 
 def _truthy(text: str) -> bool | None:
@@ -238,19 +266,22 @@ def identities(names: list[str], metadata: dict[str, Identity],
                                  for s in ident.students)
             late = next((v for v in (_truthy(r.get("late", "")) for r in rows) if v is not None), None)
             at = next((r["submitted_at"] for r in rows if r.get("submitted_at")), "")
-            ident = Identity(students, ident.submission_id, ident.submitted_at or iso_time(at),
-                             late if late is not None else ident.late)
+            ident = dataclasses.replace(ident, students=students, submitted_at=ident.submitted_at or iso_time(at),
+                                        late=late if late is not None else ident.late)
         elif ident.students and by_key:
             ident = dataclasses.replace(ident, students=tuple(
                 _merge(s, by_key.get(f"sid:{s.sid.lower()}") or by_key.get(f"email:{s.email.lower()}") or {})
                 for s in ident.students))
-        if due is not None and ident.late is None and ident.submitted_at:
+        if due is not None and ident.submitted_at:
             try:
                 at_time = datetime.datetime.fromisoformat(ident.submitted_at)
             except ValueError:
                 at_time = None
             if at_time is not None and at_time.tzinfo is not None:
-                ident = dataclasses.replace(ident, late=at_time > due)
+                # How late, from the time; a roster's own `late` column still says whether.
+                ident = dataclasses.replace(
+                    ident, late=at_time > due if ident.late is None else ident.late,
+                    late_seconds=max(0.0, (at_time - due).total_seconds()))
         out[name] = ident
     return out
 
@@ -287,6 +318,10 @@ class RosterCheck:
     mismatched: list[tuple[str, Student, list[str]]] = field(default_factory=list)  # 0 in the uploads
     absent: list[Student] = field(default_factory=list)     # no submission: 0 in the upload files
     unclaimed: list[str] = field(default_factory=list)      # submissions of nobody on the roster
+    # Canvas's gradebook export: the assignment column the upload fills ("" none found),
+    # and every assignment column the export has.
+    canvas_column: str = ""
+    canvas_columns: list[str] = field(default_factory=list)
 
     @property
     def zeros(self) -> list[Student]:
@@ -305,6 +340,10 @@ class RosterCheck:
             out.append(f"no submission from {who(s)} (on the roster): 0 in the upload files")
         for name in self.unclaimed:
             out.append(f"submission {name} matches no roster row: its rows carry no student")
+        if self.canvas_columns and not self.canvas_column:
+            out.append(f"the gradebook export's assignment columns ({', '.join(self.canvas_columns)}) "
+                       "hold no one whose name holds the rubric's [gradebook] assignment: "
+                       "canvas-grades.csv uses that name, which Canvas imports as a new assignment")
         return out
 
 

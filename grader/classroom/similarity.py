@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import importlib
+import importlib.util
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -35,12 +37,25 @@ class SimilarityError(RuntimeError):
     """copydetect is missing, or there is nothing to compare."""
 
 
+def install_command() -> str:
+    """The one command that installs copydetect for the Python running the grader."""
+    return f"{sys.executable} -m pip install 'copydetect>=0.5'"
+
+
+def missing() -> str | None:
+    """Why the similarity report cannot run here (copydetect not importable), or None.
+    `batch --similarity` and `slurm --similarity` ask before grading anything."""
+    if importlib.util.find_spec("copydetect") is None:
+        return (f"the similarity report needs copydetect, which {sys.executable} cannot import; "
+                f"install it with: {install_command()}")
+    return None
+
+
 def _detector_class() -> Any:
     try:
         copydetect = importlib.import_module("copydetect")   # untyped: an Any
     except ImportError:
-        raise SimilarityError("the similarity report needs copydetect (pip install copydetect, "
-                              "or `pip install '.[similarity]'`)") from None
+        raise SimilarityError(missing() or "copydetect cannot be imported") from None
     return copydetect.CopyDetector
 
 
@@ -118,3 +133,15 @@ def summary_lines(pairs: list[SimilarPair], top: int = 10) -> list[str]:
     lines = [f"  {p.share:6.1%}  {p.first} ~ {p.second} ({p.file}, {p.tokens} tokens in common)"
              for p in pairs[:top] if p.share > 0]
     return lines or ["  no pair shares code beyond the handout (the reference solution included)"]
+
+
+def read_pairs(out: Path) -> list[SimilarPair] | None:
+    """The pairs of an earlier similarity report in `out` (its similarity.csv), for the
+    class files written again without comparing again (`rescore`); None: there is none."""
+    try:
+        with open(out / CSV_FILE, newline="", encoding="utf-8") as sheet:
+            return [SimilarPair(row["submission_a"], row["submission_b"], row["file"],
+                                float(row["share_of_a"]), float(row["share_of_b"]),
+                                int(row["tokens_in_common"])) for row in csv.DictReader(sheet)]
+    except (OSError, KeyError, ValueError, TypeError):
+        return None

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import REPO_ROOT
-from .batch import BatchState, finish_batch, graded_before, read_class, read_identities
+from .batch import BatchState, finish_batch, graded_before, read_class, read_identities, similarity_pairs
 from .submissions import class_folder, find_submissions, folder_names
 from ..grading.build import Layout
 from ..grading.collect import submission_name
@@ -37,7 +37,8 @@ from ..grading.pipeline import grade
 from ..report.folder import write_reports
 from ..results import Identity, SubmissionResult
 from ..config.rubric import Rubric, SlurmRubric, load_rubric
-from ..grading.job import GradingJob, Options
+from ..config.measured import measured_parts
+from ..grading.job import GradingJob, Options, default_cache_dir
 from ..grading.session import Session
 from ..machine.backend import requested
 
@@ -59,11 +60,12 @@ class Plan:
     job: GradingJob             # array task i grades job.submissions[i]
     roster: str | None = None
     due: str | None = None
+    similarity: bool = False    # the merge also compares the class (copydetect)
 
     def write(self, out: Path) -> None:
         (out / PLAN).parent.mkdir(parents=True, exist_ok=True)
         data = {"format": PLAN_FORMAT, "folder": self.folder, "job": self.job.to_json(),
-                "roster": self.roster, "due": self.due}
+                "roster": self.roster, "due": self.due, "similarity": self.similarity}
         (out / PLAN).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
     @staticmethod
@@ -73,7 +75,7 @@ class Plan:
             if not isinstance(data, dict) or data.get("format") != PLAN_FORMAT:
                 raise ValueError("not a plan of this grader")
             return Plan(str(data["folder"]), GradingJob.from_json(data["job"]), data.get("roster"),
-                        data.get("due"))
+                        data.get("due"), bool(data.get("similarity", False)))
         except (OSError, ValueError, TypeError, KeyError) as e:
             raise SlurmError(f"no Slurm batch in {out} ({out / PLAN}: {e})") from None
 
@@ -111,7 +113,9 @@ class Jobs:
 
     @staticmethod
     def after(argv: list[str], kind: str, job: str) -> list[str]:
-        return argv[:-1] + [f"--dependency={kind}:{job}", argv[-1]]
+        # A job whose dependency can never be met (the prepare job failed) is removed,
+        # not left pending in the queue for ever.
+        return argv[:-1] + ["--kill-on-invalid-dep=yes", f"--dependency={kind}:{job}", argv[-1]]
 
 
 def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
@@ -163,10 +167,35 @@ def missing(plan: Plan, rubric: Rubric, out: Path) -> list[int]:
             if graded_before(out / "submissions" / names[e], e, state, limit) is None]
 
 
+NODE_LOCAL = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+
+
+def node_local(path: Path) -> bool:
+    """Whether `path` is on a folder each node has its own of (the jobs on other nodes
+    would not see what this one wrote there)."""
+    resolved = path.resolve()
+    return any(resolved == p or p in resolved.parents for p in NODE_LOCAL)
+
+
+def grader_command() -> str:
+    """The grader as this process runs it: its own Python (the one with its dependencies)."""
+    return f"{shlex.quote(sys.executable)} -m grader"
+
+
 def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
            say: Callable[[str], None] = print) -> int:
     """`slurm FOLDER`: the plan (args: the slurm command's own; options: the grading's)."""
     out: Path = (args.out or Path("grader-out") / "batch").resolve()
+    cache = options.cache_dir or default_cache_dir()
+    for what, path in (("--out", out), ("--cache", cache)):
+        if node_local(path):
+            say(f"WARNING: {what} {path} looks node-local ({', '.join(map(str, NODE_LOCAL))}): the "
+                "jobs on other nodes will not see it; give a folder on storage the nodes share")
+    if getattr(args, "similarity", False):
+        from .similarity import missing as similarity_missing
+        why = similarity_missing()
+        if why:
+            raise SlurmError(f"--similarity: {why}")
     overrides = {k: v for k, v in (("partition", args.partition), ("account", args.account),
                                    ("gres", args.gres)) if v is not None}
     if args.resubmit:
@@ -189,9 +218,11 @@ def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
             options, seed=seed, backend=backend,
             cache_dir=options.cache_dir.resolve() if options.cache_dir is not None else None)
         plan = Plan(str(folder), GradingJob(args.rubric.resolve(), grading, sorted(entries)),
-                    str(args.roster.resolve()) if args.roster else None, args.due)
+                    str(args.roster.resolve()) if args.roster else None, args.due,
+                    bool(getattr(args, "similarity", False)))
         out.mkdir(parents=True, exist_ok=True)
-        BatchState(seed, rubric.digest, backend).write(out)
+        BatchState(seed, rubric.digest, backend, measured_parts(rubric),
+                   roster=plan.roster or "", due=plan.due or "").write(out)
         plan.write(out)
         read_identities(folder, entries, plan.roster_path(), plan.due)   # a broken roster fails here
         indices = list(range(len(entries)))
@@ -233,7 +264,7 @@ def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
     say(f"submitted merge job {merge}" + (f" (after {watch[1]})" if watch else ""))
     say(f"watch: squeue -j {','.join(watch + [merge])}; logs: {out / 'slurm' / 'logs'}/")
     say(f"then: {out / 'grades.csv'}, {out / 'class-summary.md'}, {out / 'class.html'}; "
-        f"a task that failed: python3 -m grader slurm {args.folder} --out {out} --resubmit")
+        f"a task that failed: {grader_command()} slurm {args.folder} --out {out} --resubmit")
     return 0
 
 
@@ -287,18 +318,22 @@ def merge(out: Path, say: Callable[[str], None] = print) -> int:
         say(f"merge: {len(todo)} of {len(plan.entries)} submission(s) have no result of this batch: "
             + ", ".join(submission_name(Path(plan.entries[i])) for i in todo[:20])
             + (" ..." if len(todo) > 20 else ""))
-        say(f"grade them: python3 -m grader slurm {plan.folder} --out {out} --resubmit")
+        say(f"grade them: {grader_command()} slurm {plan.folder} --out {out} --resubmit")
         return EXIT_MISSING
     entries = plan.paths()
     names = folder_names(entries)
-    who, check = read_class(Path(plan.folder), entries, plan.roster_path(), plan.due)
+    who, check = read_class(Path(plan.folder), entries, plan.roster_path(), plan.due,
+                            rubric.gradebook.assignment)
     results: list[SubmissionResult] = []
     for e in entries:
         r = graded_before(out / "submissions" / names[e], e, state, rubric.submission.max_total_bytes)
         assert r is not None  # missing() said so
         r.identity = who.get(r.name, r.identity)
         results.append(r)
-    finish_batch(results, rubric, entries, out, roster=check)
+    pairs = None
+    if plan.similarity:   # after every grade, on the merge job's node
+        pairs = similarity_pairs(Path(plan.folder), rubric, Layout(REPO_ROOT), out, say)
+    finish_batch(results, rubric, entries, out, pairs, roster=check)
     say(f"merged {len(results)} submission(s): {out / 'grades.csv'}, {out / 'class-summary.md'}, "
         f"{out / 'class.html'}")
     return 0

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from .assignment import Assignment, Task, default_assignment
+from .assignment import DEFAULT_PATH, Assignment, Task, default_assignment
 from .draw import Drawn, DrawnRubric
+from .classroom_rubric import LeaderboardRubric, SlurmRubric
+from .late_policy import LatePolicy
 from .cases import Case, CaseError, SanitizeCase, expand, expand_sanitize, parse_count, validate_case
 from .toml_table import TomlTable, read_toml, setting
 
@@ -234,37 +236,10 @@ class GradebookRubric:
                          choices=("total", "performance"))
 
 
-@dataclass(frozen=True)
-class SlurmRubric:
-    """What each job of `grader slurm` asks the cluster for (options of sbatch)."""
-    TABLE = "slurm"
-    minutes: int = setting(30, "time limit of one submission's array task (sbatch --time), in minutes",
-                           minimum=1)
-    memory: str = setting("16G", "memory of one submission's array task (sbatch --mem)")
-    cpus: int = setting(8, "CPU cores of one submission's array task (sbatch --cpus-per-task): its "
-                        "builds run in parallel on them", minimum=1)
-    gres: str = setting("gpu:1", "generic resources of one array task (sbatch --gres); \"\" for none "
-                        "(the emulator backend)")
-    partition: str = setting("", "the partition of both jobs (sbatch --partition); \"\": the cluster's "
-                             "default; --partition overrides it")
-    account: str = setting("", "the account charged (sbatch --account); \"\": none; --account "
-                           "overrides it")
-
-
-@dataclass(frozen=True)
-class LeaderboardRubric:
-    """The class's ranking by GB/s (grader/report/leaderboard.py)."""
-    TABLE = "leaderboard"
-    tasks: tuple[str, ...] = setting(("scan", "lookback-scan"), "the tasks ranked (names of "
-                                     "data/assignment.toml), by the GB/s of their first timed case")
-    show: bool = setting(False, "fill Gradescope's leaderboard, so students see the class's GB/s "
-                         "ranking (always written for instructors: leaderboard.csv, class-summary.md)")
-
-
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, DrawnRubric, SanitizerRubric, ProfileRubric, SubmissionLimits, ForbiddenRubric,
-                    GradescopeRubric,
-                    GradebookRubric, SlurmRubric, LeaderboardRubric)
+                    EmulatorRubric, DrawnRubric, SanitizerRubric, ProfileRubric, SubmissionLimits,
+                    ForbiddenRubric, GradescopeRubric, GradebookRubric, LatePolicy, SlurmRubric,
+                    LeaderboardRubric)
 
 
 @dataclass(frozen=True)
@@ -323,6 +298,7 @@ class Rubric:
     sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
     profile: ProfileRubric = field(default_factory=ProfileRubric)
     drawn: DrawnRubric = field(default_factory=DrawnRubric)
+    late: LatePolicy = field(default_factory=LatePolicy)
     sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
 
@@ -499,7 +475,10 @@ def _task(data: dict[str, Any], index: int, assignment: Assignment) -> TaskRubri
 
 
 def _cases(top: _Table, rubric_file: Path) -> tuple[list[Case], dict[str, Any], Path]:
-    cases_path = (rubric_file.parent / top.get("cases", str, "cases.toml")).resolve()
+    # A rubric kept elsewhere that names no case file grades the checkout's cases.
+    beside = rubric_file.parent / "cases.toml"
+    default = beside if beside.is_file() else DEFAULT_PATH.parent / "cases.toml"
+    cases_path = (rubric_file.parent / top.get("cases", str, str(default))).resolve()
     cases_data = read_toml(cases_path, "cases", RubricError)
     tables = cases_data.get("grade", {}).get("case", [])
     if not tables:
@@ -596,5 +575,6 @@ def load_rubric(path: Path) -> Rubric:
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
                   sanitizer=_settings(SanitizerRubric, data), drawn=drawn,
                   profile=_settings(ProfileRubric, data),
+                  late=_settings(LatePolicy, data),
                   sanitize=_sanitize_cases(cases_data, cases_path),
                   sources=tuple(files) + (cases_path,))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import __version__
 from .collect import submission_name
+from ..config.measured import measured_digest
 from ..config.rubric import Rubric, TaskRubric
 from .outcomes import Graded
 from ..results import IntegrationResult, MachineInfo, SubmissionResult, TaskResult
@@ -43,7 +44,8 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         error=graded.error or (sub.error if sub else None),
         tasks=tasks, integration=integration, applications=list(graded.applications),
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
-        perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest, rubric_digest=rubric.digest)
+        perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest,
+        rubric_digest=rubric.digest, measured_digest=measured_digest(rubric))
     return with_points(result, score(result.tasks, result.integration, rubric))
 
 
@@ -79,5 +81,14 @@ def with_points(result: SubmissionResult, points: ScoreOutcome) -> SubmissionRes
 
 
 def rescore(result: SubmissionResult, rubric: Rubric) -> SubmissionResult:
-    """A graded result scored again by another rubric (its verdicts and timings kept)."""
-    return with_points(result, score(result.tasks, result.integration, rubric))
+    """A graded result scored again by another rubric whose measured parts are the same
+    (config.measured.measured_parts): its verdicts, cases and timings kept, each task's maximum
+    and points taken from `rubric`. No build, nothing run."""
+    by_number = {t.number: t for t in rubric.tasks}
+    tasks = [dataclasses.replace(tr, correctness_max=by_number[tr.number].correctness_points,
+                                 performance_max=by_number[tr.number].performance_points)
+             if tr.number in by_number else tr for tr in result.tasks]
+    rescored = dataclasses.replace(
+        result, tasks=tasks, rubric=str(rubric.path), rubric_digest=rubric.digest,
+        integration=dataclasses.replace(result.integration, max_points=rubric.integration.points))
+    return with_points(rescored, score(rescored.tasks, rescored.integration, rubric))

@@ -1,11 +1,19 @@
 """`doctor`: what this machine has for grading, and what is missing, in plain words."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 
 from . import detect as machines
 from ..grading import sandbox
+
+
+# The grader's optional Python packages (pyproject.toml's extras): what each is for. A
+# grade needs neither; what it serves says so where it is missing.
+OPTIONAL_PACKAGES = (("matplotlib", "the HTML reports' pictures (optional: pip extra `plots`)"),
+                     ("copydetect", "--similarity, the class's alike files (optional: pip extra `similarity`)"))
+OPTIONAL_VERSIONS = {"matplotlib": ">=3.6", "copydetect": ">=0.5"}
 
 
 def doctor() -> int:
@@ -40,6 +48,12 @@ def doctor() -> int:
     else:
         print(f"  {no} sandbox jail   {problem}: student code would NOT be contained "
               "(every report says so)")
+    extras = [(name, why) for name, why in OPTIONAL_PACKAGES if importlib.util.find_spec(name) is None]
+    for name, why in OPTIONAL_PACKAGES:
+        print(f"  {no if (name, why) in extras else ok} {name:<14} {why}")
+    if extras:
+        print(f"  install them into this Python: {sys.executable} -m pip install "
+              + " ".join(f"'{name}{OPTIONAL_VERSIONS[name]}'" for name, _ in extras))
     print()
     can_gpu = m.has_gpu and m.can_build_cuda
     can_emu = m.can_build_emulator
@@ -53,6 +67,7 @@ def doctor() -> int:
     else:
         missing = [t.name for t in (m.cmake, m.gxx, m.boost_context) if not t.ok]
         print(f"This machine cannot grade: {', '.join(missing)} missing. On Debian/Ubuntu: "
-              "apt-get install cmake g++ libboost-context-dev (tools/install_deps.sh).")
+              "apt-get install cmake g++ libboost-context-dev (as root); elsewhere, the "
+              "distribution's CMake, g++ and Boost.Context (or conda/spack without root).")
         return 1
     return 0

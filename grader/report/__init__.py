@@ -48,6 +48,8 @@ def failure_texts(cases: list[CaseResult], limit: int, reveal: bool = False) -> 
     once, with a count; at most `limit` distinct ones, then how many more. Hidden
     failures follow as pass/fail lines."""
     failures = [(c, n) for c, n in zip(cases, case_names(cases)) if not c.passed]
+    # A hang first: it is why the cases after it were not run.
+    failures.sort(key=lambda cn: cn[0].status != "timeout")
     groups: dict[tuple[str, str, str], list[tuple[CaseResult, str]]] = {}
     for c, n in failures:
         if c.case.hidden and not reveal:
@@ -109,6 +111,17 @@ def headline(result: SubmissionResult) -> str:
             f"{result.performance_max:g} points, not measured{bonus})")
 
 
+def timed_out_words(tr: TaskResult) -> str:
+    """A hang in words: 'timed out (1 case past the time limit, 61 not run, 1 passed)'."""
+    hung = sum(1 for c in tr.cases if c.status == "timeout")
+    not_run = sum(1 for c in tr.cases if c.status == "not_run")
+    parts = [f"{hung} case{'s' if hung != 1 else ''} past the time limit"]
+    if not_run:
+        parts.append(f"{not_run} not run")
+    parts.append(f"{tr.passed} of {tr.total} passed")
+    return f"timed out ({', '.join(parts)})"
+
+
 def problems(result: SubmissionResult) -> list[str]:
     """What keeps a submission from full marks, in words, task by task (the batch's
     progress lines, the CSV's comment and the class summary say it alike)."""
@@ -120,6 +133,8 @@ def problems(result: SubmissionResult) -> list[str]:
             continue  # a bonus left alone is no problem
         if tr.verdict == "wrong":
             out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail")
+        elif tr.verdict == "timed_out":
+            out.append(f"task {tr.number}: {timed_out_words(tr)}")
         elif tr.verdict != "correct":
             out.append(f"task {tr.number}: {tr.verdict.replace('_', ' ')}")
         elif tr.placeholder:

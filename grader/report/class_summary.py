@@ -7,7 +7,7 @@ import statistics
 
 from . import leaderboard, problems
 from .copies import Copies, markdown
-from .gradebook import flags, unmatched
+from .gradebook import correctness_disagreement, flags, late_of, unmatched
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
 from ..config.rubric import Rubric
@@ -36,9 +36,9 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
               f"min {min(scores):.2f}, max {max(scores):.2f}\n\n")
     zeroed = rubric.correctness.zero_for_placeholders
     out.write("| task | all cases pass | of them the handout's placeholder"
-              + (" (0 points)" if zeroed else "") + " | wrong | not implemented | does not compile | "
-              "forbidden | missing or not attempted | mean points |\n")
-    out.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+              + (" (0 points)" if zeroed else "") + " | wrong | timed out | not implemented | "
+              "does not compile | forbidden | missing or not attempted | mean points |\n")
+    out.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for i, t in enumerate(rubric.tasks):
         trs = [r.tasks[i] for r in results]
         count = lambda verdict: sum(1 for tr in trs if tr.verdict == verdict)  # noqa: E731
@@ -46,6 +46,7 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
         most = t.max_points if measured else t.correctness_points
         placeholders = sum(1 for tr in trs if tr.verdict == "correct" and tr.placeholder)
         out.write(f"| {t.number} `{t.file}` | {count('correct')} | {placeholders} | {count('wrong')} | "
+                  f"{count('timed_out')} | "
                   f"{count('not_implemented')} | {count('build_failed')} | {count('forbidden')} | "
                   f"{count('missing') + count('not_attempted')} | {mean:.2f} / {most:g}"
                   f"{' (bonus)' if t.bonus else ''} |\n")
@@ -63,10 +64,20 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
         out.write(f"{10 * b:3d}-{10 * b + 10:3d}%  {'#' * in_bin} {in_bin}{bonus}\n")
     out.write("```\n\n| submission | student(s) | score | problems |\n| --- | --- | --- | --- |\n")
     for r in sorted(results, key=lambda r: r.name):
-        said = problems(r) + flags(r) + (copies.words(r.name) if copies is not None else [])
+        late = late_of(r, rubric).words()
+        said = problems(r) + flags(r) + ([late] if late else []) + \
+            (copies.words(r.name) if copies is not None else [])
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         out.write(f"| {r.name} | {who.replace('|', '/')} | {r.score:.2f} | "
                   f"{'; '.join(p.replace('|', '/') for p in said) or '-'} |\n")
+    out.write(disagreement_section(results))
+    late_ones = [(r, late_of(r, rubric)) for r in sorted(results, key=lambda r: r.name)]
+    late_ones = [(r, lt) for r, lt in late_ones if lt.late]
+    if late_ones:
+        out.write(f"\n## Late ({len(late_ones)})\n\n")
+        for r, lt in late_ones:
+            who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or r.name
+            out.write(f"- {who.replace('|', '/')} ({r.name}): {lt.words()}\n")
     if any(r.identity.students for r in results):
         missing = unmatched(results)
         if missing:
@@ -87,3 +98,25 @@ def roster_section(check: RosterCheck) -> str:
             + f"\n\n{len(check.mismatched)} roster row(s) name no submission here, {len(check.absent)} "
             f"student(s) submitted nothing ({len(check.zeros)} rows of 0 in the upload files), "
             f"{len(check.unclaimed)} submission(s) match no row.\n\n")
+
+
+def disagreement_section(results: list[SubmissionResult]) -> str:
+    """Every submission whose GPU grade's correctness differs from the emulator half's
+    (Gradescope's autograder score in the export): the GPU half's upload corrects a lower
+    one (grader/README.md, the round trip)."""
+    rows = [(r, correctness_disagreement(r)) for r in sorted(results, key=lambda r: r.name)]
+    known = [(r, d) for r, d in rows if d is not None]
+    if not known:
+        return ""
+    differ = [(r, d) for r, d in known if abs(d) > 0.005]
+    out = [f"\n## GPU and emulator correctness ({len(differ)} of {len(known)} differ)\n\n"]
+    for r, d in differ:
+        who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or r.name
+        why = "; ".join(p for p in problems(r) if p.startswith("task")) or "-"
+        out.append(f"- {who} ({r.name}): emulator (Gradescope) {r.identity.autograder_score:.2f}, GPU "
+                   f"{r.correctness_score:.2f}: "
+                   + (f"corrected by {d:.2f} in the upload" if d < 0 else "the emulator's lower score stands")
+                   + f" ({why})\n")
+    if not differ:
+        out.append("The GPU grade's correctness is the emulator half's for every submission.\n")
+    return "".join(out)

@@ -41,6 +41,14 @@ class Copies:
     similar: dict[str, tuple[str, float, str]] = field(default_factory=dict)
     pairs: list[SimilarPair] = field(default_factory=list)
     compared: bool = False                                                  # --similarity ran
+    # Each set of byte-identical files of a task (two or more submissions), once.
+    groups: list[tuple[int, list[str]]] = field(default_factory=list)
+    # How the reports name a submission: its students (a Gradescope export's or the
+    # roster's names) with the submission, or the submission alone.
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def label(self, name: str) -> str:
+        return self.labels.get(name, name)
 
     def words(self, name: str) -> list[str]:
         """What the reports say of one submission."""
@@ -49,10 +57,10 @@ class Copies:
             out.append("identical to the reference solution: task "
                        + ", ".join(map(str, self.same_as_reference[name])))
         for task, others in sorted(self.identical.get(name, {}).items()):
-            out.append(f"task {task} identical to {', '.join(others)}")
+            out.append(f"task {task} identical to {', '.join(self.label(o) for o in others)}")
         if name in self.similar:
             other, share, file = self.similar[name]
-            out.append(f"{share:.0%} of {file} alike with {other} (similarity)")
+            out.append(f"{share:.0%} of {file} alike with {self.label(other)} (similarity)")
         return out
 
     def flagged(self) -> list[str]:
@@ -66,6 +74,9 @@ def find_copies(results: list[SubmissionResult], pairs: list[SimilarPair] | None
     """The class's copies from its results (each task file's digest and its identity with
     the reference and the handout), and the similarity pairs above `threshold`."""
     copies = Copies(pairs=list(pairs or []), compared=pairs is not None)
+    for r in results:
+        students = ", ".join(s.name or s.sid or s.email for s in r.identity.students)
+        copies.labels[r.name] = f"{students} ({r.name})" if students else r.name
     by_digest: dict[tuple[int, str], list[str]] = {}
     for r in results:
         copies.same_as_reference[r.name] = [tr.number for tr in r.tasks if tr.identical_to_reference]
@@ -74,6 +85,7 @@ def find_copies(results: list[SubmissionResult], pairs: list[SimilarPair] | None
         for tr in r.tasks:
             if tr.digest and not tr.identical_to_reference and not tr.placeholder:
                 by_digest.setdefault((tr.number, tr.digest), []).append(r.name)
+    copies.groups = sorted((task, sorted(names)) for (task, _), names in by_digest.items() if len(names) > 1)
     for (task, _), names in by_digest.items():
         for name in names:
             others = sorted(n for n in names if n != name)
@@ -98,22 +110,32 @@ def find_copies(results: list[SubmissionResult], pairs: list[SimilarPair] | None
     return copies
 
 
+def listing(copies: Copies) -> list[tuple[str, str]]:
+    """The Copies section's rows (who, what), as the summary and class.html show them: each
+    student whose files are the reference solution's, by name; each set of identical files
+    once; the alike; the untouched handout."""
+    rows = [(copies.label(n), "identical to the reference solution: task " + ", ".join(map(str, t)))
+            for n, t in sorted(copies.same_as_reference.items()) if t]
+    rows += [(", ".join(copies.label(n) for n in names), f"task {task}: identical files")
+             for task, names in copies.groups]
+    rows += [(copies.label(n), f"{share:.0%} of {file} alike with {copies.label(other)} (similarity)")
+             for n, (other, share, file) in sorted(copies.similar.items())]
+    rows += [(copies.label(n), "the untouched handout: task " + ", ".join(map(str, t)))
+             for n, t in sorted(copies.same_as_handout.items()) if t]
+    return rows
+
+
 def markdown(copies: Copies) -> str:
     """The class summary's section."""
     out = ["\n## Copies: identical to the reference, the handout or each other\n"]
-    flagged = copies.flagged()
-    handout = sorted(n for n, t in copies.same_as_handout.items() if t)
-    if not flagged and not handout:
+    rows = listing(copies)
+    if not rows:
         out.append("No file identical to the reference or to another student's"
                    + ("; no pair alike beyond the handout." if copies.compared else
                       " (similarity not compared: `--similarity`).") + "\n")
         return "\n".join(out)
     out += ["| submission | what |\n| --- | --- |"]
-    for name in flagged:
-        out.append(f"| {name} | {'; '.join(copies.words(name)).replace('|', '/')} |")
-    for name in handout:
-        out.append(f"| {name} | the untouched handout: task "
-                   + ", ".join(map(str, copies.same_as_handout[name])) + " |")
+    out += [f"| {who.replace('|', '/')} | {what.replace('|', '/')} |" for who, what in rows]
     if not copies.compared:
         out.append("\nSimilarity not compared (`batch --similarity` compares the class, the "
                    "reference included).")

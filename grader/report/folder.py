@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from . import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
+from .late import lateness, penalised
 from ..results import SubmissionResult
 from ..config.rubric import Rubric
 
@@ -17,6 +18,16 @@ REPORT_FILES = {"results.json": "the grader's complete results (hidden cases inc
 
 def safe_name(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("._") or "submission"
+
+
+def late_line(result: SubmissionResult, rubric: Rubric) -> str:
+    """The report's last line where the submission was late: how late, and the score the
+    `[late]` policy leaves (the upload files carry that one)."""
+    late = lateness(result.identity, rubric.late)
+    if not late.late:
+        return ""
+    after = penalised(result.score, result.max_score, late)
+    return f"Late work: {late.words()}; score after it {after or 0.0:.2f} / {result.max_score:g}\n"
 
 
 def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
@@ -32,6 +43,7 @@ def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
     junit.write(result, out / "junit.xml")
     markdown.write(result, out / "summary.md")
     html.write(result, out / "report.html")
-    (out / "report.txt").write_text(terminal.render(result, reveal_hidden), encoding="utf-8")
+    (out / "report.txt").write_text(terminal.render(result, reveal_hidden) + late_line(result, rubric),
+                                    encoding="utf-8")
     # Last, and whole or not at all: a resumed batch takes a folder with results.json as done.
     jsonfile.write(result, out / "results.json")

@@ -10,7 +10,8 @@ submission's row; a submission nobody is known for gets one row without a name):
                          Points Possible row.
 
 The upload files carry the score `[gradebook] score` of the rubric names ("total", or
-"performance" where correctness is Gradescope's own autograder score); a submission
+"performance" where correctness is Gradescope's own autograder score), less the `[late]`
+penalty (grader/report/late.py), with the score before it beside it; a submission
 without an SID or email cannot be matched there and is left out (the class summary
 names it). See grader/README.md, "The round trip to the gradebook".
 """
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from . import problems
 from .copies import Copies
+from .late import Lateness, lateness, penalised
 from ..results import Student, SubmissionResult
 from ..config.rubric import Rubric
 
@@ -30,6 +32,12 @@ CANVAS = "canvas-grades.csv"
 FILES = (PLAIN, GRADESCOPE, CANVAS)
 
 IDENTITY = ["submission", "name", "sid", "email", "section", "submission_id", "submitted_at", "late"]
+# How late (hours, empty when not known or on time) and what it cost: the points taken and
+# the score after them (what the upload files carry; `score` is the score before).
+LATE_COLUMNS = ["late_hours", "late_penalty", "score_after_late"]
+# The round trip (grader/README.md): the emulator half's correctness (Gradescope's
+# autograder score, from the export) and the GPU half's correction of it.
+GPU_COLUMNS = ["emulator_correctness", "gpu_correction"]
 # What the file shares (grader/report/copies.py): task numbers ("1 3"), submission names, a share.
 COPY_COLUMNS = ["same_as_reference", "same_as_handout", "identical_to", "most_similar",
                 "most_similar_share"]
@@ -44,13 +52,14 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 def columns(rubric: Rubric) -> list[str]:
     """The columns of grades.csv."""
-    cols = IDENTITY + ["score", "max_score", "correctness", "correctness_max", "performance",
+    cols = IDENTITY + LATE_COLUMNS + ["score", "max_score", "correctness", "correctness_max", "performance",
                        "performance_max", "performance_measured", "bonus"]
     for t in rubric.tasks:
         n = f"task{t.number}"
         cols += [f"{n}_passed", f"{n}_total", f"{n}_correctness", f"{n}_performance",
                  f"{n}_slowdown", f"{n}_placeholder"]
-    return cols + ["integration_passed", "integration_total", *COPY_COLUMNS, "seed", "seconds", "comment"]
+    return cols + ["integration_passed", "integration_total", *COPY_COLUMNS, *GPU_COLUMNS, "seed", "seconds",
+                   "comment"]
 
 
 def flags(result: SubmissionResult) -> list[str]:
@@ -64,9 +73,16 @@ def flags(result: SubmissionResult) -> list[str]:
     return out
 
 
-def comment(result: SubmissionResult) -> str:
-    """The words of a row: what keeps it from full marks, flags, what was not measured."""
+def late_of(result: SubmissionResult, rubric: Rubric) -> Lateness:
+    return lateness(result.identity, rubric.late)
+
+
+def comment(result: SubmissionResult, rubric: Rubric | None = None) -> str:
+    """The words of a row: what keeps it from full marks, flags, lateness, what was not measured."""
     words = problems(result) + flags(result)
+    late = late_of(result, rubric).words() if rubric is not None else ""
+    if late:
+        words.append(late)
     if not result.performance_measured:
         words.append("performance not measured (no GPU)")
     return "; ".join(w.replace("\n", " ") for w in words)
@@ -91,11 +107,15 @@ def _copy_cells(result: SubmissionResult, copies: Copies | None) -> dict[str, st
     return cells
 
 
-def plain_rows(result: SubmissionResult, copies: Copies | None = None) -> list[dict[str, str]]:
+def plain_rows(result: SubmissionResult, rubric: Rubric, copies: Copies | None = None) -> list[dict[str, str]]:
     ident = result.identity
+    late = late_of(result, rubric)
+    after = penalised(result.score, result.max_score, late)
     base = {"submission": result.name, "submission_id": ident.submission_id,
             "submitted_at": ident.submitted_at,
             "late": "" if ident.late is None else str(int(ident.late)),
+            "late_hours": _num(late.seconds / 3600 if late.late and late.seconds is not None else None),
+            "late_penalty": _num(result.score - (after or 0.0)), "score_after_late": _num(after),
             "score": _num(result.score), "max_score": _num(result.max_score),
             "correctness": _num(result.correctness_score), "correctness_max": _num(result.correctness_max),
             "performance": _num(result.performance_score), "performance_max": _num(result.performance_max),
@@ -111,17 +131,50 @@ def plain_rows(result: SubmissionResult, copies: Copies | None = None) -> list[d
     integ = result.integration
     base.update({"integration_passed": str(integ.passed), "integration_total": str(integ.total),
                  **_copy_cells(result, copies),
+                 "emulator_correctness": _num(ident.autograder_score),
+                 "gpu_correction": _num(gpu_correction(result)) if correctness_disagreement(result) is not None
+                 else "",
                  "seed": str(result.seed), "seconds": _num(result.seconds, 1),
-                 "comment": comment(result)})
+                 "comment": comment(result, rubric)})
     return [{**base, "name": s.name, "sid": s.sid, "email": s.email, "section": s.section}
             for s in students_of(result)]
 
 
-def upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None, float]:
-    """The score the upload files carry, and what it is out of."""
+def correctness_disagreement(result: SubmissionResult) -> float | None:
+    """The GPU grade's correctness points less the emulator half's (Gradescope's autograder
+    score, from the export's metadata); None where either is not known (no GPU grade, no
+    Gradescope export)."""
+    known = result.identity.autograder_score
+    if known is None or not result.performance_measured or result.error:
+        return None
+    return result.correctness_score - known
+
+
+def gpu_correction(result: SubmissionResult) -> float:
+    """What the GPU half's upload adds to correct the emulator half: the correctness points
+    the GPU grade does not give (a task right on the emulator and wrong on the GPU), never
+    more than the emulator half gave (the emulator's stricter verdict, a race GPUs forgive,
+    stands)."""
+    differs = correctness_disagreement(result)
+    return min(0.0, differs) if differs is not None else 0.0
+
+
+def raw_upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None, float]:
+    """The score `[gradebook] score` names before any late penalty, and what it is out of:
+    "performance" (the GPU half of the round trip) is the performance points with the
+    GPU's correction of the emulator half's correctness (negative where the GPU shows a
+    task wrong), so the two uploads add up to what the GPU says."""
     if rubric.gradebook.score == "performance":
-        return result.performance_score, rubric.max_performance
+        if result.performance_score is None:
+            return None, rubric.max_performance
+        return result.performance_score + gpu_correction(result), rubric.max_performance
     return result.score, result.max_score
+
+
+def upload_score(result: SubmissionResult, rubric: Rubric) -> tuple[float | None, float]:
+    """The score the upload files carry (after the late penalty), and what it is out of."""
+    raw, maximum = raw_upload_score(result, rubric)
+    return penalised(raw, maximum, late_of(result, rubric)), maximum
 
 
 def unmatched(results: list[SubmissionResult]) -> list[str]:
@@ -149,7 +202,7 @@ def absent_row(s: Student, rubric: Rubric) -> dict[str, str]:
 def write_plain(results: list[SubmissionResult], rubric: Rubric, path: Path,
                 copies: Copies | None = None, absent: list[Student] | None = None) -> None:
     cols = columns(rubric)
-    rows = [row for r in results for row in plain_rows(r, copies)] + \
+    rows = [row for r in results for row in plain_rows(r, rubric, copies)] + \
         [absent_row(s, rubric) for s in absent or []]
     _write(path, cols, [[row[c] for c in cols] for row in rows])
 
@@ -163,7 +216,7 @@ def append_plain(result: SubmissionResult, rubric: Rubric, path: Path) -> None:
         w = csv.writer(f)
         if new:
             w.writerow(cols)
-        w.writerows([[row[c] for c in cols] for row in plain_rows(result)])
+        w.writerows([[row[c] for c in cols] for row in plain_rows(result, rubric)])
         f.flush()
 
 
@@ -172,14 +225,24 @@ def write_gradescope(results: list[SubmissionResult], rubric: Rubric, path: Path
     rows = []
     for r in results:
         score, _ = upload_score(r, rubric)
-        rows += [[s.name, s.sid, s.email, _num(score)] for s in r.identity.students if s.sid or s.email]
+        raw, _ = raw_upload_score(r, rubric)
+        late = late_of(r, rubric)
+        late_words = late.words() if late.late else ""
+        rows += [[s.name, s.sid, s.email, _num(score), _num(raw), late_words]
+                 for s in r.identity.students if s.sid or s.email]
     # A student who submitted nothing: 0 (Gradescope's upload has no "missing" mark).
-    rows += [[s.name, s.sid, s.email, _num(0.0)] for s in absent or [] if s.sid or s.email]
-    _write(path, ["Name", "SID", "Email", "Total Score"], rows)
+    rows += [[s.name, s.sid, s.email, _num(0.0), _num(0.0), ""] for s in absent or [] if s.sid or s.email]
+    # Gradescope reads Name, SID, Email and Total Score; the score before the late
+    # penalty and the lateness ride beside them for a person to check.
+    _write(path, ["Name", "SID", "Email", "Total Score", "Score Before Late Penalty", "Late"], rows)
 
 
 def write_canvas(results: list[SubmissionResult], rubric: Rubric, path: Path,
-                 absent: list[Student] | None = None) -> None:
+                 absent: list[Student] | None = None, column: str = "") -> None:
+    """`column`: the assignment's column of Canvas's gradebook export (`HW3: scanlab
+    (55501)`), so the import fills it; "": the rubric's `[gradebook] assignment`. Only the
+    score after the late penalty: any other column would be imported as an assignment
+    (the score before it is in grades.csv and gradescope-scores.csv)."""
     maximum = rubric.max_performance if rubric.gradebook.score == "performance" else \
         (results[0].max_score if results else rubric.max_correctness + rubric.max_performance)
     rows = [["Points Possible", "", "", "", "", _num(maximum)]]
@@ -188,13 +251,13 @@ def write_canvas(results: list[SubmissionResult], rubric: Rubric, path: Path,
     scored += [(s, 0.0) for s in absent or []]
     rows += [[s.name, s.canvas_id, s.sid, s.login or s.email, s.section, _num(score)]
              for s, score in scored if s.sid or s.email or s.canvas_id]
-    _write(path, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", rubric.gradebook.assignment],
-           rows)
+    _write(path, ["Student", "ID", "SIS User ID", "SIS Login ID", "Section",
+                  column or rubric.gradebook.assignment], rows)
 
 
 def write_all(results: list[SubmissionResult], rubric: Rubric, out: Path, copies: Copies | None = None,
-              absent: list[Student] | None = None) -> list[Path]:
+              absent: list[Student] | None = None, canvas_column: str = "") -> list[Path]:
     write_plain(results, rubric, out / PLAIN, copies, absent)
     write_gradescope(results, rubric, out / GRADESCOPE, absent)
-    write_canvas(results, rubric, out / CANVAS, absent)
+    write_canvas(results, rubric, out / CANVAS, absent, canvas_column)
     return [out / name for name in FILES]

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from . import why
-from . import failure_texts, headline, perf_line, speedup_line
+from . import failure_texts, headline, perf_line, speedup_line, timed_out_words
 from ..results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5
@@ -37,6 +37,9 @@ def _correctness_output(tr: TaskResult) -> str:
     else:
         visible = [c for c in tr.cases if not c.case.hidden]
         hidden = [c for c in tr.cases if c.case.hidden]
+        if tr.verdict == "timed_out":
+            lines.append(timed_out_words(tr).capitalize() + ": a case ran past its time limit (a hang, "
+                         "or far too slow); the cases after it were not run.")
         lines.append(f"{sum(c.passed for c in visible)}/{len(visible)} visible cases passed")
         if hidden:
             lines.append(f"{sum(c.passed for c in hidden)}/{len(hidden)} hidden cases passed "

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import application_lines, failure_texts, fmt_points, headline, problems
 from . import plots
 from . import why
-from .copies import Copies
+from .copies import Copies, listing
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
 
@@ -122,9 +122,10 @@ def submission_page(result: SubmissionResult) -> str:
 
 def class_page(results: list[SubmissionResult], links: dict[str, str], task_names: list[str],
                copies: Copies | None = None, roster: RosterCheck | None = None,
-               interrupted: str = "") -> str:
+               interrupted: str = "", late: dict[str, str] | None = None) -> str:
     """`links`: submission origin -> the relative URL of its report.html; `copies`,
-    `roster`, `interrupted`: as class_summary takes them."""
+    `roster`, `interrupted`: as class_summary takes them; `late`: submission name -> how
+    late it was and what that cost, in words."""
     pictures = plots.class_pictures(results, task_names)
     n = len(results)
     body = [f"<h1>scanlab: the class ({n} submission{'s' if n != 1 else ''})</h1>"]
@@ -147,7 +148,8 @@ def class_page(results: list[SubmissionResult], links: dict[str, str], task_name
         who = ", ".join(s.name or s.sid or s.email for s in r.identity.students) or "-"
         link = links.get(r.origin)
         name = f"<a href=\"{escape(link)}\">{escape(r.name)}</a>" if link else escape(r.name)
-        said = problems(r) + (copies.words(r.name) if copies is not None else [])
+        said = problems(r) + ([late[r.name]] if late and late.get(r.name) else []) + \
+            (copies.words(r.name) if copies is not None else [])
         body.append(f"<tr><td>{name}</td><td>{escape(who)}</td><td>{r.score:.2f} / {r.max_score:g}</td>"
                     f"<td>{escape('; '.join(said) or '-')}</td></tr>")
     body.append("</table>")
@@ -159,9 +161,7 @@ def class_page(results: list[SubmissionResult], links: dict[str, str], task_name
 def _copies_section(copies: Copies) -> list[str]:
     """Who handed in the reference, the untouched handout or another's file."""
     body = ["<h2 id=\"copies\">Copies: identical to the reference, the handout or each other</h2>"]
-    rows = [(n, "; ".join(copies.words(n))) for n in copies.flagged()]
-    rows += [(n, "the untouched handout: task " + ", ".join(map(str, t)))
-             for n, t in sorted(copies.same_as_handout.items()) if t]
+    rows = listing(copies)
     if rows:
         body += ["<table class=\"copies\">", "<tr><th>submission</th><th>what</th></tr>"]
         body += [f"<tr><td>{escape(n)}</td><td>{escape(w)}</td></tr>" for n, w in rows]

@@ -104,9 +104,9 @@ def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> di
     axes.set_title("Scores")
     pictures["scores"] = _data_uri(plt, figure)
 
-    verdicts = ["correct", "wrong", "not_implemented", "build_failed", "forbidden", "missing",
+    verdicts = ["correct", "wrong", "timed_out", "not_implemented", "build_failed", "forbidden", "missing",
                 "not_attempted"]
-    figure, axes = plt.subplots(figsize=(6, 3))
+    figure, axes = plt.subplots(figsize=(7, 3))
     bottom = [0] * len(task_names)
     for v in verdicts:
         counts = [sum(1 for r in results if i < len(r.tasks) and r.tasks[i].verdict == v)
@@ -116,7 +116,9 @@ def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> di
             bottom = [b + c for b, c in zip(bottom, counts)]
     axes.set_ylabel("submissions")
     axes.set_title("Verdicts per task")
-    axes.legend(fontsize=7)
+    # Beside the bars, not over them (a legend inside covered the tallest bar).
+    axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    figure.tight_layout()
     pictures["verdicts"] = _data_uri(plt, figure)
 
     strips = [[p.gbps for r in results if i < len(r.tasks) for p in r.tasks[i].perf[:1]

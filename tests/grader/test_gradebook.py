@@ -53,11 +53,14 @@ def check_gradebook_files(out: Path, rubric) -> dict[str, dict[str, str]]:
 
     with (out / gradebook.GRADESCOPE).open(newline="") as f:
         gs = list(csv.reader(f))
-    assert gs[0] == ["Name", "SID", "Email", "Total Score"]
+    # Gradescope's four columns, then the score before the late penalty and the lateness
+    # (no penalty in this rubric: the same score).
+    assert gs[0] == ["Name", "SID", "Email", "Total Score", "Score Before Late Penalty", "Late"]
     assert len(gs) == 7
-    for name, sid, email, total in gs[1:]:
+    for name, sid, email, total, raw, late in gs[1:]:
         assert by_sid[sid]["name"] == name and by_sid[sid]["email"] == email
-        assert float(total) == pytest.approx(float(by_sid[sid]["score"]))
+        assert float(total) == pytest.approx(float(by_sid[sid]["score"])) == float(raw)
+        assert (late != "") == (by_sid[sid]["late"] == "1")
 
     with (out / gradebook.CANVAS).open(newline="") as f:
         canvas = list(csv.reader(f))

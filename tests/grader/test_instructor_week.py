@@ -144,16 +144,21 @@ def test_the_roster_problems_are_on_stderr_and_in_the_summary(week):
 def test_the_class_summary_names_each_copy_and_the_hang(week):
     out, _, stdout, _, _ = week
     summary = (out / "class-summary.md").read_text(encoding="utf-8")
-    copies = summary[summary.index("## Copies"):]
-    said = {line.split(" | ")[0].strip("| "): line for line in copies.splitlines() if line.startswith("| ")}
-    assert said["copied_ref"].startswith("| copied_ref | identical to the reference solution: task 1, 2, 3, 4")
+    copies = summary[summary.index("## Copies"):].split("\n## ")[0]
+    said = [tuple(cell.strip() for cell in line.strip("| ").split(" | ")) for line in copies.splitlines()
+            if line.startswith("| ") and not line.startswith("| submission")]
+    # Each student by roster name (with the submission), each set of identical files once.
+    assert ("Ref, Copied (copied_ref)", "identical to the reference solution: task 1, 2, 3, 4") in said
     # The fixtures are the reference with one file changed: their other files are the
-    # reference's (and said so); the changed one is what alice and bob share.
-    assert "task 3 identical to bob" in said["alice"] and "task 3 identical to alice" in said["bob"]
-    assert "identical to the reference solution: task 1, 2;" in said["alice"]
-    assert "task 2" not in said["carol"]        # its own (changed) reduce.cuh: neither identical nor said twice
-    assert "| handout | the untouched handout: task 1, 2, 3 |" in copies
-    assert "hopperg_102" in said and "frank" not in said and "erin" not in said
+    # reference's (and said so); the changed one is what alice and bob share: one row.
+    assert [who for who, what in said if what == "task 3: identical files"] == ["Alice (alice), Bob (bob)"]
+    assert any(who == "Alice (alice)" and what.startswith("identical to the reference solution: task 1, 2")
+               for who, what in said)
+    # carol's own (changed) reduce.cuh: neither identical nor said twice
+    assert all("task 2" not in what for who, what in said if who == "carol")
+    assert ("Out, Hand (handout)", "the untouched handout: task 1, 2, 3") in said
+    whose = " ".join(who for who, _ in said)
+    assert "hopperg_102" in whose and "frank" not in whose and "erin" not in whose
     assert "| hang |" in summary and "task 1: " in summary.split("| hang |")[1].split("\n")[0]
     assert summary in stdout                          # printed at the end too
     report = (out / "submissions" / "copied_ref" / "report.html").read_text(encoding="utf-8")
@@ -183,8 +188,9 @@ def test_the_class_page_shows_them_in_a_real_browser(week, tmp_path):
     page = Page(text)
     copies = next(t for t in page.tables if t and t[0] == ["submission", "what"])
     said = {row[0]: row[1] for row in copies[1:]}
-    assert said["copied_ref"].startswith("identical to the reference solution: task 1, 2, 3, 4")
-    assert "task 3 identical to bob" in said["alice"] and said["handout"].startswith("the untouched handout")
+    assert said["Ref, Copied (copied_ref)"].startswith("identical to the reference solution: task 1, 2, 3, 4")
+    assert said["Alice (alice), Bob (bob)"] == "task 3: identical files"
+    assert said["Out, Hand (handout)"].startswith("the untouched handout")
     browser = _chromium()
     shot = tmp_path / "class.png"
     common = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",

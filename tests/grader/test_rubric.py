@@ -108,7 +108,12 @@ def test_bad_task_tables(tmp_path):
     p.write_text(cases)
     with pytest.raises(RubricError, match="no \\[\\[task\\]\\]"):
         load_rubric(p)
+    # A rubric kept elsewhere that names no case file takes the checkout's (issue 46): what
+    # it lacks then is its tasks; a case file it names must be there.
     p.write_text("")
+    with pytest.raises(RubricError, match="no \\[\\[task\\]\\]"):
+        load_rubric(p)
+    p.write_text('[rubric]\ncases = "missing.toml"\n')
     with pytest.raises(RubricError, match="cannot read the cases"):
         load_rubric(p)
 
