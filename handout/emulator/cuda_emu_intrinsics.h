@@ -9,6 +9,7 @@
 #include <cfenv>
 #include <climits>
 #include <limits>
+#include <type_traits>
 #include <cmath>
 
 // ----------------------------------------------------------------------------------
@@ -153,7 +154,8 @@ inline double __dsqrt_rn(double x) { return std::sqrt(x); }
 // 1/sqrt(x) in double, then rounded once: correctly rounded for every float but
 // a vanishing few ties.
 inline float __frsqrt_rn(float x) { return static_cast<float>(1.0 / std::sqrt(static_cast<double>(x))); }
-inline float __saturatef(float x) { return std::isnan(x) ? 0.0f : x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+// NaN, -0 and negatives give +0 (measured on sm_90: __saturatef(-0.0f) is +0).
+inline float __saturatef(float x) { return x > 0.0f ? (x > 1.0f ? 1.0f : x) : 0.0f; }
 inline float __fdividef(float x, float y) { return x / y; }
 inline float __expf(float x) { return std::exp(x); }
 inline float __exp10f(float x) { return std::pow(10.0f, x); }
@@ -167,11 +169,17 @@ inline void __sincosf(float x, float* s, float* c) { *s = std::sin(x); *c = std:
 inline float __powf(float x, float y) { return std::pow(x, y); }
 
 // ----------------------------------------------------------------------------------
-// Conversions and reinterpretations. Float to integer saturates, and NaN gives 0.
+// Conversions and reinterpretations. Float to integer saturates. NaN gives what an
+// H100 (sm_90) gave: 0 from float to a 32-bit integer, the sign bit alone
+// (0x80000000, 0x8000000000000000) from float to a 64-bit integer and from double to
+// any integer, unsigned included (tests/conformance checks these values).
 namespace scanlab::emu::detail {
 template <class I, class F>
 inline I toIntegerRounded(F x, int mode) {
-    if (std::isnan(x)) return 0;
+    if (std::isnan(x)) {
+        if (sizeof(F) == 4 && sizeof(I) == 4) return 0;
+        return static_cast<I>(std::make_unsigned_t<I>(1) << (8 * sizeof(I) - 1));
+    }
     const F r = withRounding<F>(mode, [&]() -> F { volatile F v = x; return std::nearbyint(F(v)); });
     if (r <= static_cast<F>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
     if (r >= static_cast<F>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();

@@ -183,6 +183,10 @@ Worker& thisWorker() {
 // some fiber switches back to `self`.
 void switchFrom(Worker& w, Thread* self) {
     Thread* next = pickNext(w);
+    if (next == nullptr && w.parkedAtActiveMask != 0 && !w.failed) {
+        releaseActiveMask(w);  // nothing else can run: the parked lanes are the converged ones
+        next = pickNext(w);
+    }
     if (next == self) {
         enter(w, self);
         return;
@@ -358,6 +362,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.failed = false;
     w.stoppedByOther = false;
     w.spinsWithoutProgress = 0;
+    w.parkedAtActiveMask = 0;
     w.stuck = false;
     w.error.clear();
     ensureStacks(w, n);
@@ -528,6 +533,8 @@ void preemptSlow() {
         return;
     }
     checkSpinning(*w, w->current);
+    // A lane that spins may wait for a lane parked in __activemask(): answer those now.
+    if (w->parkedAtActiveMask != 0) releaseActiveMask(*w);
     yieldNow();
 }
 

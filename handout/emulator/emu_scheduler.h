@@ -79,7 +79,7 @@ struct Rng {
     uint32_t below(uint32_t n) { return uint32_t((uint64_t(uint32_t(next())) * n) >> 32); }
 };
 
-enum class State : uint8_t { Runnable, Running, AtBarrier, AtWarp, Exited };
+enum class State : uint8_t { Runnable, Running, AtBarrier, AtWarp, AtActiveMask, Exited };
 enum class WarpKind : uint8_t { Sync, Shuffle, Vote };
 
 struct Thread {
@@ -102,6 +102,7 @@ struct Warp {
     unsigned existing = 0;  // lanes that exist (the last warp may be partial)
     unsigned exited = 0;
     unsigned waiting = 0;  // lanes waiting at a warp operation
+    unsigned atActiveMask = 0;  // lanes parked in __activemask() (emu_warp.cpp)
     unsigned commonMask = 0;  // the mask of every waiting lane, unless `mixed`
     bool mixed = false;
 };
@@ -181,6 +182,7 @@ struct Worker {
     bool failed = false;
     bool stoppedByOther = false;  // abandoned because another block failed first
     uint64_t spinsWithoutProgress = 0;
+    unsigned parkedAtActiveMask = 0;  // lanes of the block parked in __activemask()
     bool stuck = false;
     cudaError_t errorCode = cudaSuccess;
     std::string error;
@@ -296,6 +298,8 @@ inline void makeRunnable(Worker& w, Thread& t) {
 
 // Leaves `self` for a random runnable fiber, or the scheduler (emu_scheduler.cpp).
 void switchFrom(Worker& w, Thread* self);
+// Answers and releases the lanes parked in __activemask() (emu_warp.cpp).
+void releaseActiveMask(Worker& w);
 // Records why the running block fails (the first reason wins).
 void recordFailure(Worker& w, const std::string& headline, const std::string& detail,
                    int warp = -1, cudaError_t code = cudaErrorLaunchFailure);

@@ -262,10 +262,36 @@ unsigned vote(Site site, VoteMode mode, unsigned mask, bool predicate) {
     return static_cast<unsigned>(self->result);
 }
 
+// __activemask(): on a GPU, the lanes that execute the call together. A converged warp
+// answers every lane that has not exited; after a branch, only the lanes on the caller's
+// side. Here the calling lane parks until no thread of the block can run without it
+// (each other lane has exited, waits at a barrier or warp operation, or parked here too),
+// or until a lane spins (atomics, fences); then each parked lane gets the lanes of its
+// warp parked with it. Lanes of a warp parked at different __activemask() calls get one
+// answer (the emulator does not know the call's site).
+void releaseActiveMask(Worker& w) {
+    for (unsigned warp = 0; warp < w.warps.size(); ++warp) {
+        Warp& W = w.warps[warp];
+        const unsigned parked = W.atActiveMask;
+        W.atActiveMask = 0;
+        for (unsigned m = parked; m; m &= m - 1) {
+            Thread& t = laneThread(w, warp, unsigned(__builtin_ctz(m)));
+            t.result = parked;
+            makeRunnable(w, t);
+        }
+    }
+    w.parkedAtActiveMask = 0;
+}
+
 unsigned activeMask() {
     Worker& w = inKernel("__activemask()", Site{"?", 0});
-    const Warp& W = w.warps[w.current->linear / 32];
-    return W.existing & ~W.exited;
+    Thread* self = w.current;
+    self->state = State::AtActiveMask;
+    self->opName = "__activemask()";
+    w.warps[self->linear / 32].atActiveMask |= 1u << (self->linear % 32);
+    ++w.parkedAtActiveMask;
+    switchFrom(w, self);
+    return static_cast<unsigned>(self->result);
 }
 
 }  // namespace scanlab::emu::detail

@@ -375,6 +375,12 @@ Register register_extern_shared({"extern_shared", 'i', false, launch_extern_shar
     X(__float2uint_rn(-5.0f) == 0u)                                                  \
     X(__float2int_rn(__int_as_float(0x7fc00000)) == 0)                               \
     X(__saturatef(2.0f) == 1.0f && __saturatef(-1.0f) == 0.0f)                       \
+    X(__float2ll_rn(nanF) == kSign64 && __float2ll_rz(nanF) == kSign64)                \
+    X(__float2ull_rn(nanF) == (u64)kSign64 && __float2uint_rn(nanF) == 0u)            \
+    X(__double2int_rn(nanD) == kSign32 && __double2int_rz(nanD) == kSign32)            \
+    X(__double2uint_rn(nanD) == (unsigned)kSign32)                                   \
+    X(__double2ll_rn(nanD) == kSign64 && __double2ull_rn(nanD) == (u64)kSign64)       \
+    X(__float_as_int(__saturatef(negZero)) == 0)                                     \
     X(__int2float_rz(16777217) == 16777216.0f && __int2float_rn(16777219) == 16777220.0f) \
     X(__double2float_rz(1e300) == 3.40282347e38f)                                    \
     X(__double2float_rd(0.1) < __double2float_ru(0.1))                               \
@@ -387,7 +393,15 @@ Register register_extern_shared({"extern_shared", 'i', false, launch_extern_shar
 #define CONF_SPOT_TEXT(expr) #expr,
 const char* const kSpotText[] = {CONF_SPOTS(CONF_SPOT_TEXT)};
 constexpr int kSpots = sizeof(kSpotText) / sizeof(kSpotText[0]);
+// NaN conversions and __saturatef(-0): not defined by the guide; these are the values an
+// H100 (sm_90) gave (gpu_conformance.sh, 2026-11-25). Read through volatile so that
+// neither compiler folds them: the GPU's runtime answer is the one measured.
+constexpr int kSign32 = (int)0x80000000u;
+constexpr long long kSign64 = (long long)0x8000000000000000ull;
 __global__ void spotKernel(int* ok) {
+    volatile float nanSource = __int_as_float(0x7fc00000), negZeroSource = -0.0f;
+    const float nanF = nanSource, negZero = negZeroSource;
+    const double nanD = nanF;
     int i = 0;
 #define CONF_SPOT_RUN(expr) ok[i++] = (expr) ? 1 : 0;
     CONF_SPOTS(CONF_SPOT_RUN)
@@ -410,10 +424,11 @@ __global__ void warpSpotKernel(unsigned* ok) {
         __shfl_xor_sync(kFull, l, 16) == (l ^ 16),
         __ballot_sync(kFull, l < 4) == 0xfu,
         __syncthreads_count(l % 3 == 0) == 11,
+        __activemask() == kFull,  // converged: every lane (as measured on an H100)
     };
     unsigned bits = 0;
     for (unsigned k = 0; k < sizeof(good); ++k) bits |= (good[k] ? 1u : 0u) << k;
     ok[l] = bits;
 }
-constexpr int kWarpSpots = 12;
+constexpr int kWarpSpots = 13;
 

@@ -279,6 +279,30 @@ TEST_CASE("__syncwarp with disjoint masks synchronizes each group", "[warp]") {
     }
 }
 
+// __activemask(): the lanes that reach it together, as on a GPU (an H100 gave 0xffffffff
+// in converged code: tests/conformance). The second warp of 48 threads has 16 lanes.
+__global__ void activeMaskKernel(unsigned* out) {
+    const unsigned t = threadIdx.x;
+    out[t] = __activemask();
+    if (t % 32 < 12) out[48 + t] = __activemask();  // the others exit meanwhile
+}
+
+TEST_CASE("__activemask answers the lanes that reach it together", "[warp]") {
+    for (uint64_t seed : {1u, 2u, 3u, 4u}) {
+        ScheduleScope scope(seed);
+        DeviceArray<unsigned> out(96);
+        unsigned* p = out.ptr;
+        emu::launch("activeMaskKernel", dim3(1), dim3(48), 0, [=] { activeMaskKernel(p); });
+        REQUIRE(takeError().empty());
+        const auto r = out.get();
+        for (unsigned t = 0; t < 48; ++t) {
+            INFO("seed " << seed << ", thread " << t);
+            REQUIRE(r[t] == (t < 32 ? 0xffffffffu : 0xffffu));
+            if (t % 32 < 12) REQUIRE(r[48 + t] == 0xfffu);
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------
 // Atomics, with several workers so that blocks really run at once.
 
