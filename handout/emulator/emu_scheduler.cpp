@@ -183,10 +183,6 @@ Worker& thisWorker() {
 // some fiber switches back to `self`.
 void switchFrom(Worker& w, Thread* self) {
     Thread* next = pickNext(w);
-    if (next == nullptr && w.parkedAtActiveMask != 0 && !w.failed) {
-        releaseActiveMask(w);  // nothing else can run: the parked lanes are the converged ones
-        next = pickNext(w);
-    }
     if (next == self) {
         enter(w, self);
         return;

@@ -273,8 +273,15 @@ inline void adopt(Worker& w, bctx::transfer_t t) {
 // The runnable thread LaneOrder asks for after the random pick `i` (emu_scheduler.cpp).
 uint32_t orderedPick(const Worker& w, uint32_t i);
 
+// Answers and releases the lanes parked in __activemask() (emu_warp.cpp).
+void releaseActiveMask(Worker& w);
+
 inline Thread* pickNext(Worker& w) {
-    if (w.failed || w.runnable.empty()) return nullptr;
+    if (w.failed) return nullptr;
+    if (w.runnable.empty()) {
+        if (w.parkedAtActiveMask == 0) return nullptr;
+        releaseActiveMask(w);  // nothing else can run: the parked lanes are the converged ones
+    }
     const uint32_t n = uint32_t(w.runnable.size());
     uint32_t i = w.rng.below(n);
     if (__builtin_expect(w.launch->laneOrder != LaneOrder::Random, 0)) i = orderedPick(w, i);
@@ -298,8 +305,6 @@ inline void makeRunnable(Worker& w, Thread& t) {
 
 // Leaves `self` for a random runnable fiber, or the scheduler (emu_scheduler.cpp).
 void switchFrom(Worker& w, Thread* self);
-// Answers and releases the lanes parked in __activemask() (emu_warp.cpp).
-void releaseActiveMask(Worker& w);
 // Records why the running block fails (the first reason wins).
 void recordFailure(Worker& w, const std::string& headline, const std::string& detail,
                    int warp = -1, cudaError_t code = cudaErrorLaunchFailure);

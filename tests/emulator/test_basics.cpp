@@ -293,7 +293,9 @@ TEST_CASE("__activemask answers the lanes that reach it together", "[warp]") {
         DeviceArray<unsigned> out(96);
         unsigned* p = out.ptr;
         emu::launch("activeMaskKernel", dim3(1), dim3(48), 0, [=] { activeMaskKernel(p); });
-        REQUIRE(takeError().empty());
+        const std::string error = takeError();
+        INFO(error);
+        REQUIRE(error.empty());
         const auto r = out.get();
         for (unsigned t = 0; t < 48; ++t) {
             INFO("seed " << seed << ", thread " << t);
