@@ -87,6 +87,8 @@ def test_no_output_of_a_grade_holds_a_raw_control_character(emulator, tmp_path, 
     # The terminal: what `grade` prints (cli.grade_one, the session and the grade
     # replaced by the result above), and its progress lines.
     class NoSession:
+        seed, jobs, backend = 1, 1, SimpleNamespace(name="emulator")
+
         def __init__(self, *args, **kwargs):
             pass
 
