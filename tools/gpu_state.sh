@@ -24,7 +24,7 @@ out=$(cd "$out" && pwd)
 backend=${BACKEND:-cuda}
 fixtures=(attack_state_counter launch_counter_reduce memo_reduce memo_scan attack_template_static
           input_counter_reduce tile_state_counter_lookback exit_destructor attack_arg_constructor
-          honest_printf_kernel honest_device_const_table honest_local_static_const
+          honest_printf_kernel honest_device_const_table honest_static_const_local
           honest_constant_table control_characters reference)
 [ -z "${FIXTURES:-}" ] || read -r -a fixtures <<< "$FIXTURES"
 grade_flags=(--backend "$backend")

@@ -56,7 +56,7 @@ CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an hones
     "attack_state_counter": ("reduce.cuh", set()),
     "honest_printf_kernel": ("reduce.cuh", set()),         # printf's format: a $str
     "honest_device_const_table": ("warp_scan.cuh", set()),  # __device__ const: .nv.global.init
-    "honest_local_static_const": ("warp_scan.cuh", set()),
+    "honest_static_const_local": ("warp_scan.cuh", set()),
     "attack_arg_constructor": ("reduce.cuh", {"state"}),    # host state, a host constructor
     # Issue 45: host code only where it runs, calls by their symbols, placeholders by the
     # compiled calls.
@@ -76,7 +76,7 @@ CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an hones
 # What the driver restores (the program's .scanlab.device_state): a name each must hold.
 DEVICE_STATE = {"attack_template_static": "launches", "memo_reduce": "gMemoInput",
                 "attack_state_counter": "gOneBlockLaunches", "honest_printf_kernel": "? $str",
-                "honest_device_const_table": "kStepDistance", "honest_local_static_const": "kDistances"}
+                "honest_device_const_table": "kStepDistance", "honest_static_const_local": "kDistance"}
 
 
 @pytest.mark.parametrize("name", sorted(CUDA_CHECKS))
