@@ -14,6 +14,7 @@ from . import exits
 from .grading.build import Layout
 from .grading.pipeline import grade
 from .report import terminal
+from .printable import printable
 from .report.folder import REPORT_FILES, safe_name, write_reports
 from .classroom.roster import RosterError
 from .grading.job import GradingJob, Options, default_cache_dir
@@ -236,7 +237,7 @@ def options_from(args: argparse.Namespace) -> Options:
 def _logger(quiet: bool):
     if quiet:
         return lambda line: None
-    return lambda line: print(f"  .. {line}", file=sys.stderr, flush=True)
+    return lambda line: print(f"  .. {printable(line)}", file=sys.stderr, flush=True)
 
 
 def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout: Layout,
@@ -251,7 +252,7 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
-    sys.stdout.write(terminal.render(result, args.show_hidden))
+    sys.stdout.write(printable(terminal.render(result, args.show_hidden)))
     print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
     if args.gradescope:
         print(f"Gradescope results: {args.gradescope}")
@@ -264,7 +265,7 @@ def similarity_command(folder: Path, rubric: Rubric, layout: Layout, out: Path) 
         print(f"grader: {folder} is not a folder", file=sys.stderr)
         return EXIT_GRADER
     from .classroom.submissions import class_folder   # a Gradescope export, Canvas's flat download
-    folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
+    folder = class_folder(folder, rubric, out, lambda line: print(printable(line), file=sys.stderr))
     try:
         pairs = similarity_report(folder, rubric, layout, out)
     except SimilarityError as e:

@@ -34,6 +34,7 @@ from ..report import leaderboard
 from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
 from ..report.folder import write_reports
+from ..printable import printable, printable_tree
 from ..results import Identity, SubmissionResult
 from .roster import (METADATA_FILE, RosterCheck, RosterError, canvas_assignment_column, check_roster,
                      identities, parse_due, read_gradescope_metadata, read_roster)
@@ -363,7 +364,13 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     `links_to`: the batch folder holding submissions/ (default `out`)."""
     names = folder_names(entries)
     results.sort(key=lambda r: (r.name, r.origin))
-    copies = find_copies(results, pairs)
+    # (What the class's files are written from, printable: a roster's names are
+    # untrusted text too.)
+    shown = printable_tree(results)
+    copies = printable_tree(find_copies(results, pairs))
+    roster = printable_tree(roster)
+    interrupted = printable(interrupted)
+    results = shown
     absent = roster.zeros if roster is not None else []
     gradebook.write_all(results, rubric, out, copies, absent, roster.canvas_column if roster else "")
     _replace_text(out / "class-summary.md", class_summary(results, rubric, copies, roster, interrupted))
@@ -414,13 +421,13 @@ def read_identities(folder: Path, entries: list[Path], roster: Path | None,
 
 
 def _line_printer() -> Callable[[str], None]:
-    """Prints whole lines from any thread: print() writes a line and its end apart, so two
-    grading threads' progress lines could run together."""
+    """Prints whole lines from any thread (print() writes a line and its end apart, so two
+    grading threads' progress lines could run together), control characters escaped."""
     lock = threading.Lock()
 
     def say(line: str) -> None:
         with lock:
-            sys.stdout.write(line + "\n")
+            sys.stdout.write(printable(line) + "\n")
             sys.stdout.flush()
     return say
 
@@ -441,18 +448,18 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
             print(f"grader: --similarity: {why}", file=sys.stderr)
             return exits.GRADER
     out: Path = args.out or Path("grader-out") / "batch"
-    folder = class_folder(folder, rubric, out, lambda line: print(line, file=sys.stderr))
+    folder = class_folder(folder, rubric, out, lambda line: print(printable(line), file=sys.stderr))
     entries, skipped = find_submissions(folder)
     job.submissions = entries
     for s in skipped:
-        print(f"skipped {s}", file=sys.stderr)
+        print(printable(f"skipped {s}"), file=sys.stderr)
     try:
         who, check = read_class(folder, entries, args.roster, args.due, rubric.gradebook.assignment)
     except RosterError as e:
         print(f"grader: {e}", file=sys.stderr)
         return exits.GRADER
     for line in check.lines() if check is not None else []:
-        print(f"roster: {line}", file=sys.stderr)
+        print(printable(f"roster: {line}"), file=sys.stderr)
     if args.resume:
         before = BatchState.read(out)
         if before is None:
@@ -483,7 +490,7 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
             print(f"grader: {e.why}", file=sys.stderr)
             status = exits.INTERRUPTED
     print()
-    print((out / "class-summary.md").read_text(encoding="utf-8"))
+    print(printable((out / "class-summary.md").read_text(encoding="utf-8")))
     if extras.similarity is not None and (out / "similarity.csv").is_file():
         print(f"similarity: {out / 'similarity.html'}, {out / 'similarity.csv'}")
     print(f"gradebook: {', '.join(str(out / f) for f in gradebook.FILES)}")

@@ -12,6 +12,7 @@ from .collect import submission_name
 from ..config.measured import measured_digest
 from ..config.rubric import Rubric, TaskRubric
 from .outcomes import Graded
+from ..printable import printable_tree
 from ..results import IntegrationResult, MachineInfo, SubmissionResult, TaskResult
 from .score import ScoreOutcome, score
 from .session import Session
@@ -46,7 +47,10 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
         perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest,
         rubric_digest=rubric.digest, measured_digest=measured_digest(rubric))
-    return with_points(result, score(result.tasks, result.integration, rubric))
+    # Every string of the model (compiler messages, source lines, file names, program
+    # output) with its control characters escaped: every report and printed line is
+    # made from it (grader/printable.py).
+    return printable_tree(with_points(result, score(result.tasks, result.integration, rubric)))
 
 
 def _task(t: TaskRubric, graded: Graded) -> TaskResult:

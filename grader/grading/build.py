@@ -32,6 +32,7 @@ from .checks import compiled
 from .checks import object_code
 from . import contract, sandbox
 from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
+from ..printable import printable
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from ..machine.backend import Backend
@@ -152,8 +153,8 @@ def first_errors(log: str, rewrite: dict[str, str]) -> str:
             while start > 0 and re.match(r"\s*(In file included from|from\s|.*In instantiation)", lines[start - 1]):
                 start -= 1
             chunk = [l for l in lines[start:] if not l.startswith(("gmake", "make[", "make:"))]
-            return "\n".join(chunk[:ERROR_LINES]).rstrip()
-    return "\n".join(lines[-ERROR_LINES:]).rstrip()
+            return printable("\n".join(chunk[:ERROR_LINES]).rstrip())
+    return printable("\n".join(lines[-ERROR_LINES:]).rstrip())
 
 
 class Builder:
@@ -568,22 +569,25 @@ class Builder:
         objects = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
         cuda = self.tools.backend.on_gpu
         keep = build_dir / "keep"
-        # The device code's ELF (nvcc kept it): its writable variables are state.
+        # The device code's ELF (nvcc kept it): its writable variables are restored.
         device: list[object_code.DeviceVariable] = []
         for cubin in sorted(keep.glob("*.cubin")) if keep.is_dir() else []:
             device += object_code.read_device_variables(cubin)
+        if cuda:
+            # What the driver restores before every launch (harness/host/student_state.h).
+            object_code.add_device_state(build_dir / self.tools.backend.binary,
+                                         object_code.device_state_names(device))
         student = contract.without_reference_calls(compiled.read_symbols(Path(objects["student"])),
                                                    reference_unit)
         found = compiled.check_symbols(student,
                                        compiled.read_symbols(Path(objects["harness"])),
                                        sources, self.forbidden,
                                        frozenset(object_code.variable_key(v.name) for v in device),
-                                       constants)
+                                       constants, cuda)
         functions = object_code.read_functions(Path(objects["student"]))
         toolchain = object_code.check_host_code(
             functions, cuda,
-            object_code.harness_host_functions(self._harness_includes(src, build_dir))) \
-            + object_code.device_state(device)
+            object_code.harness_host_functions(self._harness_includes(src, build_dir)))
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
                   if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's

@@ -5,6 +5,7 @@ import re
 from pathlib import Path
 
 from . import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
+from ..printable import printable_tree
 from .late import lateness, penalised
 from ..results import SubmissionResult
 from ..config.rubric import Rubric
@@ -32,6 +33,10 @@ def late_line(result: SubmissionResult, rubric: Rubric) -> str:
 
 def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
                   gradescope_path: Path | None = None, reveal_hidden: bool = False) -> None:
+    # (The model is printable already, grader/grading/assemble.py; a result read back
+    # from a batch's results.json is too. Once more here: no report holds a raw control
+    # character, whoever made the result.)
+    result = printable_tree(result)
     out.mkdir(parents=True, exist_ok=True)
     board = leaderboard.entries(result, rubric)
     gradescope.write(result, out / "gradescope-results.json", rubric.gradescope.visibility,

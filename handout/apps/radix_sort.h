@@ -53,6 +53,7 @@ inline AppOutput runRadixSort(const AppConfig& c) {
             DeviceBuffer<uint32_t>& from = bit % 2 ? other : keys;
             DeviceBuffer<uint32_t>& to = bit % 2 ? keys : other;
             const bool probe = sort == 0 && bit == 0;
+            studentState().restore();  // (harness/host/student_state.h)
             student::launchSplitFlags(from.data(), c.n, bit, isZero.data(), c.block);
             if (probe && stubFound(result, "splitFlagsKernel",
                                    std::string("the exercise ") + split.name + " (student/" + split.file + ")"))
@@ -61,6 +62,7 @@ inline AppOutput runRadixSort(const AppConfig& c) {
             if (probe && stubFound(result, "scan", "task " + std::to_string(taskInfo(split.uses).number) +
                                                        " (" + taskInfo(split.uses).name + ")"))
                 return result;
+            studentState().restore();
             student::launchSplitScatter(from.data(), isZero.data(), zerosBefore.data(), c.n, bit,
                                         to.data(), c.block);
             if (probe && stubFound(result, "splitScatterKernel",

@@ -67,6 +67,10 @@ function(scanlab_link_student_unit target)
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
     target_link_libraries(${unit} PRIVATE scanlab_emulator)
+    # The student unit's writable data in a section of its own, which the harness puts
+    # back as it was loaded before every launch of its kernels (emulator/student_state.ld,
+    # harness/host/student_state.h).
+    target_link_options(${target} PRIVATE "LINKER:-T,${SCANLAB_HANDOUT_DIR}/emulator/student_state.ld")
     if(ARG_BACKEND STREQUAL "emulator-profile")
       # Every load and store calls a hook of emu_profile_hooks.cpp (the kernel address
       # sanitizer's calls, which no runtime library provides); optimized as students build.

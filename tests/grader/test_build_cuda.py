@@ -50,11 +50,16 @@ CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an hones
     "honest_anon_constant": ("scan.cuh", set()),
     "honest_shared_atomics": ("reduce.cuh", set()),         # static __shared__: per launch
     "honest_ldcs": ("scan.cuh", set()),
-    "attack_template_static": ("reduce.cuh", {"state"}),    # read from the cubin
+    # Device state: restored before every launch (harness/host/student_state.h), not refused.
+    "attack_template_static": ("reduce.cuh", set()),       # a function-scope static
+    "memo_reduce": ("reduce.cuh", set()),
+    "attack_state_counter": ("reduce.cuh", set()),
+    "honest_printf_kernel": ("reduce.cuh", set()),         # printf's format: a $str
+    "honest_device_const_table": ("warp_scan.cuh", set()),  # __device__ const: .nv.global.init
+    "honest_static_const_local": ("warp_scan.cuh", set()),
     "attack_arg_constructor": ("reduce.cuh", {"state"}),    # host state, a host constructor
-    "memo_reduce": ("reduce.cuh", {"state"}),
     # Issue 45: host code only where it runs, calls by their symbols, placeholders by the
-    # compiled calls (the printf and const-table fixtures wait for item 3's restoration).
+    # compiled calls.
     "honest_host_device_helper": ("reduce.cuh", set()),     # its host body never runs
     "honest_libc_named_helpers": ("reduce.cuh", set()),     # signal, send, stage::exit
     "honest_libc_member_names": ("scan.cuh", set()),
@@ -68,6 +73,10 @@ CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an hones
     "fnptr_system": ("scan.cuh", {"symbol-call"}),
     "attack_stream": ("scan.cuh", {"symbol-call"}),
 }
+# What the driver restores (the program's .scanlab.device_state): a name each must hold.
+DEVICE_STATE = {"attack_template_static": "launches", "memo_reduce": "gMemoInput",
+                "attack_state_counter": "gOneBlockLaunches", "honest_printf_kernel": "? $str",
+                "honest_device_const_table": "kStepDistance", "honest_static_const_local": "kDistance"}
 
 
 @pytest.mark.parametrize("name", sorted(CUDA_CHECKS))
@@ -84,6 +93,12 @@ def test_the_compiled_checks_know_nvccs_code(cuda_builder, tmp_path, name):
         assert result.ok and result.binary is not None, result.errors
         assert not result.violations, [str(v) for v in result.violations]
         assert not result.placeholders, result.placeholders
+    if name in DEVICE_STATE:
+        from grader.grading.checks import object_code
+        shown = subprocess.run(["objcopy", "--dump-section",
+                                f"{object_code.DEVICE_STATE_SECTION}=/dev/stdout", str(result.binary),
+                                str(tmp_path / "copy")], capture_output=True, text=True, check=True).stdout
+        assert any(DEVICE_STATE[name] in line for line in shown.splitlines()), shown
 
 
 @pytest.mark.parametrize("name, file, line", [

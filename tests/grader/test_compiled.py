@@ -112,22 +112,44 @@ def test_calls_outside_the_allowlist_are_refused():
     assert "static object with a destructor" in atexit.message
 
 
-def test_state_is_refused_and_placed_on_its_line():
-    student = [sym("scanlab::gCount", "_ZN7scanlab6gCountE", "OBJECT", section=".bss", writable=True),
-               sym("guard variable for scanlab::gCount", "_ZGVN7scanlab6gCountE", "OBJECT",
-                   section=".bss", writable=True),
-               sym("scanlab::kTable", "_ZN7scanlab6kTableE", "OBJECT", section=".rodata"),
-               sym("scanlab::scanlabNotImplementedFlag", "_ZN7scanlabL25scanlabNotImplementedFlagE",
-                   "OBJECT", "LOCAL", ".bss", True),
-               sym("__cudaFatCubinHandle", "__cudaFatCubinHandle", "OBJECT", "LOCAL", ".bss", True),
-               sym("vtable for scanlab::CudaError", "_ZTVN7scanlab9CudaErrorE", "OBJECT", "WEAK",
-                   ".data.rel.ro", False)]
-    found = check_symbols(student, [], SOURCES, RULES)
-    assert [(v.rule, v.line) for v in found] == [("state", 2)]
-    assert "gCount" in found[0].message and found[0].excerpt == "__device__ int gCount;"
+def test_state_the_harness_restores_is_allowed_and_the_rest_refused_on_its_line():
+    restored = [sym("scanlab::gCount", "_ZN7scanlab6gCountE", "OBJECT", section=".bss", writable=True),
+                sym("guard variable for scanlab::gCount", "_ZGVN7scanlab6gCountE", "OBJECT",
+                    section=".bss", writable=True),
+                sym("scanlab::gTemplate<int>", "_ZN7scanlab9gTemplateIiEE", "OBJECT", "WEAK",
+                    ".bss._ZN7scanlab9gTemplateIiEE", True),
+                sym("scanlab::kTable", "_ZN7scanlab6kTableE", "OBJECT", section=".rodata"),
+                sym("scanlab::scanlabNotImplementedFlag", "_ZN7scanlabL25scanlabNotImplementedFlagE",
+                    "OBJECT", "LOCAL", ".bss", True),
+                sym("__cudaFatCubinHandle", "__cudaFatCubinHandle", "OBJECT", "LOCAL", ".bss", True),
+                sym("vtable for scanlab::CudaError", "_ZTVN7scanlab9CudaErrorE", "OBJECT", "WEAK",
+                    ".data.rel.ro", False)]
+    # On the emulator, the unit's .data and .bss are put back before every launch.
+    assert check_symbols(restored, [], SOURCES, RULES) == []
+    # (The emulator's __shared__ memory is thread_local: not a variable of this rule.)
+    shared = sym("scanlab::tile", "_ZZN7scanlab6kernelEvE4tile", "TLS", "LOCAL", ".tbss", True)
+    assert check_symbols([shared], [], SOURCES, RULES) == []
+    # What restoration cannot undo: a section of its own; on the GPU build, a host
+    # variable (the GPU restores device memory).
+    own = sym("scanlab::gCount", "_ZN7scanlab6gCountE", "OBJECT", section="keep_me", writable=True)
+    found = check_symbols([own], [], SOURCES, RULES)
+    assert [(v.rule, v.line) for v in found] == [("state", 2)], found
+    assert "section of its own" in found[0].message and found[0].excerpt == "__device__ int gCount;"
+    found = check_symbols(restored[:1], [], SOURCES, RULES, cuda=True)
+    assert [(v.rule, v.line) for v in found] == [("state", 2)] and "host variable" in found[0].message
+    # The device variable's shadow in nvcc's host object is restored on the device.
+    assert check_symbols(restored[:1], [], SOURCES, RULES, frozenset({"scanlab::gCount"}), cuda=True) == []
     hidden = sym("scanlab::(anonymous namespace)::gCount", "_ZN7scanlab12_GLOBAL__N_16gCountE",
-                 "OBJECT", "LOCAL", ".bss", True)
+                 "OBJECT", "LOCAL", "keep_me", True)
     assert [v.line for v in check_symbols([hidden], [], SOURCES, RULES)] == [2]
+
+
+def test_a_destructor_registered_at_exit_is_said_on_the_static_objects_line():
+    student = [undefined("__cxa_atexit"),
+               sym("scanlab::gCount", "_ZN7scanlab6gCountE", "OBJECT", section=".bss", writable=True)]
+    found = check_symbols(student, [], SOURCES, RULES)
+    assert [(v.rule, v.line) for v in found] == [("symbol-call", 2)], found
+    assert "`scanlab::gCount`" in found[0].message and "__cxa_atexit" in found[0].message
 
 
 def test_replacing_what_the_harness_defines_or_uses_is_refused():
@@ -163,10 +185,9 @@ HIDDEN = {  # fixture -> (task, rules its file must break, the sentinel it would
     "fnptr_system": ("scan", {"symbol-call"}, "/tmp/scanlab-sentinel-fnptr_system"),
     "paren_exit": ("reduce", {"symbol-call"}, None),
     "harness_override": ("reduce", {"symbol-define"}, None),
-    "memo_scan": ("scan", {"state"}, None),
-    "memo_reduce": ("reduce", {"state"}, None),
-    "launch_counter_reduce": ("reduce", {"state"}, None),
-    "exit_destructor": ("reduce", {"state", "symbol-call"}, None),
+    # (A static object's destructor is registered with __cxa_atexit: restoring its bytes
+    # would not undo that.)
+    "exit_destructor": ("reduce", {"symbol-call"}, None),
 }
 
 

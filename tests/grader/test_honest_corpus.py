@@ -42,8 +42,6 @@ REFUSED = {  # attack -> (task, rules that must be among its findings)
     "attack_include_passwd": ("reduce", {"include"}),
     "attack_fnptr_launch": ("scan", {"symbol-call"}),     # a pointer to cudaLaunchKernel
     "attack_stream": ("scan", {"symbol-call"}),           # cudaStreamCreateWithFlags
-    "attack_template_static": ("reduce", {"state"}),
-    "attack_arg_constructor": ("reduce", {"state"}),
 }
 
 
@@ -83,3 +81,17 @@ def test_no_report_quotes_a_file_of_the_grading_machine(emulator, tmp_path):
     everything = terminal.render(result) + json.dumps(dataclasses.asdict(result), default=str)
     assert passwd and not [line for line in passwd if line in everything]
     assert "/etc/passwd" in everything    # the name is said, not the contents
+
+
+# State the harness restores before every launch (handout/harness/host/student_state.h):
+# not refused, and it cannot count. attack_state_counter breaks its result from the third
+# one-block launch of the program on: right only because its counter is put back.
+COUNTERS = {"attack_template_static": "reduce", "attack_state_counter": "reduce",
+            "launch_counter_reduce": "reduce", "memo_reduce": "reduce", "memo_scan": "scan"}
+
+
+@pytest.mark.parametrize("name", sorted(COUNTERS))
+def test_a_counter_cannot_count(emulator, name):
+    tr = next(t for t in emulator(name).tasks if t.name == COUNTERS[name])
+    assert not tr.violations, [str(v) for v in tr.violations]
+    assert tr.verdict == "correct" and tr.passed == tr.total > 1, tr.message

@@ -3,8 +3,10 @@ compiles here (nothing CUDA runs): nvcc's own host code (stubs, a __device__ fun
 host body that calls exit, the registration) is not the student's; every other host
 function is, and is refused where it runs (issue 45: a static initializer, a special
 member the launch calls, what they call), not where it never does (a __host__ __device__
-helper's host body); the launch reached from student code is refused; device state is
-read from the cubin, where __constant__ data is not state. Skipped without nvcc."""
+helper's host body); the launch reached from student code is refused; the device
+variables the driver restores before every launch are read from the cubin (__constant__
+data is not among them) and reach the linked program in its own section. Skipped without
+nvcc."""
 from __future__ import annotations
 
 import shutil
@@ -23,11 +25,16 @@ UNIT_HARNESS = [REPO / "handout" / "harness" / f for f in
 
 UNIT = r"""
 #include <cuda_runtime.h>
+#include <cstdio>
 namespace scanlab {
 __device__ int plainHelper(int x) { return 3 * x + 1; }
 __constant__ int kTable[4] = {1, 2, 3, 4};
 __device__ int gState;
+static __device__ int gHidden;
+__device__ const int kDeviceTable[4] = {5, 6, 7, 8};
 template <class T> __device__ T tmplStatic(T x) { static T s; s += x; return s; }
+__device__ int lookup(int i) { static const int kLocal[4] = {9, 10, 11, 12}; return kLocal[i & 3]; }
+__global__ void printing(int* p) { printf("p[0] = %d\\n", p[0]); p[1] = lookup(p[2]) + kDeviceTable[p[3] & 3] + gHidden++; }
 inline int hostCount = 0;
 struct Counted {
     int* p;
@@ -84,14 +91,42 @@ def test_host_code_is_the_toolchains_or_refused(compiled):
     assert {"cudaLaunchKernel", "__cudaPushCallConfiguration"} <= calls and "exit" not in calls, calls
 
 
-def test_device_state_is_read_from_the_cubin(compiled):
+def test_the_device_state_to_restore_is_read_from_the_cubin(compiled):
     _, cubin = compiled
     variables = object_code.read_device_variables(cubin)
-    state = {f.name for f in object_code.device_state(variables)}
-    assert "scanlab::gState" in state
-    assert any("tmplStatic" in n for n in state), state      # a function-scope static of a template
-    assert not any("kTable" in n for n in state)              # __constant__: not writable there
+    names = object_code.device_state_names(variables).splitlines()
+    required = [n for n in names if not n.startswith("? ")]
+    # __device__ variables, a static one, a function-scope static of a template, const
+    # tables at namespace and function scope: restored (mangled, as the driver looks them up).
+    assert "_ZN7scanlab6gStateE" in required, names
+    assert any(n.endswith("7gHiddenE") for n in required), names
+    assert any("tmplStatic" in n for n in required), names
+    assert any("kDeviceTable" in n for n in required) and any("kLocal" in n for n in required), names
+    # printf's format, a string literal: restored where the driver finds it.
+    assert "? $str" in names, names
+    # __constant__: device code cannot write it, nothing to restore.
+    assert not any("kTable" in n for n in names)
     assert any("kTable" in v.name and v.section.startswith(".nv.constant") for v in variables)
+
+
+def test_the_device_state_reaches_the_program_in_its_own_section(tmp_path):
+    """The grader's objcopy and the driver's reader (harness/host/program_section.h), on a
+    host program built here."""
+    gxx = shutil.which("g++")
+    if gxx is None or shutil.which("objcopy") is None:
+        pytest.skip("no g++ or objcopy here")
+    (tmp_path / "show.cpp").write_text('#include "harness/host/program_section.h"\n#include <iostream>\n'
+                                       'int main() { std::cout << scanlab::programSection('
+                                       '".scanlab.device_state"); }\n')
+    program = tmp_path / "scanlab"
+    subprocess.run([gxx, "-std=c++17", "-I", str(REPO / "handout"), "show.cpp", "-o", str(program)],
+                   cwd=tmp_path, check=True, timeout=300)
+    assert subprocess.run([program], capture_output=True, text=True).stdout == ""   # none yet
+    names = "_ZN7scanlab6gStateE\n? $str\n"
+    object_code.add_device_state(program, names)
+    assert subprocess.run([program], capture_output=True, text=True).stdout == names
+    object_code.add_device_state(program, "other\n")                                # replaced
+    assert subprocess.run([program], capture_output=True, text=True).stdout == "other\n"
 
 
 def test_the_harness_host_functions_are_read_from_the_harness():

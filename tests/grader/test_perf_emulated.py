@@ -198,33 +198,25 @@ def _reduce_perf_case(session):
     return next(t for t in session.rubric.tasks if t.name == "reduce").perf[0]
 
 
-@pytest.mark.parametrize("name", ["memo_reduce", "launch_counter_reduce"])
-def test_a_kernel_that_remembers_is_wrong_when_timed(pseudo_gpu, name):
-    # Right on its first input; every timed repetition has an input of its own, and
-    # the harness checks every repetition's output on the device: the first one fails.
+@pytest.mark.parametrize("name", ["memo_reduce", "launch_counter_reduce", "attack_state_counter",
+                                  "checked_only_reduce"])
+def test_a_kernel_that_remembers_forgets_before_every_timed_repetition(pseudo_gpu, name):
+    # Its __device__ variables are put back as loaded before every launch, timed or not
+    # (handout/harness/host/student_state.h): the memo is never armed, the launch counter
+    # never counts past the launch (attack_state_counter's result would be wrong from its
+    # third launch on, checked_only_reduce's from its second), so every repetition does the
+    # whole work, and the harness checks every repetition's output on the device: timed,
+    # and right.
     session, tmp = pseudo_gpu
     setup = session.prepare()
     cheat = fixture_driver(session, name, tmp)
     p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session),
                 session.rubric.performance, None)
-    assert p.status == "failed", p.message
-    assert "timed run is wrong: timed repetition 0 (warm-up 1 of 1, round 1) is wrong" in p.message, p.message
+    assert p.status == "measured", p.message
+    assert p.student_ms is not None and p.student_ms > 0
     honest = measure(setup, session.run_reference, session.run_reference, _reduce_perf_case(session),
                      session.rubric.performance, None)
     assert honest.status == "measured", honest.message
-
-
-def test_a_kernel_honest_only_where_it_was_once_verified_fails_its_first_repetition(pseudo_gpu):
-    # Honest on launches 0, 35, 70, ...: the correctness run and, with 5 warm-ups and 30
-    # timed runs, the last repetition of each round (the only one verified before).
-    session, tmp = pseudo_gpu
-    setup = session.prepare()
-    cheat = fixture_driver(session, "checked_only_reduce", tmp)
-    rubric = dataclasses.replace(session.rubric.performance, warmup=5, reps=30, rounds=1, max_rounds=1)
-    p = measure(setup, cheat, session.run_reference, _reduce_perf_case(session), rubric, None)
-    assert p.status == "failed", p.message
-    assert "timed repetition 0 (warm-up 1 of 5, round 1) is wrong" in p.message, p.message
-    assert "the result is wrong: expected" in p.message and ", got " in p.message, p.message
 
 
 def test_a_counter_kept_in_the_input_fails_the_timing(pseudo_gpu):

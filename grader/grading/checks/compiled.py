@@ -12,8 +12,12 @@ These two look at the student unit (handout/harness/host/student_unit.cu) as com
   object. The unit may call only the toolchain's own helpers (kernel launch, emulator
   runtime, C++ runtime) and the rubric's `allowed_calls`; it may not define a symbol
   the harness defines strongly or only references (that would replace it), nor a
-  C-linkage one (that would replace the system's); and it may keep no mutable state
-  (a `__device__` or static variable survives from one launch to the next).
+  C-linkage one (that would replace the system's). Mutable state is no rule: the
+  harness restores the student unit's variables before every launch
+  (handout/harness/host/student_state.h). Refused is only the state it cannot restore:
+  data placed in a section of its own, and (on the GPU build) the host object's own
+  variables (the GPU's restoration covers device memory). (Thread-local data is not a
+  variable of this rule: the emulator's `__shared__` memory is thread_local.)
 
 Symbol findings name the student file and line where the name occurs, when it does.
 """
@@ -43,6 +47,10 @@ TOOLCHAIN_DATA = re.compile(
     r"|scanlab::scanlabNotImplementedFlag)$")
 # Sections that are written once, by the loader (relocations), then never again.
 READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
+# The student unit's data that the emulator's harness restores before every launch
+# (handout/emulator/student_state.ld: .data, .data.*, .bss, .bss.* of the unit's object;
+# .data.rel.ro is read-only after load, above).
+RESTORED_ON_EMULATOR = re.compile(r"^\.(data|bss)(\..*)?$")
 ENTRY_POINTS = re.compile(r"^scanlab::student::")
 
 
@@ -191,9 +199,24 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
     return None
 
 
+def restored(s: Symbol, cuda: bool) -> bool:
+    """Whether the harness puts this writable variable of the student unit's object back
+    before every launch: on the emulator, one in the unit's .data or .bss (not one in a
+    section of its own); on the GPU build none of the host
+    object's (the device module's variables are restored, object_code.device_state_names)."""
+    return not cuda and s.kind == "OBJECT" and bool(RESTORED_ON_EMULATOR.match(s.section))
+
+
+def _unrestorable(s: Symbol) -> str:
+    """Why the harness cannot restore this variable, in words."""
+    if not RESTORED_ON_EMULATOR.match(s.section):
+        return f"a variable in a section of its own, `{s.section}`"
+    return "a host variable: the GPU's restoration covers device memory only"
+
+
 def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[str, str],
                   rules: ForbiddenRubric, device_names: frozenset[str] = frozenset(),
-                  constants: frozenset[str] = frozenset()) -> list[Violation]:
+                  constants: frozenset[str] = frozenset(), cuda: bool = False) -> list[Violation]:
     """The rules of the module doc over the student unit's symbols. Every finding is
     placed on the student line that names the symbol, or on each student file.
     `device_names`: the device variables of the unit (nvcc's host object has a shadow of
@@ -217,10 +240,10 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue   # the variable it guards is reported
         if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
                 and object_code.variable_key(s.name) not in device_names \
-                and _base_name(s.name) not in constants:
-            findings.append((s, "state", f"keeps state between launches in `{s.name}` (a "
-                             "__device__ or static variable): kernels may keep nothing from one "
-                             "call to the next (a read-only table must be const)"))
+                and _base_name(s.name) not in constants and not restored(s, cuda):
+            findings.append((s, "state", f"keeps state between launches in `{s.name}` "
+                             f"({_unrestorable(s)}), which the harness cannot put back before "
+                             "each launch as it does a __device__ or static variable"))
             continue
         if s.bind == "LOCAL" or ENTRY_POINTS.match(s.name):
             continue
@@ -230,7 +253,17 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
         elif s.mangled in harness_used or (s.bind == "GLOBAL" and s.mangled in harness_defined):
             findings.append((s, "symbol-define", f"defines `{s.name}`, which the harness uses: it "
                              "would replace the harness's own"))
-    return place([(s.name, rule, message) for s, rule, message in findings], sources)
+    # A destructor registered with __cxa_atexit is a static object's: said on the line of
+    # the student's variable that has one (restoring its bytes would not unregister it).
+    objects = [s for s in student if s.defined and s.kind == "OBJECT" and s.writable
+               and not TOOLCHAIN_DATA.match(s.name) and not s.name.startswith("guard variable for ")
+               and _locate(s.name, sources)]
+    placed = [(objects[0].name if s.name == "__cxa_atexit" and objects else s.name, rule,
+               message.replace("(a static object with a destructor)",
+                               f"(a static object with a destructor: `{objects[0].name}`)")
+               if s.name == "__cxa_atexit" and objects else message)
+              for s, rule, message in findings]
+    return place(placed, sources)
 
 
 def place(findings: list[tuple[str, str, str]], sources: dict[str, str]) -> list[Violation]:

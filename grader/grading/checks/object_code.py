@@ -17,10 +17,13 @@ code keeps: the checks of grader/grading/checks/compiled.py that know the toolch
   toolchain's code) calls and what that calls, a global operator new/delete. The host
   body of a `__host__ __device__` helper that only kernels call never runs: allowed. The toolchain's calls (launch, registration, exit) may come only from the
   toolchain's code: reached from anywhere else (a function pointer), they are refused.
-- **device state** (the cubin nvcc kept): a variable in `.nv.global` (a `__device__`
-  variable, a function-scope static, in a template or not) outlives a launch: refused.
-  `__constant__` data (`.nv.constant*`) cannot be written by device code: allowed. The
-  host object's shadows of device variables are not host state.
+- **device state** (the cubin nvcc kept): a variable in `.nv.global` or `.nv.global.init`
+  (a `__device__` variable, a function-scope static, a `const` table, a string literal
+  of printf, in a template or not) would outlive a launch, so the harness restores each
+  one before every launch (handout/harness/host/student_state.h): device_state_names
+  lists them for it, in the program's section `.scanlab.device_state` (add_device_state).
+  `__constant__` data (`.nv.constant*`) cannot be written by device code. The host object's shadows of device variables are
+  not host state.
 """
 from __future__ import annotations
 
@@ -216,6 +219,7 @@ class DeviceVariable:
     name: str          # demangled
     section: str
     writable: bool
+    mangled: str = ""  # as the device code's symbol table spells it (the driver looks it up)
 
 
 def read_device_variables(cubin: Path) -> list[DeviceVariable]:
@@ -229,13 +233,36 @@ def read_device_variables(cubin: Path) -> list[DeviceVariable]:
             name, flags = sections[parts[6]]
             raw.append((parts[7], name, "W" in flags or name.startswith(".nv.global")))
     names = _demangle([r[0] for r in raw])
-    return [DeviceVariable(names.get(m, m), s, w) for m, s, w in raw]
+    return [DeviceVariable(names.get(m, m), s, w, m) for m, s, w in raw]
 
 
-def device_state(variables: list[DeviceVariable]) -> list[Finding]:
-    return [Finding(v.name, "state", f"keeps state between launches in `{v.name}` (device memory "
-                    "that device code can write: a __device__ variable or a static one): kernels may "
-                    "keep nothing from one call to the next (a read-only table may be __constant__ "
-                    "or const)")
-            for v in variables if v.writable and v.section.startswith(".nv.global")
-            and "scanlabNotImplementedFlag" not in v.name]
+# nvcc's names for string literals (printf's formats): `$str`, `$str$1`, ...
+STRING_LITERAL = re.compile(r"^\$str(\$\d+)?$")
+DEVICE_STATE_SECTION = ".scanlab.device_state"
+
+
+def device_state_names(variables: list[DeviceVariable]) -> str:
+    """The program's `.scanlab.device_state` (handout/harness/host/student_state.h): the device
+    variables of the student unit that device code can write, which the driver restores
+    before every launch, one mangled name a line. A string literal's line is `? name`: the
+    driver restores it where it finds it (device code writes one only through a cast
+    that C++ leaves undefined); a name it cannot find otherwise stops the run."""
+    lines = []
+    for v in variables:
+        if not (v.writable and v.section.startswith(".nv.global")) or not v.mangled:
+            continue
+        line = f"? {v.mangled}" if STRING_LITERAL.match(v.mangled) else v.mangled
+        if line not in lines:
+            lines.append(line)
+    return "".join(line + "\n" for line in lines)
+
+
+def add_device_state(binary: Path, names: str) -> None:
+    """Writes the device variables to restore (device_state_names) into the linked
+    program's own section, where its driver reads them: nothing beside the program to
+    lose on the way to the machine or the sandbox that runs it."""
+    listing = binary.with_name(binary.name + ".device-state")
+    listing.write_text(names)
+    _run(["objcopy", "--remove-section", DEVICE_STATE_SECTION, "--add-section",
+          f"{DEVICE_STATE_SECTION}={listing}", "--set-section-flags",
+          f"{DEVICE_STATE_SECTION}=readonly", str(binary)])

@@ -18,6 +18,7 @@
 #include "harness/generated/task_list.cuh"
 #include "harness/host/generate.h"
 #include "harness/host/student_api.h"
+#include "harness/host/student_state.h"
 #include "harness/host/tasks.h"
 #include "harness/host/timed_check.cuh"
 #include "harness/host/timing.h"
@@ -154,8 +155,10 @@ struct TaskRunner {
     // Before every launch, timed or not: every buffer the kernels get besides their
     // input (the block results, task 4's whole tile state, the output) is poisoned, so
     // nothing a launch leaves behind reaches the next one, and a kernel that writes
-    // nothing cannot pass with the results of an earlier run.
+    // nothing cannot pass with the results of an earlier run; the student unit's
+    // variables are as the program loaded them (harness/host/student_state.h).
     void clearScratch() {
+        studentState().restore();
         ws.forRun(cfg.n, cfg.block);  // allocates what the launch gets
         ws.blockResults.fillBytes(0xA5);
         ws.tileStateBytes.fillBytes(0xA5);

@@ -32,4 +32,9 @@ void launchSplitScatter(const uint32_t* keys, const int32_t* isZero, const int32
 void resetNotImplemented();
 bool wasNotImplemented();
 
+// A kernel of the student unit: where the GPU build finds the device module of the
+// student's kernels, to restore its variables before every launch
+// (harness/host/student_state.h).
+const void* deviceModuleAnchor();
+
 }  // namespace scanlab::student
