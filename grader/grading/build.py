@@ -32,7 +32,7 @@ from .checks import compiled
 from .checks import object_code
 from . import contract, sandbox
 from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
-from ..printable import printable
+from .build_log import first_errors
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from ..machine.backend import Backend
@@ -41,7 +41,6 @@ from ..config.assignment import default_assignment
 
 T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
-ERROR_LINES = 30
 
 
 @dataclass(frozen=True)
@@ -138,23 +137,6 @@ def copy_handout(layout: Layout, dest: Path) -> None:
     shutil.copytree(layout.handout, dest, ignore=ignore)
     (dest / "student").mkdir()
     shutil.copytree(contract.source(layout.root), dest / contract.CONTRACT_DIR, ignore=ignore)
-
-
-def first_errors(log: str, rewrite: dict[str, str]) -> str:
-    """The first compiler errors of a build log, with paths rewritten."""
-    for old, new in sorted(rewrite.items(), key=lambda kv: -len(kv[0])):
-        log = log.replace(old, new)
-    lines = log.splitlines()
-    pattern = re.compile(r"(\berror\b|CMake Error|fatal|undefined reference)", re.I)
-    for i, line in enumerate(lines):
-        if pattern.search(line) and "Werror" not in line and "-- " not in line[:3]:
-            start = i
-            # Keep the "In file included from" chain that leads to it.
-            while start > 0 and re.match(r"\s*(In file included from|from\s|.*In instantiation)", lines[start - 1]):
-                start -= 1
-            chunk = [l for l in lines[start:] if not l.startswith(("gmake", "make[", "make:"))]
-            return printable("\n".join(chunk[:ERROR_LINES]).rstrip())
-    return printable("\n".join(lines[-ERROR_LINES:]).rstrip())
 
 
 class Builder:
