@@ -22,6 +22,8 @@
 #include "harness/host/args.h"
 #include "harness/host/isolation.h"
 #include "harness/host/json.h"
+#include "harness/host/perf_estimate.h"
+#include "harness/host/random_cases.h"
 #include "harness/host/report.h"
 #include "harness/host/run.h"
 #include "harness/host/tasks.h"
@@ -203,28 +205,6 @@ inline bool taskSelected(const Args& args, const grading::Task& t) {
     return false;
 }
 
-// `grade --perf-estimates "warp-scan=0.19,reduce=0.10,..."`: the profile build's estimate
-// (make profile: ms on the grading GPU at the size the grader times) of each timed driver
-// task; make grade-local passes them on the emulator, which cannot time a GPU.
-inline std::map<std::string, double> perfEstimates(const Args& args) {
-    std::map<std::string, double> out;
-    for (const std::string& item : splitList(args.get("--perf-estimates", ""))) {
-        const size_t eq = item.find('=');
-        if (eq == std::string::npos) throw UsageError("--perf-estimates: '" + item + "' is not TASK=MS");
-        char* end = nullptr;
-        const double ms = std::strtod(item.c_str() + eq + 1, &end);
-        if (end == item.c_str() + eq + 1 || *end != '\0' || !(ms > 0))
-            throw UsageError("--perf-estimates: '" + item + "' is not TASK=MS with MS > 0");
-        out[item.substr(0, eq)] = ms;
-    }
-    return out;
-}
-
-// The stated error of the profile's estimate (harness/host/profile.h): figures/README.md
-// times the reference, the placeholders and fixtures of known speed on the grading H100,
-// and 10 of its 12 estimates are within this factor of the measured time, either way.
-constexpr double kProfileErrorFactor = 1.5;
-
 // `test --isolated [--student DIR]`: the suite of each task that includes another
 // student file, run by the driver built with the harness's version of that file
 // (harness/host/isolation.h), as the grader pairs the task with the other files' contracts.
@@ -269,125 +249,6 @@ inline int cmdTestIsolated(const Args& args) {
     if (runs == 0) std::printf("scanlab test --isolated: no task of %s/student includes another student file\n",
                                root.c_str());
     return worst;
-}
-
-// What `grade` estimated of the performance points (the bonus task's apart), and from what.
-struct PerfEstimate {
-    double points = 0, low = 0, high = 0, max = 0;
-    double bonus = 0, bonusLow = 0, bonusHigh = 0, bonusMax = 0;
-};
-enum class TotalSource { None, Profile, Gpu };
-
-// The local total, in the rubric's parts: correctness as measured here, performance as
-// an estimate with its stated error, never one sum that mixes them.
-inline std::string totalLine(double correct, double correctMax, double bonusCorrect, double bonusCorrectMax,
-                             const PerfEstimate& p, TotalSource source) {
-    char buf[1024];
-    int at = std::snprintf(buf, sizeof buf, "  total: correctness %.1f/%g", correct, correctMax);
-    if (bonusCorrectMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus %.1f/%g", bonusCorrect, bonusCorrectMax);
-    if (source == TotalSource::None) {
-        std::snprintf(buf + at, sizeof buf - at,
-                      "; performance: not estimated (make grade-local estimates it: from the profile on "
-                      "the emulator, timed on a GPU)\n");
-        return buf;
-    }
-    at += std::snprintf(buf + at, sizeof buf - at, "; performance: about %.1f/%g", p.points, p.max);
-    if (p.bonusMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus about %.1f/%g", p.bonus, p.bonusMax);
-    if (source == TotalSource::Profile) {
-        at += std::snprintf(buf + at, sizeof buf - at,
-                            " (estimated from the profile; a GPU measures it). The profile's stated error "
-                            "is a time within %.1fx of a GPU's: between %.1f and %.1f", kProfileErrorFactor,
-                            p.low, p.high);
-        if (p.bonusMax > 0) at += std::snprintf(buf + at, sizeof buf - at, ", bonus %.1f and %.1f", p.bonusLow, p.bonusHigh);
-        std::snprintf(buf + at, sizeof buf - at, "\n");
-    } else {
-        std::snprintf(buf + at, sizeof buf - at,
-                      " (estimated: timed on this GPU against the reference's time scaled by the copy "
-                      "bandwidths; the grader times both on one GPU)\n");
-    }
-    return buf;
-}
-
-// `grade --random N`: N configurations a task drawn at random over what the assignment
-// allows, as the grader's hidden cases are (grader/config/draw.py draws those from a secret
-// seed): a random driver task, operator and block size (any multiple of the warp in
-// [kMinBlockSize, kMaxBlockSize]), a size from one of the classes (tiny, warp, block and
-// tile boundaries +-1, many tiles a block, large) up to --random-max-n (default: 2^22 on a
-// GPU, the emulator's grading limit on the emulator). --random-seed S repeats a draw.
-// Reported apart from the points: each failure prints its `run` command.
-struct RandomTally {
-    size_t passed = 0, total = 0;
-};
-
-inline size_t randomSize(std::mt19937_64& rng, unsigned block, size_t elementBytes, size_t maxN) {
-    auto pick = [&](size_t lo, size_t hi) {
-        return lo >= hi ? lo : lo + size_t(rng() % (hi - lo + 1));
-    };
-    const size_t tile = size_t(block) * std::max<size_t>(1, 32 / elementBytes);
-    const long long nudge = (long long)(rng() % 3) - 1;
-    size_t n = 1;
-    switch (rng() % 6) {
-        case 0: n = pick(1, 2 * kWarpSize); break;                                         // tiny
-        case 1: n = size_t((long long)(kWarpSize * pick(1, 2 * block / kWarpSize)) + nudge); break;
-        case 2: n = size_t((long long)(block * pick(1, 12)) + nudge); break;               // blocks
-        case 3: n = size_t((long long)(tile * pick(1, 24)) + nudge); break;                // tiles
-        case 4: n = tile * pick(kMaxBlocks + 1, 4 * kMaxBlocks) + pick(1, tile - 1); break;  // many tiles
-        default: n = size_t(std::exp2(std::uniform_real_distribution<double>(10, std::log2(double(maxN)))(rng)));
-    }
-    n = std::max<size_t>(1, n);
-    return n > maxN ? pick(std::max<size_t>(1, maxN / 2), maxN) : n;
-}
-
-template <class Selected, class Skip>
-RandomTally runRandomCases(const Args& args, const Selected& selected, const Skip& skip, bool emulated) {
-    RandomTally tally;
-    const size_t perTask = size_t(parseCount(args.get("--random", "0"), "--random"));
-    if (perTask == 0) return tally;
-    const size_t maxN = size_t(parseCount(
-        args.get("--random-max-n", std::to_string(emulated ? grading::kEmulatorMaxN : size_t(1) << 22)),
-        "--random-max-n"));
-    const uint64_t seed = args.has("--random-seed")
-                              ? parseCount(args.get("--random-seed", "1"), "--random-seed")
-                              : uint64_t(std::chrono::steady_clock::now().time_since_epoch().count());
-    std::mt19937_64 rng(seed);
-    std::printf("\nscanlab grade --random %zu: configurations drawn over every block size and size "
-                "class up to n = %zu (--random-seed %llu repeats them)\n",
-                perTask, maxN, (unsigned long long)seed);
-    for (const grading::Task& t : grading::kTasks) {
-        if (!selected(t) || skip(t)) continue;
-        std::vector<const TaskInfo*> drivers;
-        for (const TaskInfo& d : kTasks)
-            if (d.number == t.number) drivers.push_back(&d);
-        if (drivers.empty()) continue;
-        size_t passed = 0;
-        for (size_t i = 0; i < perTask; ++i) {
-            const TaskInfo& driver = *drivers[rng() % drivers.size()];
-            std::vector<std::string> ops;
-            for (const char* name : kOperatorNames)
-                if (operatorApplies(name, driver.task)) ops.push_back(name);
-            const std::string op = ops[rng() % ops.size()];
-            const unsigned block = kMinBlockSize + kWarpSize * unsigned(rng() % ((kMaxBlockSize - kMinBlockSize) / kWarpSize + 1));
-            size_t bytes = 4;
-            withOperator(op, [&](auto o) { bytes = sizeof(typename decltype(o)::Element); });
-            RunConfig c = suiteCase(driver, op, randomSize(rng, block, bytes, maxN), block);
-            c.seed = rng() % 1000000007ull + 1;
-            withOperator(c.op, [&](auto o) {
-                const RunResult r = runTask<decltype(o)>(c);
-                if (r.status == "pass") {
-                    ++passed;
-                    return;
-                }
-                std::printf("FAIL random: %s\n  reproduce: %s\n", caseLabel(c).c_str(),
-                            reproduceCommand(c).c_str());
-            });
-        }
-        std::printf("  task %d (%s): %zu/%zu random configurations passed\n", t.number, t.name, passed,
-                    perTask);
-        tally.passed += passed;
-        tally.total += perTask;
-    }
-    std::fflush(stdout);
-    return tally;
 }
 
 // `grade`: the grader's visible cases (harness/generated/grading.h, from data/rubric.toml and
