@@ -29,7 +29,7 @@ scanlab::emu::KernelProfile coalescedLaunch(uint64_t elements, uint64_t chain) {
 TEST_CASE("the profile model estimates at the graded size and names its limit", "[profile]") {
     const size_t n1 = size_t(1) << 21, n2 = n1 * 2, target = size_t(1) << 26;
     const std::vector<scanlab::emu::KernelProfile> a{coalescedLaunch(n1, 32)}, b{coalescedLaunch(n2, 64)};
-    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target);
+    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target, "the graded size");
     CHECK(p.n == target);
     CHECK(p.limit == "bandwidth");
     CHECK_FALSE(p.impossible);
@@ -43,7 +43,7 @@ TEST_CASE("an estimate above the copy bandwidth is flagged impossible", "[profil
     // Counters that miss nearly all the traffic: 1/1000 of the elements seen.
     const std::vector<scanlab::emu::KernelProfile> a{coalescedLaunch(n1 / 1024, 4)},
         b{coalescedLaunch(n2 / 1024, 4)};
-    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target);
+    const scanlab::Prediction p = scanlab::printPrediction(a, n1, b, n2, 8.0, target, "the graded size");
     CHECK(p.impossible);
     CHECK(p.gbps > scanlab::GpuModel{}.copyGbps);
 }
