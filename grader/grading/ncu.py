@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import os
 import shutil
 import tempfile
@@ -33,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import sandbox
+from . import json_file, sandbox
 from ..config.rubric import PerfCase, ProfileRubric
 from .correctness.check import RunSetup
 from ..results import KernelTime, ProfileFigures
@@ -356,18 +355,7 @@ class ProfileStore:
         with self._lock:
             data = self._read()
             data[self.key(gpu, perf, n)] = to_jsonable(figures)
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd, tmp = tempfile.mkstemp(prefix=".ncu-", dir=self.path.parent)
-                with os.fdopen(fd, "w") as f:
-                    json.dump(data, f, indent=1, sort_keys=True)
-                os.replace(tmp, self.path)
-            except OSError:
-                pass  # a cache that cannot be written: profiled again next time
+            json_file.replace_object(self.path, data, ".ncu-")  # unwritten: profiled again next time
 
     def _read(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return json_file.read_object(self.path)

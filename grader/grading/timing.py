@@ -24,9 +24,7 @@ else by the first grade that needs them.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
 import shutil
 import statistics
 import tempfile
@@ -37,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import sandbox
+from . import json_file, sandbox
 from ..config.assignment import default_assignment
 from ..config.cases import Case
 from .correctness.check import RunSetup, read_json, verify
@@ -401,18 +399,7 @@ class BaselineStore:
             return values, True
 
     def _read(self) -> dict:
-        try:
-            data = json.loads(self.path.read_text())
-        except (OSError, ValueError):
-            return {}
-        return data if isinstance(data, dict) else {}
+        return json_file.read_object(self.path)
 
     def _write(self, data: dict) -> None:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".baselines-", dir=self.path.parent)
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f, indent=1, sort_keys=True)
-            os.replace(tmp, self.path)
-        except OSError:
-            pass  # a cache that cannot be written: timed again next time
+        json_file.replace_object(self.path, data, ".baselines-")  # unwritten: timed again next time
