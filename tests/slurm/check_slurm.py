@@ -153,8 +153,10 @@ def main() -> int:
         rubric = work / "rubric.toml"
         rubric.write_text(f'base = "{repo / "tests" / "grader" / "rubric-test.toml"}"\n\n'
                           '[slurm]\nminutes = 20\nmemory = "1G"\ncpus = 1\ngres = ""\n')
-        common = ["--backend", "emulator", "--seed", str(SEED), "--rubric", str(rubric),
-                  "--cache", str(cache), "-j", "1"]
+        # The drawn hidden cases' seed fixed too: each grade draws its own otherwise
+        # (grader/config/draw.py), and the two batches must grade the same cases.
+        common = ["--backend", "emulator", "--seed", str(SEED), "--draw-seed", str(SEED),
+                  "--rubric", str(rubric), "--cache", str(cache), "-j", "1"]
         grader = [python, "-m", "grader"]
 
         def submit(*extra: str) -> tuple[list[str], str]:
