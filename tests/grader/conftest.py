@@ -199,3 +199,16 @@ def gpu(gpu_session: Session, tmp_path_factory: pytest.TempPathFactory, request:
     graded = Graded(gpu_session, tmp_path_factory.mktemp("gpu"))
     graded.prefetch(selected_fixtures(request))
     return graded
+
+
+# A builder with nvcc, for the tests that compile for the GPU (test_build_cuda.py,
+# test_contract.py): skipped, not passed, without a CUDA toolchain.
+@pytest.fixture(scope="module")
+def cuda_builder():
+    from grader.machine.backend import CUDA
+    m = machines.detect(check_boost=False)
+    if not m.can_build_cuda:
+        pytest.skip("no CUDA toolchain (nvcc, cmake, g++) here")
+    with scratch_builder(Toolchain(CUDA, m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
+                                   2, "Release")) as builder:
+        yield builder

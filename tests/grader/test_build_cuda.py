@@ -14,15 +14,6 @@ from grader.grading.build import Toolchain
 from grader.config.rubric import load_rubric
 
 
-@pytest.fixture(scope="module")
-def cuda_builder():
-    m = machines.detect(check_boost=False)
-    if not m.can_build_cuda:
-        pytest.skip("no CUDA toolchain (nvcc, cmake, g++) here")
-    with scratch_builder(Toolchain(CUDA, m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
-                                   2, "Release")) as builder:
-        yield builder
-
 
 def test_reference_builds_for_cuda(cuda_builder):
     ref = cuda_builder.reference()

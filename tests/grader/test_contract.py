@@ -112,15 +112,6 @@ def test_a_task_build_reaches_no_other_reference_file(emu_session: Session, tmp_
     assert "reduceBlocksKernel" in text   # declared: the plan's phase 1, from the reference unit
 
 
-@pytest.fixture(scope="module")
-def cuda_builder():
-    m = machines.detect(check_boost=False)
-    if not m.can_build_cuda:
-        pytest.skip("no CUDA toolchain (nvcc, cmake, g++) here")
-    with scratch_builder(Toolchain(CUDA, m.cmake.path, m.nvcc.path, "90", f"nvcc {m.nvcc.version}",
-                                   2, "Release")) as builder:
-        yield builder
-
 
 def test_no_cuda_student_unit_holds_reference_code(cuda_builder, test_rubric, tmp_path: Path):
     """The same on the CUDA backend (nvcc compiles and links without a GPU): nvcc's
