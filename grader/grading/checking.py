@@ -19,7 +19,7 @@ from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
-from .correctness.check import RunSetup, run_batch, run_case
+from .correctness.check import RunSetup, run_batch
 from .checks.rules_engine import placeholder_call
 from .outcomes import BuildOutcome, CheckOutcome, PartPlan, not_run, unbuilt
 from .plan import ExercisePlan, exercise_build
@@ -217,21 +217,12 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
                                        dict(e.files), dict(e.origins), paths, None): e
                            for e in exercises if e.files is not None}
 
-        def one(binary: Path, key: str, run: RunSetup, case: Case) -> list[CaseResult]:
+        def all_cases(binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
+            """A build's cases, in one process (on a GPU one CUDA context; on the emulator
+            each case under the schedule seed a process of its own would get)."""
             if budget.spent:
-                return [CaseResult(case, case.seed(session.seed), "not_run", budget.why)]
-            return [run_case(run, binary, key, case, session.seed, session.timeouts)]
-
-        def probe_then_rest(binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
-            if not cases:
-                return []
-            first = min(range(len(cases)), key=lambda i: (cases[i].n, i))
-            done = {first: one(binary, key, run, cases[first])[0]}
-            rest = [i for i in range(len(cases)) if i != first]
-            with ThreadPoolExecutor(max_workers=max(1, session.jobs), thread_name_prefix="cases") as inner:
-                for i, r in zip(rest, inner.map(lambda i: one(binary, key, run, cases[i])[0], rest)):
-                    done[i] = r
-            return [done[i] for i in range(len(cases))]
+                return [CaseResult(c, c.seed(session.seed), "not_run", budget.why) for c in cases]
+            return run_batch(run, binary, key, cases, session.seed, session.timeouts)
 
         setup: RunSetup | None = None
         race_setup: RunSetup | None = None
@@ -249,18 +240,13 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
                     race = [dataclasses.replace(c, backend=race_setup.backend.name)
                             for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
                             + (drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
-                    race_checks[part.label] = [pool.submit(one, b.binary, b.key, race_setup, c) for c in race]
+                    race_checks[part.label] = [pool.submit(all_cases, b.binary, b.key, race_setup, race)]
                 continue
             outcome = built[part.label] = judge_build(part, b)
             if not outcome.runs or b.binary is None:
                 continue
             cases = cases_of(rubric, part, session.backend.reduced_sizes, drawn)
-            if session.backend.batched_runs:
-                # One process (one CUDA context) for all of this build's cases.
-                futures = [pool.submit(run_batch, setup, b.binary, b.key, cases, session.seed,
-                                       session.timeouts)]
-            else:
-                futures = [pool.submit(probe_then_rest, b.binary, b.key, setup, cases)]
+            futures = [pool.submit(all_cases, b.binary, b.key, setup, cases)]
             checks.append((part, futures))
             if session.sanitizer is not None and part.task is not None:
                 # The task's own GPU build under compute-sanitizer, beside its cases.

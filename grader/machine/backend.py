@@ -24,7 +24,6 @@ class Backend:
                                    # segment (a CUDA driver maps large virtual areas)
     seeded_scheduler: bool         # SCANLAB_EMU_SEED and _THREADS: the emulator's schedule
     self_check_up_to: int | None   # runs from this size skip the driver's own CPU check
-    batched_runs: bool             # one process (one CUDA context) runs all of a build's cases
     reduced_sizes: bool            # slow runs: the rubric's [emulator] sizes (cases, applications)
     cross_checks: bool             # a grade also runs the race-check cases on the emulator and
                                    # each task's build under compute-sanitizer
@@ -54,13 +53,13 @@ class Backend:
 CUDA = Backend(name="cuda", binary="scanlab", cmake_flags=("-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"),
                on_gpu=True, times=True, release_build=True, keeps_device_code=True,
                address_space_limit=False, seeded_scheduler=False, self_check_up_to=1 << 22,
-               batched_runs=True, reduced_sizes=False,
+               reduced_sizes=False,
                cross_checks=True, cannot="")
 EMULATOR = Backend(name="emulator", binary="scanlab-emu",
                    cmake_flags=("-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"),
                    on_gpu=False, times=False, release_build=False, keeps_device_code=False,
                    address_space_limit=True, seeded_scheduler=True, self_check_up_to=None,
-                   batched_runs=False, reduced_sizes=True,
+                   reduced_sizes=True,
                    cross_checks=False, cannot="performance is not measured")
 BACKENDS = {b.name: b for b in (CUDA, EMULATOR)}
 AUTO = "auto"            # --backend auto: the GPU where one can be used, else the emulator

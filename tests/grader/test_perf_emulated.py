@@ -22,6 +22,7 @@ from grader.grading.correctness.check import run_batch as run_batch_of_cases
 from grader.grading.pipeline import grade
 from grader.grading.session import Options, Session
 from grader.config.assignment import default_assignment
+from grader.config.draw import RACE_GROUP
 from grader.grading.timing import PERF_SEED, BaselineStore, PerfJob, measure, measure_all
 
 
@@ -32,8 +33,11 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
         pytest.skip("the CPU emulator cannot be built here")
     small = tuple(dataclasses.replace(t, perf=tuple(dataclasses.replace(p, n=1 << 15) for p in t.perf))
                   for t in test_rubric.tasks)
+    # The drawn cases at the emulator's sizes: a GPU draw goes to 2^27 and past 2^31,
+    # which the emulator's drivers refuse (and would take hours at).
+    drawn = dataclasses.replace(test_rubric.drawn, gpu_max_n=test_rubric.drawn.emulator_max_n, huge=False)
     rubric = dataclasses.replace(
-        test_rubric, tasks=small,
+        test_rubric, tasks=small, drawn=drawn,
         performance=dataclasses.replace(test_rubric.performance, warmup=1, reps=3, rounds=2, max_rounds=3))
     session = Session(rubric, Layout(REPO), Options(backend="emulator", cache_dir=cache_dir(), seed=3),
                       log=lambda line: None)
@@ -167,7 +171,9 @@ def test_race_check_cases_count(pseudo_gpu):
     t1 = result.tasks[0]
     race = [c for c in t1.cases if c.case.backend == "emulator"]
     groups = session.rubric.race_check_groups
-    assert race and all(c.case.group in groups for c in race)
+    # The rubric's race-check groups, and the configurations each grade draws for it.
+    assert race and all(c.case.group in (*groups, RACE_GROUP) for c in race)
+    assert any(c.case.group == RACE_GROUP for c in race)
     assert all("[emulator]" in c.case.label for c in race)
     assert all(c.reproduce.startswith("SCANLAB_EMU_SEED=") for c in race)
     assert not any(c.passed for c in race)

@@ -17,6 +17,7 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -79,6 +80,11 @@ class RunSetup:
                               memory_mb=memory_mb,
                               memory_kind="as" if self.backend.address_space_limit else "data",
                               file_mb=file_mb)
+
+    def run_slot(self) -> AbstractContextManager[int | None]:
+        """What a student process holds while it runs: a GPU's turn (its index), or on
+        the emulator a CPU slot."""
+        return self.resources.gpu() if self.backend.on_gpu else self.resources.cpu_slot()
 
     def env(self, home: Path, seed: int, gpu: int | None) -> dict[str, str]:
         env = sandbox.base_env(home)
@@ -158,6 +164,43 @@ def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
     return data
 
 
+def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Path) -> list[dict]:
+    """verify() of many output files, `(case, seed, output)` each: one reference process
+    a CPU slot (`verify --cases`) instead of one a file. A file its process left without
+    a line (it crashed or timed out) is verified alone."""
+    chunks = max(1, min(setup.resources.cores, len(items)))
+    parts = [list(range(k, len(items), chunks)) for k in range(chunks)]
+    found: dict[int, dict] = {}
+
+    def one_process(k: int, indices: list[int]) -> None:
+        cases, report = where / f"verify.{k}.txt", where / f"verify.{k}.jsonl"
+        cases.write_text("".join(" ".join([*items[i][0].driver_args(items[i][1]), "--output",
+                                           str(items[i][2])]) + "\n" for i in indices))
+        argv = [str(setup.reference), "verify", "--cases", str(cases), "--json", str(report)]
+        with setup.resources.cpu_slot():
+            sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S * len(indices)),
+                        sandbox.base_env(where), sandbox.Identity(), sandboxed=False)
+        lines = report.read_text(encoding="utf-8", errors="replace").splitlines() \
+            if report.is_file() else []
+        for line in lines:   # the reference's own output: trusted
+            data = json.loads(line)
+            if data.get("status") in ("pass", "fail"):
+                found[indices[data["case"]]] = data
+            else:
+                found[indices[data["case"]]] = {"status": "error", "message": _text(data.get("message"))}
+
+    with ThreadPoolExecutor(max_workers=chunks, thread_name_prefix="verify") as pool:
+        list(pool.map(lambda kv: one_process(*kv), enumerate(parts)))
+    out = []
+    for i, (case, seed, output) in enumerate(items):
+        if i not in found:
+            alone = where / f"alone-{i}"
+            alone.mkdir()
+            found[i] = verify(setup, case, seed, output, alone)
+        out.append(found[i])
+    return out
+
+
 def mismatch_text(v: dict, case: Case) -> str:
     count = default_assignment().driver_task(case.task).output_count(case.n)
     first = v.get("first_mismatch") if isinstance(v.get("first_mismatch"), dict) else None
@@ -211,8 +254,7 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
                          "this build timed out", reproduce=reproduce)
     # The timeout count is checked and updated while holding the slot, so cases waiting
     # for it see the timeouts of the ones before them.
-    slot = setup.resources.gpu() if setup.backend.on_gpu else setup.resources.cpu_slot()
-    with slot as gpu:
+    with setup.run_slot() as gpu:
         if timeouts.exceeded(track, setup.max_timeouts):
             return skipped
         r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
@@ -223,8 +265,17 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
 
 def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
            claimed: dict, output: Path, where: Path) -> CaseResult:
-    """_judge_run, plus a word on a flood of output (which only the failing hear of)."""
-    result = _judge_run(setup, case, seed, reproduce, r, claimed, output, where)
+    """The verdict on one case (_before_verify, then the trusted verify of its output)."""
+    base = _before_verify(setup, case, seed, reproduce, r, claimed, output)
+    if base.status != VERIFY:
+        return _flooded(base, r)
+    vdir = where / "verify"
+    vdir.mkdir()
+    return _flooded(_verified(base, r, claimed, verify(setup, case, seed, output, vdir)), r)
+
+
+def _flooded(result: CaseResult, r: sandbox.Result) -> CaseResult:
+    """A word on a flood of output (which only the failing hear of)."""
     if r.flooded and not result.passed:
         flood = (f"it printed {r.output_bytes / 1e6:.1f} MB (a printf in a kernel?); the report "
                  f"keeps the start and the end, {sandbox.OUTPUT_KEEP // 1024} KiB of each stream")
@@ -232,12 +283,14 @@ def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Re
     return result
 
 
-def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
-               claimed: dict, output: Path, where: Path) -> CaseResult:
-    """The verdict on one case from how the program ended, what it claimed (used only
-    for messages) and the trusted verify of its output file."""
+VERIFY = "verify"   # _before_verify's status of a case whose output file decides
+
+
+def _before_verify(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
+                   claimed: dict, output: Path) -> CaseResult:
+    """The verdict on one case from how the program ended and what it claimed (used only
+    for messages); status VERIFY where its output file, verified, decides."""
     said = _text(claimed.get("message")) or _error_line(r.stdout, r.stderr)
-    hint = _text(claimed.get("hint"))
     base = CaseResult(case, seed, "fail", reproduce=reproduce, seconds=r.seconds)
 
     if r.timed_out:
@@ -271,9 +324,14 @@ def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbo
                         + ("" if claimed else " before writing its report either: an exit() "
                            "or _Exit() in the student code?"))
         return base
-    vdir = where / "verify"
-    vdir.mkdir()
-    v = verify(setup, case, seed, output, vdir)
+    base.status = VERIFY
+    return base
+
+
+def _verified(base: CaseResult, r: sandbox.Result, claimed: dict, v: dict) -> CaseResult:
+    """A VERIFY case's verdict from the trusted verify's JSON `v`."""
+    ended = default_assignment().exit_meaning(r.returncode)
+    base.status = "fail"
     if v["status"] == "error":
         base.summary = f"the output file is unusable: {v.get('message', '')}"
         return base
@@ -281,12 +339,12 @@ def _judge_run(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbo
         base.status = "pass"
         base.summary = "pass"
         return base
-    base.summary = mismatch_text(v, case) if v["status"] == "fail" else \
+    base.summary = mismatch_text(v, base.case) if v["status"] == "fail" else \
         "the program's own check failed"
     notes = []
     if ended == "pass" and v["status"] == "fail":
         notes.append("the program reported success, but the trusted check of its output failed")
-    if hint:
+    if hint := _text(claimed.get("hint")):
         notes.append(f"hint: {hint}")
     base.details = "\n".join(notes)
     return base
@@ -299,7 +357,8 @@ BATCH_CASE_S = 2.0   # wall-clock allowance per case of a batch, on top of the t
 
 def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], run_seed: int,
               timeouts: TimeoutTracker) -> list[CaseResult]:
-    """The cases of one build on the GPU: one `batch` process (one CUDA context) runs
+    """The cases of one build: one `batch` process (on a GPU one CUDA context; on the
+    emulator each case under the schedule seed a process of its own would get) runs
     them all, one at a time; each output is then judged like a single run's. Cases the
     batch did not finish (a crash, a hang, a CUDA error that ends the batch) are run
     again one by one, which also pins a crash or a hang on its own case."""
@@ -348,20 +407,25 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
         limit = setup.backend.self_check_up_to
         if limit is not None and cases[i].n >= limit:
             args.append("--no-check")
+        if setup.backend.seeded_scheduler:
+            args += ["--schedule-seed", str(seeds[i])]   # its reproduce command's SCANLAB_EMU_SEED
         lines.append(" ".join(args))
     case_file = where / "cases.txt"
     case_file.write_text("\n".join(lines) + "\n")
     case_file.chmod(0o644)
     report = home / "batch.jsonl"
     one = [setup.limits(cases[i]) for i in todo]
+    # A case's allowance past the time limit: BATCH_CASE_S, and what a large case's own
+    # limit adds (the emulator's race sizes).
+    longest = max(x.wall_s for x in one)
     limits = dataclasses.replace(
-        one[0], wall_s=setup.timeout_s + BATCH_CASE_S * len(todo),
+        one[0], wall_s=longest + sum(BATCH_CASE_S + x.wall_s - setup.timeout_s for x in one),
         cpu_s=sum(x.cpu_s or 0 for x in one) or None,
         file_mb=sum(x.file_mb for x in one))
-    with setup.resources.gpu() as gpu:
+    with setup.run_slot() as gpu:
         r = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
                                  home, limits, setup.env(home, seeds[0], gpu), setup.identity,
-                                 interactive=False), report, setup.timeout_s)
+                                 interactive=False), report, longest)
     claims: dict[int, dict] = {}
     try:
         if report.is_file() and not report.is_symlink() and \
@@ -379,20 +443,21 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                     claims[index] = value
     except OSError:
         pass
-    def judge(k: int, claimed: dict) -> tuple[int, CaseResult]:
+    ended = {k: sandbox.Result(r.argv, returncode=default_assignment().exit_code(claimed["status"]))
+             for k, claimed in claims.items()}
+    judged = {k: _before_verify(setup, cases[todo[k]], seeds[todo[k]],
+                                setup.reproduce(cases[todo[k]], seeds[todo[k]]), ended[k], claimed,
+                                home / f"out.{k}.bin")
+              for k, claimed in claims.items()}
+    pending = [k for k, result in judged.items() if result.status == VERIFY]
+    verdicts = verify_many(setup, [(cases[todo[k]], seeds[todo[k]], home / f"out.{k}.bin")
+                                   for k in pending], where)
+    for k, v in zip(pending, verdicts):
+        judged[k] = _verified(judged[k], ended[k], claims[k], v)
+    results = {}
+    for k, result in judged.items():
         i = todo[k]
-        case, seed = cases[i], seeds[i]
-        ended = sandbox.Result(r.argv,
-                               returncode=default_assignment().exit_code(claimed["status"]))
-        vdir = where / f"case-{k}"
-        vdir.mkdir()
-        result = _judge(setup, case, seed, setup.reproduce(case, seed), ended, claimed,
-                        home / f"out.{k}.bin", vdir)
         with setup.memo_lock:
-            setup.memo[(build_key, case.id, seed)] = result
-        return i, result
-
-    # The trusted verifies of a batch's outputs run side by side, one a CPU slot.
-    with ThreadPoolExecutor(max_workers=max(1, min(len(claims), setup.resources.cores)),
-                            thread_name_prefix="verify") as pool:
-        return dict(pool.map(lambda kv: judge(*kv), claims.items()))
+            setup.memo[(build_key, cases[i].id, seeds[i])] = result
+        results[i] = result
+    return results

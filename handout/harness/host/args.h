@@ -46,7 +46,8 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--rep", "--min-n", "--label", "--csv",
                                             "--student", "--refused", "--placeholders",
                                             "--predict-n", "--perf-estimates",
-                                            "--random", "--random-seed", "--random-max-n"};
+                                            "--random", "--random-seed", "--random-max-n",
+                                            "--schedule-seed"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve", "--isolated", "--no-isolation"};
 
@@ -188,6 +189,8 @@ inline RunConfig parseRunConfig(const Args& args) {
     if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
     c.outputFile = args.get("--output", "");
     if (args.has("--rep")) c.timedRep = parseCount(args.get("--rep", ""), "--rep");
+    if (args.has("--schedule-seed"))
+        c.scheduleSeed = parseCount(args.get("--schedule-seed", ""), "--schedule-seed");
     return c;
 }
 

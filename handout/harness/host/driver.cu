@@ -100,9 +100,13 @@ run only:
   --predict-n LIST  profile build (make profile): the sizes to estimate the GPU's
                 time at, comma-separated; writeup (2^24, the write-up's tables)
                 and graded (the size the grader times) by default
+  --schedule-seed S  emulator: this run's thread-schedule seed, as
+                SCANLAB_EMU_SEED=S would set it (a batch's lines use it)
   --output FILE the file to check (required)
   --rep R       check it against the input that repetition R (from 0, warm-ups
                 and earlier rounds counted) of `run --time` saw
+  --cases FILE  instead: many verifies (for the grader), the options of one a
+                line; --json FILE gets one line per case, with "case"
 test options:
   --tasks LIST --ops LIST --blocks LIST   comma-separated subsets
   --max-n N     leave out sizes above N (emulator default: the suite's
@@ -301,15 +305,8 @@ int cmdRun(const Args& args) {
                   args.get("--predict-n", "writeup,graded"));
 }
 
-// `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for
-// the grader. Each line of FILE holds the options of one `run`; each case appends one
-// JSON line (with "case": its line number, from 0) as soon as it ends. A CUDA error
-// may leave the context unusable, so the batch stops there (exit 4): the cases without
-// a JSON line were not run.
-int cmdBatch(const Args& args) {
-    const std::string casesPath = args.get("--cases", "");
-    const std::string jsonPath = args.get("--json", "");
-    if (casesPath.empty() || jsonPath.empty()) throw UsageError("batch needs --cases FILE and --json FILE");
+// The cases of a --cases FILE: the options of one `run` a line (blank lines skipped).
+std::vector<RunConfig> readCaseLines(const std::string& casesPath) {
     std::ifstream f(casesPath);
     if (!f) throw UsageError("cannot read " + casesPath);
     std::vector<RunConfig> cases;
@@ -322,6 +319,19 @@ int cmdBatch(const Args& args) {
         for (auto& w : words) argv.push_back(w.data());
         cases.push_back(parseRunConfig(parseArgs(int(argv.size()), argv.data())));
     }
+    return cases;
+}
+
+// `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for
+// the grader. Each line of FILE holds the options of one `run`; each case appends one
+// JSON line (with "case": its line number, from 0) as soon as it ends. A CUDA error
+// may leave the context unusable, so the batch stops there (exit 4): the cases without
+// a JSON line were not run.
+int cmdBatch(const Args& args) {
+    const std::string casesPath = args.get("--cases", "");
+    const std::string jsonPath = args.get("--json", "");
+    if (casesPath.empty() || jsonPath.empty()) throw UsageError("batch needs --cases FILE and --json FILE");
+    const std::vector<RunConfig> cases = readCaseLines(casesPath);
     if (noGpu("batch")) return kExitNoGpu;
     const DeviceInfo dev = queryDevice();
     writeJson(jsonPath, "", false);  // truncate
@@ -334,8 +344,10 @@ int cmdBatch(const Args& args) {
     return worst;
 }
 
-int cmdVerify(const Args& args) {
-    RunConfig c = parseRunConfig(args);
+// One output file against the CPU reference: its JSON (with "case" when caseNumber >= 0)
+// goes to jsonPath; printed only when `print`.
+int verifyOne(const RunConfig& c, const std::string& jsonPath, bool appendJson, long caseNumber,
+              bool print) {
     if (c.outputFile.empty()) throw UsageError("verify needs --output FILE");
     int code = kExitError;
     withOperator(c.op, [&](auto op) {
@@ -353,11 +365,25 @@ int cmdVerify(const Args& args) {
             r.status = "error";
             r.message = e.what();
         }
-        printResult<Op>(c, r);
-        writeJson(args.get("--json", ""), resultJson<Op>(c, r).str());
+        if (print) printResult<Op>(c, r);
+        JsonObject j = resultJson<Op>(c, r);
+        if (caseNumber >= 0) j.add("case", (long long)caseNumber);
+        writeJson(jsonPath, j.str(), appendJson);
         code = exitCodeFor(r);
     });
     return code;
+}
+
+// `verify --cases FILE --json FILE`: many verifies in one process (for the grader), a
+// JSON line each, in FILE's order; exit 0 when every line was written.
+int cmdVerify(const Args& args) {
+    if (!args.has("--cases")) return verifyOne(parseRunConfig(args), args.get("--json", ""), false, -1, true);
+    const std::string jsonPath = args.get("--json", "");
+    if (jsonPath.empty() || jsonPath == "-") throw UsageError("verify --cases needs --json FILE");
+    const std::vector<RunConfig> cases = readCaseLines(args.get("--cases", ""));
+    writeJson(jsonPath, "", false);  // truncate
+    for (size_t i = 0; i < cases.size(); ++i) verifyOne(cases[i], jsonPath, true, long(i), false);
+    return kExitPass;
 }
 
 int cmdTest(const Args& args) {

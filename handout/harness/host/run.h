@@ -56,6 +56,9 @@ struct RunConfig {
     int reps = 20;
     std::string outputFile;
     std::optional<uint64_t> timedRep;    // verify: the timed repetition whose input to check
+    // The emulator's schedule seed of this case (a batch's line: as SCANLAB_EMU_SEED would
+    // set it for a process of its own); unset, the program's.
+    std::optional<uint64_t> scheduleSeed;
     Rounds* rounds = nullptr;            // run --time --serve: time once per round it asks for
 };
 
@@ -70,10 +73,12 @@ inline std::string reproducePrefix() {
 #endif
 }
 
-inline void startCaseSchedule() {
+inline void startCaseSchedule(const std::optional<uint64_t>& caseSeed) {
 #if !defined(__CUDACC__)
     static const uint64_t programSeed = emu::scheduleSeed();
-    emu::setScheduleSeed(programSeed);
+    emu::setScheduleSeed(caseSeed.value_or(programSeed));
+#else
+    (void)caseSeed;
 #endif
 }
 
@@ -304,7 +309,7 @@ RunResult runTask(const RunConfig& c) {
     using T = typename Op::Element;
     RunResult r;
     const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
-    startCaseSchedule();
+    startCaseSchedule(c.scheduleSeed);
     try {
         TaskRunner<Op> runner(c);
         runner.in.upload(input);
@@ -324,7 +329,7 @@ RunResult runTask(const RunConfig& c) {
                 // changes between runs on the same input is a race.
                 const std::string other = rerunUnderAnotherSchedule();
                 const auto again = runner.runOnce();
-                startCaseSchedule();  // the case's own seed again, for its reproduce command
+                startCaseSchedule(c.scheduleSeed);  // the case's own seed again, for its reproduce command
                 if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
                     r.hint = "the output changes from run to run on the same input" + other +
                              ": a race, between the threads of a block (a missing "
@@ -333,7 +338,7 @@ RunResult runTask(const RunConfig& c) {
                              "order)";
                 else
                     r.hint = raceInLockstepOrder<T>(runner, got);
-                startCaseSchedule();
+                startCaseSchedule(c.scheduleSeed);
             }
         }
         const bool timed = c.time && r.status == "pass";
