@@ -71,6 +71,9 @@ class Fixture:
     # so the fixtures of tasks 1-3 cost no bonus build)
     bonus: bool = False
     reshapes: tuple[Reshape, ...] = ()
+    # Its [expect.cuda] needs the drawn n >= 2^31 cases, which the tests' rubric leaves
+    # out: test_e2e_gpu.py grades it with them, in a session of its own.
+    huge: bool = False
 
     def expected(self, backend: str, assignment: Assignment | None = None) -> dict:
         """The expected verdicts on `backend`, by task name (and "integration", "error").
@@ -128,7 +131,8 @@ def load_fixture(name: str) -> Fixture:
                    tuple((c["from"], c["to"]) for c in data.get("copy", [])),
                    bool(data.get("bonus", False)),
                    tuple(Reshape(r["file"], r.get("line_endings", ""), r.get("indent", ""))
-                         for r in data.get("reshape", [])))
+                         for r in data.get("reshape", [])),
+                   bool(data.get("huge", False)))
 
 
 class StaleFixture(Exception):

@@ -7,6 +7,7 @@ Neither is ever reported as passed when it cannot run: the tests are skipped.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -188,6 +189,18 @@ def gpu_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
     if not m.can_build_cuda:
         pytest.skip("a GPU, but no CUDA toolchain (nvcc/cmake/g++) to build for it")
     session = _session("cuda", test_rubric, tmp_path_factory.mktemp("gpu-session"))
+    yield session
+    session.close()
+
+
+@pytest.fixture(scope="session")
+def gpu_huge_session(test_rubric: Rubric, tmp_path_factory: pytest.TempPathFactory):
+    """A GPU grading session whose draws have their n >= 2^31 cases (the tests' rubric
+    leaves them out), for the fixtures marked `huge = true`."""
+    if not gpu_present():
+        pytest.skip("no GPU (nvidia-smi lists none): GPU end-to-end tests not run")
+    rubric = dataclasses.replace(test_rubric, drawn=dataclasses.replace(test_rubric.drawn, huge=True))
+    session = _session("cuda", rubric, tmp_path_factory.mktemp("gpu-huge-session"))
     yield session
     session.close()
 

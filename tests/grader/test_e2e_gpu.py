@@ -6,12 +6,12 @@ import random
 
 import pytest
 
-from conftest import assert_expected_verdicts, compose, fixture_driver, fixture_names
+from conftest import assert_expected_verdicts, compose, fixture_driver, fixture_names, load_fixture
 from grader.grading.pipeline import grade
 from grader.grading.timing import measure
 
 
-@pytest.mark.parametrize("name", fixture_names())
+@pytest.mark.parametrize("name", [n for n in fixture_names() if not load_fixture(n).huge])
 def test_fixture_verdicts_on_gpu(gpu, name):
     result = gpu(name)
     assert result.machine.backend == "cuda"
@@ -22,6 +22,16 @@ def test_fixture_verdicts_on_gpu(gpu, name):
         assert tr.performance_points is not None
         if not tr.all_passed:
             assert tr.performance_points == 0
+
+
+@pytest.mark.parametrize("huge_fixture", ["reference", *(n for n in fixture_names() if load_fixture(n).huge)])
+def test_drawn_cases_past_2_31_give_their_verdicts(gpu_huge_session, tmp_path, huge_fixture):
+    """The drawn n >= 2^31 cases (one a task): the reference passes them, and a fixture
+    wrong only there (a 32-bit index) fails them."""
+    result = grade(gpu_huge_session, compose(huge_fixture, tmp_path))
+    assert_expected_verdicts(huge_fixture, result, "cuda")
+    huge = [c for tr in result.tasks for c in tr.cases if c.case.n >= 1 << 31]
+    assert {c.case.task for c in huge} >= {"reduce"}, "one n >= 2^31 case a task"
 
 
 def test_reference_full_marks_on_gpu(gpu):
