@@ -1,8 +1,8 @@
 """Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/).
 
-One test per task for correctness and one for performance where it was measured (on
-Gradescope, which has no GPU, it is not: the top-level output says so once, and no test
-pretends to have passed), one for the integration run when
+One test per task for correctness and one for performance where it was measured and is
+worth points (on Gradescope, which has no GPU, it is not measured: the top-level output says
+so once, and no test pretends to have passed), one for the integration run when
 it is worth points, and one for the submission's problems (missing files, forbidden
 constructs). Hidden cases appear as counts of passed cases only.
 """
@@ -79,8 +79,10 @@ def document(result: SubmissionResult, visibility: str = "visible",
                       "score": round(tr.correctness_points, 4), "max_score": tr.correctness_max,
                       "status": "passed" if correct else "failed",
                       "output": _correctness_output(tr), "visibility": visibility})
-        if tr.performance_points is None or tr.status == "not_attempted":
-            continue  # not measured here (said once in the top-level output), or a bonus left alone
+        if tr.performance_points is None or tr.performance_max <= 0:
+            # Not measured here (said once in the top-level output), or nothing to earn: a
+            # task with no performance points is never timed, so no test may say it passed.
+            continue
         output = perf_line(tr)
         if speedup_line(tr):
             output += "\nSpeedup: " + speedup_line(tr)

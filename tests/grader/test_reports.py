@@ -128,6 +128,24 @@ def test_gradescope_spec(tmp_path, measured):
     assert "Bonus task 4 (lookback_scan.cuh) not attempted" in data["output"]
 
 
+@pytest.mark.parametrize("measured", [True, False])
+def test_gradescope_no_performance_test_for_a_task_without_performance_points(measured):
+    # A task worth no performance points is never timed (the pipeline says "not_eligible"
+    # and scores 0.0 of 0): Gradescope must not show it a performance test, least of all a
+    # passed one, with a GPU or without (issue 48).
+    result = sample(measured)
+    t1 = result.tasks[0]
+    result.tasks[0] = dataclasses.replace(
+        t1, performance_max=0, performance_points=0.0, perf_status="not_eligible",
+        perf_message="no performance points in the rubric")
+    tests = gradescope.document(result)["tests"]
+    names = [t["name"] for t in tests]
+    assert "Task 1 (warp_scan.cuh): correctness" in names
+    assert not any(t["name"].startswith("Task 1") and "performance" in t["name"] for t in tests), names
+    if measured:   # a task with performance points, measured, keeps its test
+        assert "Task 3 (scan.cuh): performance" in names
+
+
 def test_junit_parses(tmp_path):
     path = tmp_path / "junit.xml"
     junit.write(sample(), path)
