@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. The applications call your kernels; your code goes in student/.
+// scanlab harness: students, do not edit. The applications call your kernels; your code goes in student/.
 //
 // What an application is: a program that does real work with your reduce or scan,
 // run on the GPU or on the CPU emulator through the same door as the tasks

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. The applications and the two commands that run them:
+// scanlab harness: students, do not edit. The applications and the two commands that run them:
 //
 //   scanlab app [NAME|all] [--n N] [--block B] [--seed S] [--output FILE] [--json FILE]
 //       runs the application on your kernels, checks it on the CPU, prints its figures

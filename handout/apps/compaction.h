@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Stream compaction, with your exclusive scan (task 3).
+// scanlab harness: students, do not edit. Stream compaction, with your exclusive scan (task 3).
 //
 // Keep the elements that satisfy a predicate, in order, packed at the front. A map
 // writes a flag per element (1: keep), the exclusive scan of the flags gives each

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. The standard normal CDF by scan, with your inclusive
+// scanlab harness: students, do not edit. The standard normal CDF by scan, with your inclusive
 // scan (task 3).
 //
 // Phi(x) = integral from -infinity to x of the density exp(-t^2/2) / sqrt(2 pi).

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Pi by map-reduce, with your reduce (task 2).
+// scanlab harness: students, do not edit. Pi by map-reduce, with your reduce (task 2).
 //
 // pi = integral over [0, 1] of 4 / (1 + x^2). The composite trapezoid rule with n
 // intervals of width h = 1/n sums n + 1 terms, w_i * h * f(i*h), with w = 1/2 at

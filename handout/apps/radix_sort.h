@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Radix sort: your split (the exercise, student/split.cuh)
+// scanlab harness: students, do not edit. Radix sort: your split (the exercise, student/split.cuh)
 // on top of your exclusive scan (task 3).
 //
 // A least-significant-digit radix sort of 32-bit keys: 32 split passes, one per bit,

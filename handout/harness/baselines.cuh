@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Slow but correct versions the handout starts from and the benchmarks compare
 // against: your speedup is measured against these.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Associative operators as types (the CUB style). Every kernel in scanlab is a
 // template over one of these. The interface an operator provides:

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The one place that chooses the backend. nvcc (which defines __CUDACC__) gets the
 // CUDA runtime; a plain C++ compiler gets the CPU emulator in emulator/, which

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The knobs of the launch geometry, named for what they tune. The host plans (harness/tasks/)
 // apply them; kernels receive the results as template and kernel arguments.

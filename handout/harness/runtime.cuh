@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Thin checked wrappers over the CUDA runtime: the only place the harness calls it,
 // so the CPU emulator needs to provide just these calls. A failed call throws

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Coalesced loads and stores through shared memory (the "staging buffer" of the
 // lecture). A thread wants CHUNK *consecutive* elements in registers, but a warp

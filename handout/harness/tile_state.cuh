@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 4's scratch: what the tiles of a single-pass scan tell each other while the
 // kernel runs (student/lookback_scan.cuh), and the loads and stores to do it with.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Warp shuffles for any element type: CUDA's __shfl_*_sync move 32-bit words, so an
 // element (a float, or a 16-byte MssTuple) is moved one word at a time. All lanes

@@ -74,7 +74,7 @@ __global__ void suffixScanKernel(const typename Op::Element* in, typename Op::El
 '''
 
 TASK_HEADER = '''\
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 5's driver task (student/suffix_scan.cuh): the inclusive suffix scan.
 #pragma once

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The driver's command line: options, the size grammar, and one validated RunConfig.
 // What may be named (tasks, operators, distributions) and the limits come from

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 // CUB's scan for every operator of the manifest (harness/host/cub_baseline.h says why here).
 #include <cub/device/device_scan.cuh>
 

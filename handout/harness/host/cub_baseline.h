@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // CUB's single-pass scan (cub::DeviceScan), the state of the art that task 4 is
 // compared with: the "cub" baseline of `run --time --baselines`. It is compiled only

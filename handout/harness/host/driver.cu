@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The one driver program that students, tests and the grader all use:
 //   scanlab run     run a task on generated input, check it, optionally time it

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Deterministic inputs: element i depends only on (seed, distribution, i), through
 // splitmix64, so every machine and compiler generates the same array and a failure

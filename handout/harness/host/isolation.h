@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // What `scanlab grade` (make grade-local) needs to give the grader's verdict at home:
 //   - whether a student file is still the handout's placeholder (changed at most in

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // A minimal JSON writer for the driver's machine-readable output.
 #pragma once

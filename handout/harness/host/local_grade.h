@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // What the driver's `test` and `grade` commands print about a whole run: the failed
 // cases by task and operator (with the operand-order hint), and `grade`, the grader's

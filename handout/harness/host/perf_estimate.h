@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The performance estimate of `grade` (harness/host/local_grade.h): the profile build's
 // estimates it is given, their stated error, and the total line that keeps the estimate

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Performance feedback without a GPU: the counters of the emulator's profile build
 // (build/scanlab-emu-profile, `make profile`) for one run, what they mean for a GPU,

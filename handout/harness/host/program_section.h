@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // A section of the running program's own ELF file, read from /proc/self/exe: what the
 // grader adds to a linked program (objcopy --add-section) reaches its driver with it,

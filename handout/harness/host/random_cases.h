@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // `grade --random N` (harness/host/local_grade.h): configurations drawn at random over what
 // the assignment allows, run and reported apart from the points.

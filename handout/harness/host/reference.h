@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Sequential CPU versions of the three tasks: the ground truth every result is
 // checked against, and the "CPU sequential" baseline of the benchmarks.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // How the driver reports a run: the terminal lines, the JSON object (--json), the
 // command that reproduces it, and the exit status.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Running one case: generate the input, run the task's kernels, check the output
 // against the CPU reference, and time it against its baselines. The driver

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The one door between the harness and the student's code. The student files are
 // compiled in a translation unit of their own (harness/host/student_unit.cu) that defines

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The student unit's writable globals, put back as they were when the program was loaded
 // before every launch of the student's kernels (TaskRunner::clearScratch, harness/host/run.h,

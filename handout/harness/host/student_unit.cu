@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The student unit: the student files and the plans that launch their kernels, in a
 // translation unit of their own, compiled apart from the harness and linked after it.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // `sweep`: one task timed over n = 2^a .. 2^b: your kernels, the task's baselines
 // (the handout's placeholder, the lecture's naive kernels, the CPU) and a device copy

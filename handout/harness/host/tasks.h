@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The tasks the driver runs, as the command line names them. The table itself
 // (kTasks) is generated from data/assignment.toml into harness/generated/assignment.h.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The inputs and the check of timed repetitions, on the device (harness only: the
 // student unit never includes it). Every repetition of `run --time`, warm-ups

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Timing: CUDA events around GPU work, a steady clock around CPU work, the median
 // of the repetitions. Harness-only: the student unit never includes it, so nothing

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Every kernel launch in scanlab goes through launchKernel, so the CPU emulator can
 // run the same code: students never write <<<...>>> themselves.

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 4's driver tasks (student/lookback_scan.cuh): the single-pass scan with
 // decoupled look-back, inclusive and exclusive (harness/tasks/task.cuh says what a task

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 2's driver task (student/reduce.cuh): the fold of the whole input, one element
 // (harness/tasks/task.cuh says what a task type holds).

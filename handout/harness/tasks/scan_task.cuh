@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 3's driver tasks (student/scan.cuh): the three-phase scan of an array of any
 // length, inclusive and exclusive (harness/tasks/task.cuh says what a task type holds).

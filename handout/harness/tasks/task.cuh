@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // What a driver task is: one type, in the harness header of its student task
 // (harness/tasks/<stem>_task.cuh, e.g. tasks/scan_task.cuh for student/scan.cuh), named by

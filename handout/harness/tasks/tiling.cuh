@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // How the tile kernels cover an array: the launch geometry the plans (harness/tasks/) use,
 // and that the harness's own baselines share.

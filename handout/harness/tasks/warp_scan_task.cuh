@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // Task 1's driver task (student/warp_scan.cuh): every warp scans its own 32
 // consecutive elements (harness/tasks/task.cuh says what a task type holds).

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The task 1 driver kernel, over any warp scan: every warp scans segments of 32
 // consecutive elements, staged in shared memory. The plans run it with your

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The harness's own task 2, for `make grade-local` (harness/host/isolation.h): it
 // stands in for the reference's reduce where another task (task 3's phase 1, or a

@@ -1,4 +1,4 @@
-// scanlab harness: DO NOT EDIT. Your code goes in student/.
+// scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
 // The harness's own task 1, for `make grade-local` (harness/host/isolation.h): the grader
 // builds each task with the reference's versions of the other files, and this stands in
