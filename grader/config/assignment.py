@@ -323,10 +323,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
                           t.get("bonus", bool, False), t.strings("uses", ())))
     _require(tasks, "[[task]]", "tasks", "number", "name", "file")
     task_names = {t.name for t in tasks}
-    for t in tasks:
-        if not set(t.uses) <= task_names - {t.name}:
-            raise AssignmentError(f"[[task]] {t.name}: `uses` must name other tasks "
-                                  f"(found {', '.join(t.uses)})")
+    for task in tasks:
+        if not set(task.uses) <= task_names - {task.name}:
+            raise AssignmentError(f"[[task]] {task.name}: `uses` must name other tasks "
+                                  f"(found {', '.join(task.uses)})")
 
     exercises: list[Exercise] = []
     for i, raw in enumerate(data.get("exercise", []) or []):
