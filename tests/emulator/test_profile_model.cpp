@@ -75,6 +75,7 @@ TEST_CASE("the profile diagnoses the student's kernels, never the harness's", "[
         scanlab::emu::KernelProfile p = coalescedLaunch(1 << 20, 32);
         p.name = name;
         p.counters.globalStoreSectors = 2 * p.counters.globalStoreIdealSectors;
+        p.counters.laneSlots = 32 * (p.counters.globalLoadRequests + p.counters.globalStoreRequests);
         return p;
     };
     CHECK(scanlab::isStudentKernel("reduceBlocksKernel"));
