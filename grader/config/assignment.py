@@ -93,6 +93,10 @@ class Task:
     driver_tasks: tuple[str, ...]
     # Optional: its points come on top of the maximum (data/rubric.toml gives them).
     bonus: bool = False
+    # The other tasks (by name) whose code runs inside this task's driver tasks: where
+    # an integration case or an application fails, one of them failing its own cases
+    # is named first (grader/grading/fault.py).
+    uses: tuple[str, ...] = ()
 
     @property
     def harness_header(self) -> str:
@@ -301,7 +305,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     tasks: list[Task] = []
     for i, raw in enumerate(data.get("task", []) or []):
         t = _Table(raw, f"[[task]] #{i + 1}")
-        t.unknown({"number", "name", "title", "file", "kernels", "bonus"})
+        t.unknown({"number", "name", "title", "file", "kernels", "bonus", "uses"})
         number = t.get("number", int)
         file = t.get("file", str)
         if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", file):
@@ -316,8 +320,13 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if not _NAME.fullmatch(name):
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes")
         tasks.append(Task(number, name, t.get("title", str), file, kernels, mine,
-                          t.get("bonus", bool, False)))
+                          t.get("bonus", bool, False), t.strings("uses", ())))
     _require(tasks, "[[task]]", "tasks", "number", "name", "file")
+    task_names = {t.name for t in tasks}
+    for task in tasks:
+        if not set(task.uses) <= task_names - {task.name}:
+            raise AssignmentError(f"[[task]] {task.name}: `uses` must name other tasks "
+                                  f"(found {', '.join(task.uses)})")
 
     exercises: list[Exercise] = []
     for i, raw in enumerate(data.get("exercise", []) or []):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import __version__
 from .collect import submission_name
+from .fault import application_fault, integration_fault
 from ..config.measured import measured_digest
 from ..config.rubric import Rubric, TaskRubric
 from .outcomes import Graded
@@ -28,8 +29,12 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
     integration = IntegrationResult(max_points=rubric.integration.points)
     check, built = graded.checks.get("integration"), graded.builds.get("integration")
     if check is not None:
-        integration = IntegrationResult(check.status, check.message, built.info if built else None,
+        # A graded integration run whose cases fail says the task at fault in its message.
+        message = check.message or integration_fault(check.cases, tasks, rubric.assignment)
+        integration = IntegrationResult(check.status, message, built.info if built else None,
                                         list(check.cases), max_points=rubric.integration.points)
+    applications = [dataclasses.replace(a, message=f"{a.message}; {application_fault(a, tasks, rubric.assignment)}")
+                    if a.status == "fail" else a for a in graded.applications]
     # A refused file is said by its reason; an exercise's or a bonus task's is optional.
     optional = rubric.optional_files
     result = SubmissionResult(
@@ -43,7 +48,7 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         ignored=list(sub.ignored) if sub else [],
         notes=[*(sub.notes if sub else ()), *graded.notes],
         error=graded.error or (sub.error if sub else None),
-        tasks=tasks, integration=integration, applications=list(graded.applications),
+        tasks=tasks, integration=integration, applications=applications,
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
         perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest,
         rubric_digest=rubric.digest, measured_digest=measured_digest(rubric))

@@ -95,6 +95,7 @@ def document(result: SubmissionResult, visibility: str = "visible",
     integ = result.integration
     if integ.max_points > 0 or integ.status == "graded":
         text = (f"{integ.passed}/{integ.total} cases passed with all your files built together"
+                + (f"\n{integ.message}" if integ.message else "")
                 if integ.status == "graded" else integ.message or "does not compile")
         if integ.status == "build_failed" and integ.build:
             text = "Does not compile with all your files together:\n" + integ.build.errors

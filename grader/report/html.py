@@ -72,8 +72,8 @@ def submission_page(result: SubmissionResult) -> str:
     body.append("</table>")
     integ = result.integration
     body.append("<p>Integration (all your files together): "
-                + escape(f"{integ.passed}/{integ.total} cases passed" if integ.status == "graded"
-                         else integ.message or integ.status.replace("_", " ")) + "</p>")
+                + escape(f"{integ.passed}/{integ.total} cases passed" + (f": {integ.message}" if integ.message else "")
+                         if integ.status == "graded" else integ.message or integ.status.replace("_", " ")) + "</p>")
 
     failing = [(tr, failure_texts(tr.cases, MAX_FAILURES)) for tr in result.tasks]
     if any(texts for _, texts in failing):

@@ -29,8 +29,8 @@ def document(result: SubmissionResult) -> str:
         points = f"{tr.correctness_points:.2f} + {fmt_points(tr.performance_points, tr.performance_max)}"
         out.append(f"| {tr.number} | `{tr.file}` | {cases} | {_cell(perf_line(tr))} | {points} |")
     integ = result.integration
-    integ_text = f"{integ.passed}/{integ.total} cases passed" if integ.status == "graded" else \
-        (integ.message or integ.status.replace("_", " "))
+    integ_text = f"{integ.passed}/{integ.total} cases passed" + (f": {integ.message}" if integ.message else "") \
+        if integ.status == "graded" else (integ.message or integ.status.replace("_", " "))
     out += ["", f"Integration (all files together): {_cell(integ_text)}", ""]
     if result.applications:
         out += ["```text", *application_lines(result), "```", ""]

@@ -121,6 +121,8 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
     if integ.status == "graded":
         out.append(f"Integration (all your files built together): {integ.passed}/{integ.total} "
                    f"cases passed ({scored})")
+        if integ.message:   # the task at fault (grading/fault.py)
+            out.append(f"    {integ.message}")
         out += [_indent(text, "    ") for text in failure_texts(integ.cases, 1, reveal_hidden)[:1]]
     elif integ.status == "build_failed":
         out.append(f"Integration (all your files built together): does not compile ({scored})")

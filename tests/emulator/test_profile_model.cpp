@@ -67,3 +67,27 @@ TEST_CASE("16-byte shared accesses are no bank conflict: wavefronts against the 
     scalar.sharedWavefronts = 300;
     CHECK(scanlab::sharedConflictWays(scalar) == Approx(3.0));
 }
+
+TEST_CASE("the profile diagnoses the student's kernels, never the harness's", "[profile]") {
+    // The same uncoalesced stores (8 sectors a request where 4 would do) in a launch of
+    // the student's kernel and in the harness's clearTileStateKernel (issue 42, item 7).
+    auto uncoalesced = [](const char* name) {
+        scanlab::emu::KernelProfile p = coalescedLaunch(1 << 20, 32);
+        p.name = name;
+        p.counters.globalStoreSectors = 2 * p.counters.globalStoreIdealSectors;
+        p.counters.laneSlots = 32 * (p.counters.globalLoadRequests + p.counters.globalStoreRequests);
+        return p;
+    };
+    CHECK(scanlab::isStudentKernel("reduceBlocksKernel"));
+    CHECK(scanlab::isStudentKernel("reduceBlocksKernel(stage 2)"));
+    CHECK(scanlab::isStudentKernel("warpScanKernel(scanIncWarp)"));
+    CHECK(scanlab::isStudentKernel("splitScatterKernel"));
+    CHECK_FALSE(scanlab::isStudentKernel("clearTileStateKernel"));
+    CHECK_FALSE(scanlab::isStudentKernel("warpScanKernel(placeholder)"));
+    CHECK_FALSE(scanlab::isStudentKernel("myreduceBlocksKernel"));
+    const auto harness = scanlab::profileNotes({uncoalesced("clearTileStateKernel")});
+    CHECK(harness.empty());
+    const auto mine = scanlab::profileNotes({uncoalesced("clearTileStateKernel"), uncoalesced("lookbackScanKernel")});
+    REQUIRE(mine.size() == 1);
+    CHECK(mine[0].rfind("lookbackScanKernel: ", 0) == 0);
+}

@@ -59,6 +59,8 @@ def test_size_grammar_rejects(text):
     (lambda d: d["driver_task"][3].update(task=9), "no \\[\\[task\\]\\] number 9"),
     (lambda d: d["driver_task"][0].update(output="two"), "output"),
     (lambda d: d["task"][0].update(file="../x.cuh"), "plain .cuh"),
+    (lambda d: d["task"][2].update(uses=["sort"]), "`uses` must name other tasks"),
+    (lambda d: d["task"][2].update(uses=["scan"]), "`uses` must name other tasks"),
     (lambda d: d["exit_codes"].update(no_gpu=1), "share a code"),
     (lambda d: d["sizes"]["examples"].update({"2^10": 1000}), "is not 1000"),
     (lambda d: d["limits"].update(default_block=48), "defaults"),

@@ -303,6 +303,29 @@ def test_applications_run_on_the_students_kernels(emulator):
     assert broken["pi"].status == "pass"
 
 
+@pytest.mark.parametrize("name", ["reduce_fault_in_scan"])
+def test_a_reduce_wrong_inside_the_scan_is_the_task_at_fault(emulator, name):
+    """Task 2's reduce runs inside the scan (its phase 1): with it wrong on its own cases
+    and the scan right on its own, the integration run and the scan's applications name
+    task 2's reduce, not task 3; the pi application (the reduce itself) names it as what
+    it uses."""
+    result = emulator(name)
+    by_name = {tr.name: tr for tr in result.tasks}
+    assert by_name["reduce"].verdict == "wrong" and by_name["scan"].verdict == "correct"
+    blame = "task 2's reduce (student/reduce.cuh), which your scan (task 3) uses, fails its own cases: fix it first"
+    integ = result.integration
+    assert integ.passed < integ.total
+    assert integ.message == blame
+    apps = {a.name: a for a in result.applications}
+    assert apps["normal-cdf"].status == "fail", apps["normal-cdf"]
+    for a in apps.values():
+        if a.status == "fail" and a.task == 3:
+            assert "; task 2's reduce (student/reduce.cuh), which your " in a.message, a.message
+            assert "it uses your" not in a.message, a.message
+    if apps["pi"].status == "fail":
+        assert apps["pi"].message.endswith("; it uses your reduce (task 2)"), apps["pi"].message
+
+
 def test_an_off_by_one_split_names_the_first_wrong_index(emulator):
     """The exercise runs on its own build: its tasks keep every point, and radix-sort
     says where the first split went wrong and that keys were lost."""

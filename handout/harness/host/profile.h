@@ -6,6 +6,7 @@
 #pragma once
 #if !defined(__CUDACC__)
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -184,34 +185,46 @@ inline void printPolls(const std::vector<emu::KernelProfile>& profiles) {
                     (unsigned long long)polls);
 }
 
-// Prints the counters of `profiles` (the launches of one run of n elements) and what
-// they suggest.
-inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
-    std::printf("  profile (emulator counters, per kernel: estimates of what Nsight Compute measures on a "
-                "GPU; appendix B.2 of the handout)\n");
-    std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "kernel", "blocks", "ld sect/req",
-                "st sect/req", "smem", "lanes", "barriers");
-    std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "", "", "(ideal)", "(ideal)", "ways",
-                "/req", "/block");
+// Whether a launch runs a kernel the student wrote: its name (`launchKernel`'s, e.g.
+// "reduceBlocksKernel(stage 2)") names one of the manifest's kernels of a task or an
+// exercise (harness/generated/assignment.h). The harness's own kernels (the look-back's
+// clearTileStateKernel, a baseline) are shown as the harness's and never diagnosed:
+// the student did not write them.
+inline bool isStudentKernel(const std::string& launchName) {
+    auto names = [&](const char* list) {
+        for (const char* k = list; *k;) {
+            const char* end = k;
+            while (*end && *end != ',') ++end;
+            const std::string kernel(k, end);
+            for (size_t at = launchName.find(kernel); at != std::string::npos;
+                 at = launchName.find(kernel, at + 1)) {
+                auto ident = [](char c) { return std::isalnum((unsigned char)c) || c == '_'; };
+                const size_t after = at + kernel.size();
+                if ((at == 0 || !ident(launchName[at - 1])) &&
+                    (after == launchName.size() || !ident(launchName[after])))
+                    return true;
+            }
+            k = *end ? end + 1 : end;
+        }
+        return false;
+    };
+    for (const auto& t : kStudentTasks)
+        if (names(t.kernels)) return true;
+    for (const auto& e : kExercises)
+        if (names(e.kernels)) return true;
+    return false;
+}
+
+// What the counters of the student's launches suggest, a note each ("kernel: advice").
+inline std::vector<std::string> profileNotes(const std::vector<emu::KernelProfile>& profiles) {
+    // The words are data/diagnoses.toml's (harness/generated/diagnoses.h), which the
+    // GPU grade's Nsight Compute diagnosis says too.
+    namespace d = diagnoses;
     std::vector<std::string> advice;
     for (const auto& p : profiles) {
+        if (!isStudentKernel(p.name)) continue;
         const auto& c = p.counters;
-        const uint64_t blocks = uint64_t(p.grid.x) * p.grid.y * p.grid.z;
         const uint64_t requests = c.globalLoadRequests + c.globalStoreRequests + c.sharedRequests;
-        char ld[32] = "-", st[32] = "-", ways[16] = "-", lanes[16] = "-";
-        if (c.globalLoadRequests)
-            std::snprintf(ld, sizeof ld, "%.1f (%.1f)", ratio(c.globalLoadSectors, c.globalLoadRequests),
-                          ratio(c.globalLoadIdealSectors, c.globalLoadRequests));
-        if (c.globalStoreRequests)
-            std::snprintf(st, sizeof st, "%.1f (%.1f)", ratio(c.globalStoreSectors, c.globalStoreRequests),
-                          ratio(c.globalStoreIdealSectors, c.globalStoreRequests));
-        if (c.sharedRequests) std::snprintf(ways, sizeof ways, "%.2f", sharedConflictWays(c));
-        if (requests) std::snprintf(lanes, sizeof lanes, "%.1f", ratio(c.laneSlots, requests));
-        std::printf("    %-34s %6llu %10s %10s %7s %6s %9.1f\n", p.name.c_str(),
-                    (unsigned long long)blocks, ld, st, ways, lanes, ratio(c.barriers, blocks));
-        // The words are data/diagnoses.toml's (harness/generated/diagnoses.h), which the
-        // GPU grade's Nsight Compute diagnosis says too.
-        namespace d = diagnoses;
         const double load = ratio(c.globalLoadSectors, c.globalLoadRequests);
         const double loadIdeal = ratio(c.globalLoadIdealSectors, c.globalLoadRequests);
         const double store = ratio(c.globalStoreSectors, c.globalStoreRequests);
@@ -227,7 +240,36 @@ inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
         const double used = ratio(c.laneSlots, requests);
         if (requests && used < d::kIdleLanes.threshold) advice.push_back(p.name + ": " + said(d::kIdleLanes, used));
     }
-    for (const auto& a : advice) std::printf("    note: %s\n", a.c_str());
+    return advice;
+}
+
+// Prints the counters of `profiles` (the launches of one run of n elements) and what
+// they suggest.
+inline void printProfile(const std::vector<emu::KernelProfile>& profiles) {
+    std::printf("  profile (emulator counters, per kernel: estimates of what Nsight Compute measures on a "
+                "GPU; appendix B.2 of the handout)\n");
+    std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "kernel", "blocks", "ld sect/req",
+                "st sect/req", "smem", "lanes", "barriers");
+    std::printf("    %-34s %6s %10s %10s %7s %6s %9s\n", "", "", "(ideal)", "(ideal)", "ways",
+                "/req", "/block");
+    for (const auto& p : profiles) {
+        const auto& c = p.counters;
+        const uint64_t blocks = uint64_t(p.grid.x) * p.grid.y * p.grid.z;
+        const uint64_t requests = c.globalLoadRequests + c.globalStoreRequests + c.sharedRequests;
+        char ld[32] = "-", st[32] = "-", ways[16] = "-", lanes[16] = "-";
+        if (c.globalLoadRequests)
+            std::snprintf(ld, sizeof ld, "%.1f (%.1f)", ratio(c.globalLoadSectors, c.globalLoadRequests),
+                          ratio(c.globalLoadIdealSectors, c.globalLoadRequests));
+        if (c.globalStoreRequests)
+            std::snprintf(st, sizeof st, "%.1f (%.1f)", ratio(c.globalStoreSectors, c.globalStoreRequests),
+                          ratio(c.globalStoreIdealSectors, c.globalStoreRequests));
+        if (c.sharedRequests) std::snprintf(ways, sizeof ways, "%.2f", sharedConflictWays(c));
+        if (requests) std::snprintf(lanes, sizeof lanes, "%.1f", ratio(c.laneSlots, requests));
+        const std::string name = isStudentKernel(p.name) ? p.name : p.name + " [harness]";
+        std::printf("    %-34s %6llu %10s %10s %7s %6s %9.1f\n", name.c_str(),
+                    (unsigned long long)blocks, ld, st, ways, lanes, ratio(c.barriers, blocks));
+    }
+    for (const auto& a : profileNotes(profiles)) std::printf("    note: %s\n", a.c_str());
 }
 
 // The counters as JSON: one object per launch, in order.

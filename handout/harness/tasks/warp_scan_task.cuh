@@ -50,7 +50,9 @@ struct StudentWarpScan {
 template <class Op>
 void warpScan(const typename Op::Element* in, size_t n, typename Op::Element* out,
               unsigned blockSize) {
-    launchWarpScan<Op, StudentWarpScan>("warpScanKernel", in, n, out, blockSize);
+    // Named after your scanIncWarp too: the profile diagnoses it as your code
+    // (harness/host/profile.h, isStudentKernel), not as the harness's.
+    launchWarpScan<Op, StudentWarpScan>("warpScanKernel(scanIncWarp)", in, n, out, blockSize);
 }
 
 template <>
