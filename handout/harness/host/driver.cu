@@ -39,6 +39,7 @@
 #include "harness/host/run.h"
 #include "harness/host/sweep.h"
 #include "harness/host/tasks.h"
+#include "harness/host/verify.h"
 #include "harness/runtime.cuh"
 
 namespace scanlab {
@@ -305,23 +306,6 @@ int cmdRun(const Args& args) {
                   args.get("--predict-n", "writeup,graded"));
 }
 
-// The cases of a --cases FILE: the options of one `run` a line (blank lines skipped).
-std::vector<RunConfig> readCaseLines(const std::string& casesPath) {
-    std::ifstream f(casesPath);
-    if (!f) throw UsageError("cannot read " + casesPath);
-    std::vector<RunConfig> cases;
-    for (std::string line; std::getline(f, line);) {
-        std::vector<std::string> words{"scanlab", "run"};
-        std::istringstream s(line);
-        for (std::string w; s >> w;) words.push_back(w);
-        if (words.size() == 2) continue;  // blank line
-        std::vector<char*> argv;
-        for (auto& w : words) argv.push_back(w.data());
-        cases.push_back(parseRunConfig(parseArgs(int(argv.size()), argv.data())));
-    }
-    return cases;
-}
-
 // `batch --cases FILE --json FILE`: many `run`s in one process (one CUDA context), for
 // the grader. Each line of FILE holds the options of one `run`; each case appends one
 // JSON line (with "case": its line number, from 0) as soon as it ends. A CUDA error
@@ -342,36 +326,6 @@ int cmdBatch(const Args& args) {
         if (code != kExitPass && worst == kExitPass) worst = code;
     }
     return worst;
-}
-
-// One output file against the CPU reference: its JSON (with "case" when caseNumber >= 0)
-// goes to jsonPath; printed only when `print`.
-int verifyOne(const RunConfig& c, const std::string& jsonPath, bool appendJson, long caseNumber,
-              bool print) {
-    if (c.outputFile.empty()) throw UsageError("verify needs --output FILE");
-    int code = kExitError;
-    withOperator(c.op, [&](auto op) {
-        using Op = decltype(op);
-        using T = typename Op::Element;
-        RunResult r;
-        try {
-            const uint64_t seed = c.timedRep ? timedInputSeed(c.seed, *c.timedRep) : c.seed;
-            const auto input = generateInput<Op>(c.n, seed, parseDistribution(c.dist));
-            const auto got = readRaw<T>(c.outputFile, outputCount(*c.task, c.n));
-            r.checked = true;
-            r.check = checkOutput<Op>(c.task->task, input, got);
-            if (!r.check.passed()) r.status = "fail";
-        } catch (const std::runtime_error& e) {
-            r.status = "error";
-            r.message = e.what();
-        }
-        if (print) printResult<Op>(c, r);
-        JsonObject j = resultJson<Op>(c, r);
-        if (caseNumber >= 0) j.add("case", (long long)caseNumber);
-        writeJson(jsonPath, j.str(), appendJson);
-        code = exitCodeFor(r);
-    });
-    return code;
 }
 
 // `verify --cases FILE --json FILE`: many verifies in one process (for the grader), a
