@@ -4,15 +4,18 @@ without nvcc."""
 from __future__ import annotations
 
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from conftest import REPO, compose, fixture_names, load_fixture, scratch_builder
 from grader.machine import detect as machines
 from grader.machine.backend import CUDA
-from grader.grading.build import Toolchain
+from grader.grading.build import BuildResult, Builder, Toolchain
 from grader.config.rubric import load_rubric
 
+TASK_OF_FILE = {t.file: t for t in load_rubric(REPO / "data" / "rubric.toml").tasks}
 
 
 def test_reference_builds_for_cuda(cuda_builder):
@@ -71,15 +74,13 @@ DEVICE_STATE = {"attack_template_static": "launches", "memo_reduce": "gMemoInput
 
 
 @pytest.mark.parametrize("name", sorted(CUDA_CHECKS))
-def test_the_compiled_checks_know_nvccs_code(cuda_builder, tmp_path, name):
+def test_the_compiled_checks_know_nvccs_code(fixture_builds, tmp_path, name):
     file, rules = CUDA_CHECKS[name]
-    files = dict(cuda_builder.reference_files)
-    files[file] = (compose(name, tmp_path) / "student" / file).read_bytes()
-    result = cuda_builder.build(f"{name}", files, {}, {file: f"alice/{file}"})
+    result = fixture_builds(name, file)
     found = {v.rule for v in result.violations}
     if rules:
         assert rules <= found, [str(v) for v in result.violations]
-        assert all(v.file == f"alice/{file}" for v in result.violations)
+        assert all(v.file == f"student/{file}" for v in result.violations)
     else:
         assert result.ok and result.binary is not None, result.errors
         assert not result.violations, [str(v) for v in result.violations]
@@ -137,21 +138,62 @@ CROSS_BACKEND = sorted(n for n in fixture_names()
 NOT_COMPARED = {"state", "host-code"}
 
 
+def _changed_files(builder: Builder, name: str, folder: Path) -> dict[str, bytes]:
+    """The fixture's task files that are neither the reference's nor the handout's."""
+    changed = {}
+    for file in TASK_OF_FILE:
+        mine = next(iter(folder.rglob(file)), None)
+        handout = REPO / "handout" / "student" / file
+        if mine is not None and mine.read_bytes() not in (builder.reference_files.get(file),
+                                                          handout.read_bytes() if handout.is_file() else None):
+            changed[file] = mine.read_bytes()
+    return changed
+
+
+@pytest.fixture(scope="module")
+def fixture_builds(cuda_builder: Builder, tmp_path_factory: pytest.TempPathFactory,
+                   request: pytest.FixtureRequest):
+    """The GPU build of a fixture's task file as a grade builds it (among the reference's
+    files, that task's driver tasks only), by (fixture, file). Every build the selected
+    tests of this module need is started at once, as many at a time as the builder
+    has jobs (each nvcc is one process: built one test after another, one core idled),
+    and the tests of both kinds share each build."""
+    tmp = tmp_path_factory.mktemp("fixture-builds")
+    folders: dict[str, Path] = {}
+
+    def folder(name: str) -> Path:
+        if name not in folders:
+            folders[name] = compose(name, tmp / name)
+        return folders[name]
+
+    def build(name: str, file: str) -> BuildResult:
+        files = dict(cuda_builder.reference_files)
+        files[file] = (folder(name) / "student" / file).read_bytes() \
+            if (folder(name) / "student" / file).is_file() else next(folder(name).rglob(file)).read_bytes()
+        return cuda_builder.build(f"{name} ({file})", files, {}, {file: f"student/{file}"},
+                                  TASK_OF_FILE[file].driver_tasks)
+
+    selected = {(item.function.__name__, item.callspec.params["name"]) for item in request.session.items
+                if item.module is request.module and hasattr(item, "callspec") and "name" in item.callspec.params}
+    wanted = {(n, f) for n, (f, _) in CUDA_CHECKS.items()
+              if ("test_the_compiled_checks_know_nvccs_code", n) in selected}
+    wanted |= {(n, f) for n in CROSS_BACKEND if ("test_both_backends_give_the_same_rule_verdict", n) in selected
+               for f in _changed_files(cuda_builder, n, folder(n))}
+    with ThreadPoolExecutor(max_workers=cuda_builder.tools.jobs) as pool:
+        list(pool.map(lambda nf: build(*nf), sorted(wanted)))
+    return build
+
+
 @pytest.mark.parametrize("name", CROSS_BACKEND)
-def test_both_backends_give_the_same_rule_verdict(cuda_builder, emulator, tmp_path, name):
+def test_both_backends_give_the_same_rule_verdict(cuda_builder, fixture_builds, emulator, tmp_path, name):
     result = emulator(name)
-    folder = compose(name, tmp_path)
-    tasks = {t.name: t for t in load_rubric(REPO / "data" / "rubric.toml").tasks}
+    changed = _changed_files(cuda_builder, name, compose(name, tmp_path))
     compared = 0
     for tr in result.tasks:
-        mine = next(iter(folder.rglob(tr.file)), None)
-        if mine is None or tr.unchanged or mine.read_bytes() == cuda_builder.reference_files.get(tr.file):
+        if tr.file not in changed or tr.unchanged:
             continue
-        files = dict(cuda_builder.reference_files)
-        files[tr.file] = mine.read_bytes()
         shown = f"student/{tr.file}"
-        built = cuda_builder.build(f"{name} (cuda rules)", files, {}, {tr.file: shown},
-                                   tasks[tr.name].driver_tasks)
+        built = fixture_builds(name, tr.file)
         on_gpu = ({v.rule for v in built.violations} - NOT_COMPARED, shown in built.placeholders)
         on_emulator = ({v.rule for v in tr.violations} - NOT_COMPARED, tr.placeholder)
         assert on_gpu == on_emulator, (name, tr.name, [str(v) for v in built.violations],
