@@ -42,15 +42,17 @@ class Violation:
         return f"{self.file}:{self.line}: {self.message} [{self.rule}]\n    {self.excerpt}"
 
 
-@dataclass
+@dataclass(frozen=True)
 class PerfResult:
+    """One perf case timed (grading/timing.py makes it once, when the case is over)."""
+
     case: PerfCase
     status: str                          # measured | failed | not_measured
     message: str = ""
     reference_ms: float | None = None
     student_ms: float | None = None
-    reference_runs: list[float] = field(default_factory=list)
-    student_runs: list[float] = field(default_factory=list)
+    reference_runs: tuple[float, ...] = ()
+    student_runs: tuple[float, ...] = ()
     reference_spread: float = 0.0
     student_spread: float = 0.0
     rounds: int = 0

@@ -206,32 +206,51 @@ def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
     `reps` timed runs. What needs no quiet GPU overlaps: while one job's processes wind
     down and its output is verified (on the CPU), the next job's set up; its rounds
     start only once all that is over. `say` hears how long each step took."""
-    results = [PerfResult(job.perf, "failed", copy_gbps=copy_gbps, baselines=dict(job.baselines))
-               for job in jobs]
+    tallies = [_Tally() for _ in jobs]
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
     verified: list[Future[bool]] = []   # each job's wind-down and verify
     try:
         with setup.resources.gpu_alone() as gpu, \
                 ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf") as pool:
-            for k, (job, result) in enumerate(zip(jobs, results)):
+            for k, (job, tally) in enumerate(zip(jobs, tallies)):
                 folder = where / f"job{k}"
                 folder.mkdir()
                 sides = _start(setup, job, gpu, folder, rubric, seed)
                 try:
-                    timed = _rounds(sides, result, job, rubric, verified[-1:], say, seed)
+                    timed = _rounds(sides, tally, job, rubric, verified[-1:], say, seed)
                 except BaseException:
                     for side in sides:
                         side.end()
                     raise
-                verified.append(pool.submit(_wind_down, setup, sides, timed, result, job, rubric,
+                verified.append(pool.submit(_wind_down, setup, sides, timed, tally, job, rubric,
                                             folder, say, seed))
             done = [f.result() for f in verified]
     finally:
         shutil.rmtree(where, ignore_errors=True)
-    for result, ok in zip(results, done):
-        _conclude(result, ok, rubric, copy_gbps)
-    return results
+    return [_conclude(job, tally, ok, rubric, copy_gbps) for job, tally, ok in zip(jobs, tallies, done)]
+
+
+@dataclass
+class _Tally:
+    """One job's rounds so far: the timing stage's own notes while it times, made into a
+    frozen PerfResult once, at the end (_conclude)."""
+
+    reference_runs: list[float] = field(default_factory=list)
+    student_runs: list[float] = field(default_factory=list)
+    message: str = ""                    # why the rounds or their check failed
+
+    @property
+    def rounds(self) -> int:
+        """The rounds completed (both sides timed)."""
+        return len(self.student_runs)
+
+    def spreads(self) -> tuple[float, float]:
+        """The spread of each side's completed rounds (reference, submission)."""
+        return spread(self.reference_runs[:self.rounds]), spread(self.student_runs)
+
+    def noisy(self, rubric: PerformanceRubric) -> bool:
+        return self.rounds > 0 and max(self.spreads()) > rubric.max_spread
 
 
 def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
@@ -248,11 +267,11 @@ def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
     return ref, stu
 
 
-def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
+def _rounds(sides: tuple[_Served, _Served], tally: _Tally, job: PerfJob,
             rubric: PerformanceRubric, before: list["Future[bool]"],
             say: Callable[[str], None], seed: int) -> bool:
-    """Sets up, waits for quiet (`before` done), times the rounds into `result`;
-    whether they all went well (else result.message says why)."""
+    """Sets up, waits for quiet (`before` done), times the rounds into `tally`;
+    whether they all went well (else tally.message says why)."""
     ref, stu = sides
     case = job.perf.as_case()
     started = time.monotonic()
@@ -260,50 +279,53 @@ def _rounds(sides: tuple[_Served, _Served], result: PerfResult, job: PerfJob,
     for f in before:
         f.result()
     if not ref_ready:
-        result.message = f"the reference's timed run failed ({ref.why()})"
+        tally.message = f"the reference's timed run failed ({ref.why()})"
         return False
     if not stu_ready:
-        result.message = f"the timed run {stu.why()}"
+        tally.message = f"the timed run {stu.why()}"
         return False
     say(f"{case.task}: both timed processes set up in {time.monotonic() - started:.2f} s")
     while True:
         started = time.monotonic()
-        # A: the reference.
-        ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
-        if ms is None:
-            result.message = f"the reference's timed run failed ({why}; {ref.why()})"
+        if not _one_round(ref, stu, tally, case, rubric, seed):
             return False
-        result.reference_runs.append(ms)
-        # B: the submission.
-        data = stu.time()
-        if data is None:
-            result.message = f"the timed run {stu.why()}"
-            return False
-        if data.get("status") == "fail" and isinstance(data.get("message"), str):
-            # The harness's check of a repetition (trusted code in its process) failed.
-            result.message = f"the timed run is wrong: {data['message'][:400]}"
-            return False
-        ms, why = parse_timing(data, case, seed, rubric.reps)
-        if ms is None:
-            result.message = f"the timed run's report is unusable: {why}"
-            return False
-        result.student_runs.append(ms)
-        result.rounds += 1
-        say(f"{case.task}: round {result.rounds} took {time.monotonic() - started:.2f} s")
-        result.reference_spread = spread(result.reference_runs)
-        result.student_spread = spread(result.student_runs)
-        result.noisy = max(result.reference_spread, result.student_spread) > rubric.max_spread
-        if result.rounds >= rubric.rounds and (not result.noisy or result.rounds >= rubric.max_rounds):
+        say(f"{case.task}: round {tally.rounds} took {time.monotonic() - started:.2f} s")
+        if tally.rounds >= rubric.rounds and (not tally.noisy(rubric) or tally.rounds >= rubric.max_rounds):
             return True
 
 
-def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, result: PerfResult,
+def _one_round(ref: _Served, stu: _Served, tally: _Tally, case: Case, rubric: PerformanceRubric,
+               seed: int) -> bool:
+    """Times one round, A (the reference) then B (the submission), into `tally`; whether
+    both gave a usable timing (else tally.message says why)."""
+    ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
+    if ms is None:
+        tally.message = f"the reference's timed run failed ({why}; {ref.why()})"
+        return False
+    tally.reference_runs.append(ms)
+    data = stu.time()
+    if data is None:
+        tally.message = f"the timed run {stu.why()}"
+        return False
+    if data.get("status") == "fail" and isinstance(data.get("message"), str):
+        # The harness's check of a repetition (trusted code in its process) failed.
+        tally.message = f"the timed run is wrong: {data['message'][:400]}"
+        return False
+    ms, why = parse_timing(data, case, seed, rubric.reps)
+    if ms is None:
+        tally.message = f"the timed run's report is unusable: {why}"
+        return False
+    tally.student_runs.append(ms)
+    return True
+
+
+def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, tally: _Tally,
                job: PerfJob, rubric: PerformanceRubric, folder: Path,
                say: Callable[[str], None], seed: int) -> bool:
     """Ends both processes; after good rounds, has the trusted reference check the
     submission's output once more, in a process of its own: the last timed repetition's
     (of the last round), on that repetition's input. Whether the rounds stand (else
-    result.message says why)."""
+    tally.message says why)."""
     ref, stu = sides
     ref.stop()   # both wind down at once
     ended = stu.end()
@@ -311,44 +333,52 @@ def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, res
     if not timed:
         return False
     if not ended.ok:
-        result.message = f"the timed run {ended.describe_end()} after its last round"
+        tally.message = f"the timed run {ended.describe_end()} after its last round"
         return False
     started = time.monotonic()
     vdir = folder / "verify"
     vdir.mkdir()
     # Repetitions are counted on across rounds, warm-ups included.
     v = verify(setup, job.perf.as_case(), seed, stu.report.parent / "out.bin", vdir,
-               timed_rep=result.rounds * (rubric.warmup + rubric.reps) - 1)
+               timed_rep=tally.rounds * (rubric.warmup + rubric.reps) - 1)
     say(f"{job.perf.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
     if v.get("status") != "pass":
-        result.message = "the output of the timed run is wrong (trusted check)"
+        tally.message = "the output of the timed run is wrong (trusted check)"
         return False
     return True
 
 
-def _conclude(result: PerfResult, verified: bool, rubric: PerformanceRubric,
-              copy_gbps: float | None) -> None:
-    """A verified result's figures, unless they are beyond what the GPU can do."""
+def _conclude(job: PerfJob, tally: _Tally, verified: bool, rubric: PerformanceRubric,
+              copy_gbps: float | None) -> PerfResult:
+    """The job's PerfResult: failed unless verified; a verified one's figures, unless they
+    are beyond what the GPU can do."""
+    reference_spread, student_spread = tally.spreads()
+    noisy = tally.noisy(rubric)
+    failed = PerfResult(job.perf, "failed", tally.message,
+                        reference_runs=tuple(tally.reference_runs), student_runs=tuple(tally.student_runs),
+                        reference_spread=reference_spread, student_spread=student_spread,
+                        rounds=tally.rounds, noisy=noisy, copy_gbps=copy_gbps,
+                        baselines=dict(job.baselines))
     if not verified:
-        return
-    result.reference_ms = statistics.median(result.reference_runs)
-    result.student_ms = statistics.median(result.student_runs)
-    case = result.case.as_case()
+        return failed
+    student_ms = statistics.median(tally.student_runs)
+    case = job.perf.as_case()
     moved = default_assignment().bytes_moved(case.task, case.op, case.n)
-    result.gbps = moved / (result.student_ms * 1e6)
+    gbps = moved / (student_ms * 1e6)
+    figures = dataclasses.replace(failed, reference_ms=statistics.median(tally.reference_runs),
+                                  student_ms=student_ms, gbps=gbps)
     if copy_gbps and moved >= rubric.plausible_min_mb * (1 << 20) and \
-            result.gbps > rubric.max_copy_multiple * copy_gbps:
-        result.implausible = True
-        result.message = (f"implausible timing: {result.gbps:.0f} GB/s is "
-                          f"{result.gbps / copy_gbps:.1f}x the copy bandwidth this GPU measured "
-                          f"({copy_gbps:.0f} GB/s), more than its memory can deliver; not scored "
-                          "(does a timed run skip, remember or mistime its work?)")
-        return
-    result.status = "measured"
-    if result.noisy:
-        result.message = (f"noisy: the medians of {result.rounds} rounds spread by "
-                          f"{100 * result.reference_spread:.0f}% (reference) and "
-                          f"{100 * result.student_spread:.0f}% (submission)")
+            gbps > rubric.max_copy_multiple * copy_gbps:
+        return dataclasses.replace(
+            figures, implausible=True,
+            message=(f"implausible timing: {gbps:.0f} GB/s is "
+                     f"{gbps / copy_gbps:.1f}x the copy bandwidth this GPU measured "
+                     f"({copy_gbps:.0f} GB/s), more than its memory can deliver; not scored "
+                     "(does a timed run skip, remember or mistime its work?)"))
+    noise = (f"noisy: the medians of {tally.rounds} rounds spread by "
+             f"{100 * reference_spread:.0f}% (reference) and "
+             f"{100 * student_spread:.0f}% (submission)") if noisy else tally.message
+    return dataclasses.replace(figures, status="measured", message=noise)
 
 
 def measure_baselines(setup: RunSetup, reference_binary: Path, perf: PerfCase,

@@ -53,7 +53,7 @@ def sample(measured: bool = True) -> SubmissionResult:
     t3.correctness_points = 30.0
     if measured:
         p = PerfResult(PerfCase("scan", "add-i32", 1 << 26, 256), "measured", reference_ms=0.2, student_ms=0.3,
-                       reference_runs=[0.2, 0.2], student_runs=[0.3, 0.3], rounds=2, gbps=1789.6,
+                       reference_runs=(0.2, 0.2), student_runs=(0.3, 0.3), rounds=2, gbps=1789.6,
                        copy_gbps=3000.0, baselines={"cpu-sequential": 60.0, "naive-hillis-steele": 3.0})
         t3.perf = [p]
         t3.perf_status = "measured"

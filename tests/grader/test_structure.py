@@ -401,3 +401,46 @@ def into(self, tr: "TaskResult") -> None:
     found = result_writes(before)
     assert len(found) == 8, found
     assert result_writes("def f(check: CheckOutcome):\n    x = dataclasses.replace(check, cases=())\n") == []
+
+
+# ---- the stages' outcomes are frozen -----------------------------------------------------------
+
+def frozen_outcome_problems(classes: list[type]) -> list[str]:
+    """What keeps each class from being a frozen outcome: not a frozen dataclass, or a
+    field that is a list (changed in place though the record is frozen)."""
+    import dataclasses
+    import typing
+    problems = []
+    for cls in classes:
+        if not dataclasses.is_dataclass(cls) or not getattr(cls, "__dataclass_params__").frozen:
+            problems.append(f"{cls.__name__} is not a frozen dataclass")
+            continue
+        hints = typing.get_type_hints(cls)
+        problems += [f"{cls.__name__}.{f.name} is a list" for f in dataclasses.fields(cls)
+                     if typing.get_origin(hints[f.name]) is list]
+    return problems
+
+
+def test_the_stages_outcomes_are_frozen():
+    # Each stage returns a frozen record (grading/outcomes.py's docstring lists them), the
+    # timing stage's PerfResult included: made once, when its case is over.
+    import dataclasses
+
+    from grader.grading import outcomes, score, timing
+    from grader.results import PerfResult
+    stage_records = [c for c in vars(outcomes).values()
+                     if isinstance(c, type) and dataclasses.is_dataclass(c) and c.__module__ == outcomes.__name__]
+    assert len(stage_records) >= 3, stage_records
+    classes = [*stage_records, timing.TaskTiming, score.ScoreOutcome, PerfResult]
+    assert frozen_outcome_problems(classes) == []
+
+    # The check fails on an outcome written in place, as PerfResult was.
+    @dataclasses.dataclass
+    class Unfrozen:
+        runs: list[float]
+
+    @dataclasses.dataclass(frozen=True)
+    class FrozenWithAList:
+        runs: list[float]
+    assert frozen_outcome_problems([Unfrozen, FrozenWithAList]) == [
+        "Unfrozen is not a frozen dataclass", "FrozenWithAList.runs is a list"]
