@@ -26,13 +26,13 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, ContextManager, TypeVar
+from typing import Callable, ContextManager, Iterable, TypeVar
 
 from .checks import compiled
 from .checks import object_code
 from . import contract, sandbox
 from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
-from .build_log import first_errors
+from .build_log import failure_message, first_errors, shown_paths
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from ..machine.backend import Backend
@@ -345,114 +345,55 @@ class Builder:
         the prebuilt harness (with only `tasks`' plans, when given); else CMake's whole
         build (`cub`: with CUB's baseline)."""
         start = time.monotonic()
-        where = Path(tempfile.mkdtemp(prefix="build-", dir=self.workdir))
-        src = where / "src"
-        copy_handout(self.layout, src)
-        for name, data in files.items():
-            (src / "student" / name).write_bytes(data)
-        build_dir = src / "build"
-        home = src / ".home"
-        home.mkdir()
+        where, src, build_dir, home = self._fresh_tree(files)
         own = {n: student_paths.get(n, f"student/{n}") for n in files
                if files[n] != self.reference_files.get(n)}
         sources = {own[n]: files[n].decode("utf-8", errors="replace") for n in own}
+        rewrite = shown_paths(src, build_dir, {name: student_paths.get(name, contract.shown(
+            name, files[name], self.reference_files)) for name in files})
         reference_unit: Path | None = None   # linked in: a task's build (contract.is_task_build)
+        compile_argv: list[str] = []
         if kit is not None:
-            kit[0].lay_out(kit[1], src, build_dir)
-            commands = kit[0].commands(src, build_dir)
-            if tasks:
-                commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
-            if contract.is_task_build(files, self.reference_files):
-                # The other student files: their contract, and the reference unit (contract.py).
-                commands[0] = [*commands[0], f"-I{src / contract.CONTRACT_DIR}"]
-                if kit[0].reference and not any(n in files for n in REFERENCE_UNIT_FILES):
-                    reference_unit = build_dir / kit[0].reference
-                    commands[-1] = contract.after_student_object(commands[-1], str(reference_unit))
-            compile_argv = list(commands[0])
-            if not trusted and self.tools.backend.keeps_device_code:
-                # nvcc keeps what its two passes saw (the host's and the device's
-                # preprocessed unit) and the device code (the cubin) for the checks.
-                (build_dir / "keep").mkdir()
-                commands[0] = [*commands[0], "--keep", "--keep-dir", str(build_dir / "keep")]
-            elif not trusted:
-                # g++ reports every call it inlined: the call graph of the checks
-                # (code_rules.gcc_inline_calls); the code it makes is the same.
-                (build_dir / "keep").mkdir()
-                commands[0] = [*commands[0], code_rules.inline_report_flag(
-                    str(build_dir / "keep" / code_rules.INLINE_REPORT))]
-            # CMake's commands run in its build folder; `cmake -E chdir` takes them there.
-            steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv] for argv in commands]
+            steps, compile_argv, reference_unit = self._kit_steps(kit, src, build_dir, files, trusted, tasks)
         else:
             steps = self._cmake_steps(src, build_dir, cub)
         identity = sandbox.Identity() if trusted else self.identity
         if identity.drops:
             where.chmod(0o755)
             sandbox.give_tree(where, identity)
-        backend = self.tools.backend
         extra_path = [str(Path(self.tools.cmake).parent)]
         if self.tools.nvcc:
             extra_path.append(str(Path(self.tools.nvcc).parent))
         env = sandbox.base_env(home, extra_path)
         limits = sandbox.Limits(wall_s=self.timeout_s, memory_mb=self.memory_mb,
                                 memory_kind="data", file_mb=1024, open_files=1024)
-        log_parts: list[str] = []
-        ok = True
-        placeholders: dict[str, str] = {}
-        constants: set[str] = set()
         steps_s: dict[str, float] = {}
-        step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
-            if kit is not None else ["configure", "build"]
-        mark = time.monotonic()
+        constants: set[str] = set()
         if not trusted and kit is not None:
             # What the unit reads and what the compiler sees, before anything is built.
+            mark = time.monotonic()
             gate = self._gate(src, build_dir, compile_argv, sources, own, env, identity, limits)
             if isinstance(gate, str):
                 # The preprocessor itself failed (or ran out of time): nothing is built
                 # unless the rules could run. Its messages, as a build's, quote only public files.
-                rewrite = {f"{src}/student/{name}": student_paths.get(name, contract.shown(name, files[name], self.reference_files))
-                           for name in files}
-                rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
                 errors = code_rules.only_public_messages(first_errors(gate, rewrite), self._public_dirs())
                 return BuildResult(label, False, None, time.monotonic() - start, False, gate[-20_000:],
                                    errors or "the preprocessor failed without a message")
             if gate:
                 return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
                                    violations=gate)
-            unit = (build_dir / "student_unit.i").read_text(errors="replace") \
-                if (build_dir / "student_unit.i").is_file() else ""
-            shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
-            constants = code_rules.constant_names(unit, shown_by_path)
+            constants = self._constants(src, build_dir, own)
             steps_s["gate"] = time.monotonic() - mark
-        for step_name, argv in zip(step_names, steps):
-            mark = time.monotonic()
-            remaining = self.timeout_s - (time.monotonic() - start)
-            if remaining <= 1:
-                log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
-                ok = False
-                break
-            r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
-                            env, identity, sandboxed=not trusted)
-            log_parts.append(r.stdout + r.stderr)
-            steps_s[step_name] = time.monotonic() - mark
-            if r.timed_out:
-                log_parts.append(f"build: killed after {self.timeout_s:.0f} s (build time limit)")
-            if not r.ok:
-                ok = False
-                break
-        log = "\n".join(log_parts)
-        binary = build_dir / backend.binary
+        step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
+            if kit is not None else ["configure", "build"]
+        ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s)
+        binary = build_dir / self.tools.backend.binary
         ok = ok and binary.is_file()
-        rewrite = {f"{src}/student/{name}": student_paths.get(name, contract.shown(name, files[name], self.reference_files))
-                   for name in files}
-        rewrite.update({f"{build_dir}/": "build/", f"{src}/": "", str(src): "handout"})
-        errors = "" if ok else first_errors(log, rewrite)
-        if errors and contract.is_task_build(files, self.reference_files):
-            errors += contract.FAILED_HINT
-        if errors and not trusted:
-            errors = code_rules.only_public_messages(errors, self._public_dirs())
-        if not ok and not errors:
-            errors = "the build failed without a message"
+        errors = "" if ok else failure_message(
+            log, rewrite, contract.FAILED_HINT if contract.is_task_build(files, self.reference_files) else "",
+            None if trusted else self._public_dirs())
         violations: list[Violation] = []
+        placeholders: dict[str, str] = {}
         if not ok and not trusted and errors:
             # A CUDA runtime call the emulator does not declare: refused as on the GPU.
             violations = compiled.undeclared_runtime_calls(errors, sources)
@@ -467,6 +408,78 @@ class Builder:
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
                            log[-200_000:], errors, violations=violations, placeholders=placeholders,
                            steps=steps_s)
+
+    def _fresh_tree(self, files: dict[str, bytes]) -> tuple[Path, Path, Path, Path]:
+        """A fresh folder with the handout and `files` in it: (the folder, its source tree,
+        the build folder, the build's home)."""
+        where = Path(tempfile.mkdtemp(prefix="build-", dir=self.workdir))
+        src = where / "src"
+        copy_handout(self.layout, src)
+        for name, data in files.items():
+            (src / "student" / name).write_bytes(data)
+        (src / ".home").mkdir()
+        return where, src, src / "build", src / ".home"
+
+    def _kit_steps(self, kit: tuple[Kit, Path], src: Path, build_dir: Path, files: dict[str, bytes],
+                   trusted: bool, tasks: tuple[str, ...]) -> tuple[list[list[str]], list[str], Path | None]:
+        """The steps of a build against the prebuilt harness, the compile command as the
+        gate runs it, and the reference unit it links in (a task's build), if any."""
+        kit[0].lay_out(kit[1], src, build_dir)
+        commands = kit[0].commands(src, build_dir)
+        reference_unit: Path | None = None
+        if tasks:
+            commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
+        if contract.is_task_build(files, self.reference_files):
+            # The other student files: their contract, and the reference unit (contract.py).
+            commands[0] = [*commands[0], f"-I{src / contract.CONTRACT_DIR}"]
+            if kit[0].reference and not any(n in files for n in REFERENCE_UNIT_FILES):
+                reference_unit = build_dir / kit[0].reference
+                commands[-1] = contract.after_student_object(commands[-1], str(reference_unit))
+        compile_argv = list(commands[0])
+        if not trusted and self.tools.backend.keeps_device_code:
+            # nvcc keeps what its two passes saw (the host's and the device's
+            # preprocessed unit) and the device code (the cubin) for the checks.
+            (build_dir / "keep").mkdir()
+            commands[0] = [*commands[0], "--keep", "--keep-dir", str(build_dir / "keep")]
+        elif not trusted:
+            # g++ reports every call it inlined: the call graph of the checks
+            # (code_rules.gcc_inline_calls); the code it makes is the same.
+            (build_dir / "keep").mkdir()
+            commands[0] = [*commands[0], code_rules.inline_report_flag(
+                str(build_dir / "keep" / code_rules.INLINE_REPORT))]
+        # CMake's commands run in its build folder; `cmake -E chdir` takes them there.
+        steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv] for argv in commands]
+        return steps, compile_argv, reference_unit
+
+    @staticmethod
+    def _constants(src: Path, build_dir: Path, own: dict[str, str]) -> set[str]:
+        """The constants the gate's preprocessed student unit names (code_rules.constant_names)."""
+        unit = (build_dir / "student_unit.i").read_text(errors="replace") \
+            if (build_dir / "student_unit.i").is_file() else ""
+        shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
+        return code_rules.constant_names(unit, shown_by_path)
+
+    def _run_steps(self, steps: Iterable[tuple[str, list[str]]], src: Path, start: float,
+                   env: dict[str, str], identity: sandbox.Identity, limits: sandbox.Limits,
+                   trusted: bool, steps_s: dict[str, float]) -> tuple[bool, str]:
+        """Runs the named steps in turn, within what is left of the time limit, until one
+        fails; whether all passed, and their log. `steps_s` hears how long each took."""
+        log_parts: list[str] = []
+        for step_name, argv in steps:
+            mark = time.monotonic()
+            remaining = self.timeout_s - (time.monotonic() - start)
+            if remaining <= 1:
+                log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
+                return False, "\n".join(log_parts)
+            r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
+                            env, identity, sandboxed=not trusted)
+            log_parts.append(r.stdout + r.stderr)
+            steps_s[step_name] = time.monotonic() - mark
+            if r.timed_out:
+                log_parts.append(f"build: killed after {self.timeout_s:.0f} s (build time limit)")
+            if not r.ok:
+                return False, "\n".join(log_parts)
+        return True, "\n".join(log_parts)
 
     def _cmake_steps(self, src: Path, build_dir: Path, cub: bool) -> list[list[str]]:
         """Configure and build with CMake, as a student's `make` does."""

@@ -187,129 +187,188 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     applications) are not started ([limits] max_timeouts_per_task). Nothing starts once
     the submission's `budget` is spent. `drawn`: the grade's secret cases (config/draw.py),
     added to each task's cases, race check and compute-sanitizer runs."""
-    rubric = session.rubric
-    start = time.monotonic()
-    race_builder = session.race_builder
-    workers = session.jobs + len(session.gpus) + 2
-    built: dict[str, BuildOutcome] = {}
-    race_builds: dict[str, BuildResult] = {}
-    exercise_built: dict[str, BuildResult] = {}
-    checks: list[tuple[PartPlan, CaseFutures]] = []
-    race_checks: dict[str, CaseFutures] = {}
-    sanitized: dict[str, list[Future[CaseResult]]] = {}
-    # compute-sanitizer's runs wait for their build's cases: threads of their own.
-    sanitizing = ThreadPoolExecutor(max_workers=4 * len(parts), thread_name_prefix="sanitize")
-    with sanitizing, ThreadPoolExecutor(max_workers=workers, thread_name_prefix="grade") as pool:
-        builds: dict[Future[BuildResult], tuple[PartPlan, bool]] = {}
-        for part in parts:
+    with _Grading(session, ready, parts, paths, say, budget, drawn) as grading:
+        grading.start_builds(exercises)
+        grading.take_builds()
+        grading.take_exercise_builds()
+        grading.start_applications(exercises, applications)
+        grading.say_builds(phases, phase_done)
+        grading.take_cases(phase_done)
+        grading.take_cross_checks()
+        apps_done = grading.applications()
+    return Checked(grading.built, grading.part_outcomes(), apps_done)
+
+
+class _Grading:
+    """The build and check stage at work: its pools, its builds' futures, and what came
+    back so far (build_and_check's steps, in that order)."""
+
+    def __init__(self, session: Session, ready: Callable[[], RunSetup], parts: Sequence[PartPlan],
+                 paths: dict[str, str], say: Say, budget: Budget, drawn: Drawn):
+        self.session, self.rubric, self.ready, self.parts = session, session.rubric, ready, parts
+        self.paths, self.say, self.budget, self.drawn = paths, say, budget, drawn
+        self.start = time.monotonic()
+        self.built: dict[str, BuildOutcome] = {}
+        self.race_builds: dict[str, BuildResult] = {}
+        self.exercise_built: dict[str, BuildResult] = {}
+        self.checks: list[tuple[PartPlan, CaseFutures]] = []
+        self.race_checks: dict[str, CaseFutures] = {}
+        self.sanitized: dict[str, list[Future[CaseResult]]] = {}
+        self.outcomes: dict[str, CheckOutcome] = {}
+        self.builds: dict[Future[BuildResult], tuple[PartPlan, bool]] = {}
+        self.exercise_builds: dict[Future[BuildResult], ExercisePlan] = {}
+        self.setup: RunSetup | None = None
+        self.race_setup: RunSetup | None = None
+        self.apps: Future[list[AppResult]] | None = None
+        # compute-sanitizer's runs wait for their build's cases: threads of their own.
+        self.sanitizing = ThreadPoolExecutor(max_workers=4 * len(parts), thread_name_prefix="sanitize")
+        self.pool = ThreadPoolExecutor(max_workers=session.jobs + len(session.gpus) + 2,
+                                       thread_name_prefix="grade")
+
+    def __enter__(self) -> "_Grading":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.pool.shutdown()
+        self.sanitizing.shutdown()
+
+    def start_builds(self, exercises: Sequence[ExercisePlan]) -> None:
+        """Every part with files (and on a GPU its emulator build, for the race check), and
+        the exercises beside them (the applications run them later)."""
+        session, race_builder = self.session, self.session.race_builder
+        for part in self.parts:
             if part.files is None:
                 continue
-            say(f"build {part.label}")
+            self.say(f"build {part.label}")
             only = part.task.driver_tasks if part.task is not None else None  # None: integration's
-            builds[pool.submit(session.build, session.builder, part.label, dict(part.files),
-                               dict(part.origins), paths, only)] = (part, False)
+            self.builds[self.pool.submit(session.build, session.builder, part.label, dict(part.files),
+                                         dict(part.origins), self.paths, only)] = (part, False)
             if race_builder is not None and part.task is not None:
-                builds[pool.submit(race_builder.build, f"{part.label} (emulator)", dict(part.files),
-                                   dict(part.origins), paths, part.task.driver_tasks)] = (part, True)
+                self.builds[self.pool.submit(race_builder.build, f"{part.label} (emulator)", dict(part.files),
+                                             dict(part.origins), self.paths, part.task.driver_tasks)] = (part, True)
+        self.exercise_builds = {
+            self.pool.submit(session.build, session.builder, f"exercise {e.exercise.name}",
+                             dict(e.files), dict(e.origins), self.paths, None): e
+            for e in exercises if e.files is not None}
 
-        # The exercises build beside the parts; the applications run them later.
-        exercise_builds = {pool.submit(session.build, session.builder, f"exercise {e.exercise.name}",
-                                       dict(e.files), dict(e.origins), paths, None): e
-                           for e in exercises if e.files is not None}
+    def all_cases(self, binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
+        """A build's cases, in one process (on a GPU one CUDA context; on the emulator
+        each case under the schedule seed a process of its own would get)."""
+        if self.budget.spent:
+            return [CaseResult(c, c.seed(self.session.seed), "not_run", self.budget.why) for c in cases]
+        return run_batch(run, binary, key, cases, self.session.seed, self.session.timeouts)
 
-        def all_cases(binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
-            """A build's cases, in one process (on a GPU one CUDA context; on the emulator
-            each case under the schedule seed a process of its own would get)."""
-            if budget.spent:
-                return [CaseResult(c, c.seed(session.seed), "not_run", budget.why) for c in cases]
-            return run_batch(run, binary, key, cases, session.seed, session.timeouts)
-
-        setup: RunSetup | None = None
-        race_setup: RunSetup | None = None
-        for future in as_completed(builds):
-            part, is_race = builds[future]
+    def take_builds(self) -> None:
+        """As each build is done: its cases started (a race build's, the race check's)."""
+        for future in as_completed(self.builds):
+            part, is_race = self.builds[future]
             b = future.result()
-            if setup is None:
-                setup = ready()
-                race_setup = session.race_setup if session.race_builder is not None else None
-            say(f"build {b.label}: {'ok' if b.ok else 'FAILED'} ({'cached' if b.cached else b.timing()})")
+            if self.setup is None:
+                self.setup = self.ready()
+                self.race_setup = self.session.race_setup if self.session.race_builder is not None else None
+            self.say(f"build {b.label}: {'ok' if b.ok else 'FAILED'} ({'cached' if b.cached else b.timing()})")
             if is_race:
-                assert part.task is not None
-                race_builds[part.label] = b
-                if b.ok and b.binary is not None and race_setup is not None and not b.violations:
-                    race = [dataclasses.replace(c, backend=race_setup.backend.name)
-                            for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
-                            + (drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
-                    race_checks[part.label] = [pool.submit(all_cases, b.binary, b.key, race_setup, race)]
-                continue
-            outcome = built[part.label] = judge_build(part, b)
-            if not outcome.runs or b.binary is None:
-                continue
-            cases = cases_of(rubric, part, session.backend.reduced_sizes, drawn)
-            futures = [pool.submit(all_cases, b.binary, b.key, setup, cases)]
-            checks.append((part, futures))
-            if session.sanitizer is not None and part.task is not None:
-                # The task's own GPU build under compute-sanitizer, beside its cases.
-                shown = {n: paths.get(n, f"student/{n}") for n, origin in part.origins.items()
-                         if origin.startswith("yours")}
-                sanitized[part.label] = [
-                    sanitizing.submit(cross_checks.sanitize_after, futures, setup, session.sanitizer, tool,
-                                      b.binary, tool_cases, session.seed, shown)
-                    for tool, tool_cases in sanitizer_runs(rubric, drawn, part.task.driver_tasks)]
-        for exercise_future in as_completed(exercise_builds):
-            exercise = exercise_builds[exercise_future]
-            eb = exercise_built[exercise.exercise.file] = exercise_future.result()
-            say(f"build {eb.label}: " + ("ok" if eb.ok else "FAILED"))
+                self.start_race_check(part, b)
+            else:
+                self.start_cases(part, b, self.setup)
 
-        integ = next((p for p in parts if p.task is None), None)
-        integ_build = built.get(integ.label) if integ is not None else None
-        integ_futures = [f for p, fs in checks if p.task is None for f in fs]
+    def start_race_check(self, part: PartPlan, b: BuildResult) -> None:
+        assert part.task is not None
+        self.race_builds[part.label] = b
+        race_setup, rubric = self.race_setup, self.rubric
+        if b.ok and b.binary is not None and race_setup is not None and not b.violations:
+            race = [dataclasses.replace(c, backend=race_setup.backend.name)
+                    for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
+                    + (self.drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
+            self.race_checks[part.label] = [self.pool.submit(self.all_cases, b.binary, b.key, race_setup, race)]
+
+    def start_cases(self, part: PartPlan, b: BuildResult, setup: RunSetup) -> None:
+        """A built part's cases, and (a task on a GPU) compute-sanitizer's runs beside them."""
+        outcome = self.built[part.label] = judge_build(part, b)
+        if not outcome.runs or b.binary is None:
+            return
+        session = self.session
+        cases = cases_of(self.rubric, part, session.backend.reduced_sizes, self.drawn)
+        futures = [self.pool.submit(self.all_cases, b.binary, b.key, setup, cases)]
+        self.checks.append((part, futures))
+        if session.sanitizer is not None and part.task is not None:
+            # The task's own GPU build under compute-sanitizer, beside its cases.
+            shown = {n: self.paths.get(n, f"student/{n}") for n, origin in part.origins.items()
+                     if origin.startswith("yours")}
+            self.sanitized[part.label] = [
+                self.sanitizing.submit(cross_checks.sanitize_after, futures, setup, session.sanitizer, tool,
+                                       b.binary, tool_cases, session.seed, shown)
+                for tool, tool_cases in sanitizer_runs(self.rubric, self.drawn, part.task.driver_tasks)]
+
+    def take_exercise_builds(self) -> None:
+        for exercise_future in as_completed(self.exercise_builds):
+            exercise = self.exercise_builds[exercise_future]
+            eb = self.exercise_built[exercise.exercise.file] = exercise_future.result()
+            self.say(f"build {eb.label}: " + ("ok" if eb.ok else "FAILED"))
+
+    def start_applications(self, exercises: Sequence[ExercisePlan], applications: Applications | None) -> None:
+        """The applications, once the integration build's cases are done (none if one hung)."""
+        integ = next((p for p in self.parts if p.task is None), None)
+        integ_build = self.built.get(integ.label) if integ is not None else None
+        integ_futures = [f for p, fs in self.checks if p.task is None for f in fs]
 
         def applications_after_cases(run_apps: Applications, binary: Path) -> list[AppResult]:
-            """The applications after the integration build's cases: none if one hung."""
-            of_exercises = {e.exercise.file: exercise_build(e, exercise_built.get(e.exercise.file))
+            of_exercises = {e.exercise.file: exercise_build(e, self.exercise_built.get(e.exercise.file))
                             for e in exercises}
             ready_builds = {f: b for f, b in of_exercises.items() if b is not None}
             if any(c.status == "timeout" for f in integ_futures for c in f.result()):
                 return run_apps(binary, ready_builds, "not run: the integration build hung (a case timed out)")
-            return run_apps(binary, ready_builds, budget.why if budget.spent else "")
+            return run_apps(binary, ready_builds, self.budget.why if self.budget.spent else "")
 
-        apps = pool.submit(applications_after_cases, applications, integ_build.build.binary) \
-            if applications is not None and integ_build is not None and integ_build.runs \
-            and integ_build.build.binary is not None else None
-        phases["builds"] = time.monotonic() - start
-        failed = sum(1 for o in built.values() if not o.build.ok)
-        if built:
-            phase_done(f"built: {len(built) - failed} of {len(built)} build(s) ok"
+        if applications is not None and integ_build is not None and integ_build.runs \
+                and integ_build.build.binary is not None:
+            self.apps = self.pool.submit(applications_after_cases, applications, integ_build.build.binary)
+
+    def say_builds(self, phases: dict[str, float], phase_done: Say) -> None:
+        phases["builds"] = time.monotonic() - self.start
+        failed = sum(1 for o in self.built.values() if not o.build.ok)
+        if self.built:
+            phase_done(f"built: {len(self.built) - failed} of {len(self.built)} build(s) ok"
                        + (f", {failed} failed" if failed else "") + f" ({phases['builds']:.0f} s)")
 
-        # The GPU cases first, then the race check's, in the rubric's order.
-        outcomes: dict[str, CheckOutcome] = {}
-        for part, futures in checks:
-            check = outcomes[part.label] = checked(part, built[part.label],
+    def take_cases(self, phase_done: Say) -> None:
+        """The GPU cases first (then the race check's: take_cross_checks), in the rubric's order."""
+        outcomes = self.outcomes
+        for part, futures in self.checks:
+            check = outcomes[part.label] = checked(part, self.built[part.label],
                                                    [r for f in futures for r in f.result()])
-            say(f"{part.label}: {check.passed}/{check.total} cases passed")
-        if checks:
-            passed = sum(outcomes[p.label].passed for p, _ in checks)
-            total = sum(outcomes[p.label].total for p, _ in checks)
+            self.say(f"{part.label}: {check.passed}/{check.total} cases passed")
+        if self.checks:
+            passed = sum(outcomes[p.label].passed for p, _ in self.checks)
+            total = sum(outcomes[p.label].total for p, _ in self.checks)
             phase_done(f"cases: {passed}/{total} passed (" + ", ".join(
-                f"{p.label} {outcomes[p.label].passed}/{outcomes[p.label].total}" for p, _ in checks)
-                + f"; {time.monotonic() - start:.0f} s)")
-        for label, futures in race_checks.items():
+                f"{p.label} {outcomes[p.label].passed}/{outcomes[p.label].total}" for p, _ in self.checks)
+                + f"; {time.monotonic() - self.start:.0f} s)")
+
+    def take_cross_checks(self) -> None:
+        """The race check's cases and compute-sanitizer's findings, into their part's outcome."""
+        for label, futures in self.race_checks.items():
             done = [r for f in futures for r in f.result()]
-            if label in outcomes:
-                o = outcomes[label]
-                outcomes[label] = dataclasses.replace(o, cases=(*o.cases, *done), race_note=(
+            if label in self.outcomes:
+                o = self.outcomes[label]
+                self.outcomes[label] = dataclasses.replace(o, cases=(*o.cases, *done), race_note=(
                     f"race check: {sum(c.passed for c in done)}/{len(done)} "
                     "cases passed on the CPU emulator (lanes in random order)"))
-        for label, sanitizer_futures in sanitized.items():
-            outcomes[label] = cross_checks.say_sanitizer_findings(
-                outcomes[label], [f.result() for f in sanitizer_futures])
-        apps_done = tuple(apps.result()) if apps is not None else ()
-    for part in parts:
-        check = outcomes.get(part.label) or (not_run(built[part.label]) if part.label in built
-                                             else unbuilt(part))
-        if part.task is not None:
-            check = cross_checked(session, part, check, race_builds.get(part.label), race_setup is not None)
-        outcomes[part.label] = check
-    return Checked(built, {p.label: outcomes[p.label] for p in parts}, apps_done)
+        for label, sanitizer_futures in self.sanitized.items():
+            self.outcomes[label] = cross_checks.say_sanitizer_findings(
+                self.outcomes[label], [f.result() for f in sanitizer_futures])
+
+    def applications(self) -> tuple[AppResult, ...]:
+        return tuple(self.apps.result()) if self.apps is not None else ()
+
+    def part_outcomes(self) -> dict[str, CheckOutcome]:
+        """Every part's CheckOutcome, in the parts' order: a part not run (unbuilt, or its
+        build refused) says why; a task's cross-checked."""
+        for part in self.parts:
+            check = self.outcomes.get(part.label) or (not_run(self.built[part.label]) if part.label in self.built
+                                                      else unbuilt(part))
+            if part.task is not None:
+                check = cross_checked(self.session, part, check, self.race_builds.get(part.label),
+                                      self.race_setup is not None)
+            self.outcomes[part.label] = check
+        return {p.label: self.outcomes[p.label] for p in self.parts}

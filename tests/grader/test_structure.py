@@ -444,3 +444,89 @@ def test_the_stages_outcomes_are_frozen():
         runs: list[float]
     assert frozen_outcome_problems([Unfrozen, FrozenWithAList]) == [
         "Unfrozen is not a frozen dataclass", "FrozenWithAList.runs is a list"]
+
+
+# ---- short functions on the central paths ------------------------------------------------------
+
+MAX_FUNCTION_LINES = 80
+# The grading, timing, building and driver paths: the grader's stages that build, run, check
+# and time a submission, and the harness's host side (the driver, the timed loop, `grade`).
+SHORT_FUNCTION_PYTHON = [GRADER / "grading" / f"{m}.py" for m in ("pipeline", "checking", "build", "build_log",
+                                                                 "timing", "sandbox", "prebuilt")] \
+    + sorted((GRADER / "grading" / "correctness").glob("*.py"))
+SHORT_FUNCTION_CPP = REPO / "handout" / "harness" / "host"
+
+
+def python_function_lengths(source: str) -> dict[str, int]:
+    """Each function's (and method's) length in lines, decorators and docstring included."""
+    return {f"{node.name}:{node.lineno}": node.end_lineno - node.lineno + 1   # type: ignore[operator]
+            for node in ast.walk(ast.parse(source))
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+CPP_FUNCTION_HEAD = re.compile(r"^(?:template\s*<[^;{]*>\s*)?(?P<declarator>(?:[\w:<>,*&~]+\s+)+[*&]?(?P<name>[\w:~]+))\s*\(")
+NOT_A_FUNCTION = re.compile(r"\b(if|for|while|switch|catch|return|class|struct|namespace|enum|else|do)\b")
+
+
+def cpp_function_lengths(source: str) -> dict[str, int]:
+    """Each function's length in lines, from the line that names it to its closing brace: a
+    simple scan that matches braces outside comments, strings and characters, taking a
+    block for a function where the text before its `{` is a declarator (`name(...)`, not a
+    control statement, a lambda, a class or an initializer)."""
+    code = re.sub(r"^[ \t]*#[^\n]*|//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'",
+                  lambda m: re.sub(r"[^\n]", " ", m.group()), source, flags=re.S | re.M)
+    lengths: dict[str, int] = {}
+    depth, opened = 0, []   # the open braces: (depth, function name, its first line) or None
+    statement_start = 0
+    for i, ch in enumerate(code):
+        if ch == "{":
+            head = code[statement_start:i]
+            m = CPP_FUNCTION_HEAD.search(head.strip())
+            name = m.group("name") if m and ")" in head and not NOT_A_FUNCTION.search(m.group("declarator")) \
+                else None
+            first = source.count("\n", 0, i - len(head.lstrip())) + 1
+            opened.append((name, first) if name else None)
+            depth += 1
+            statement_start = i + 1
+        elif ch == "}":
+            depth -= 1
+            top = opened.pop() if opened else None
+            if top is not None:
+                lengths[f"{top[0]}:{top[1]}"] = source.count("\n", 0, i) + 2 - top[1]
+            statement_start = i + 1
+        elif ch == ";":
+            statement_start = i + 1
+    return lengths
+
+
+def long_functions() -> dict[str, int]:
+    found = {}
+    assert all(p.is_file() for p in SHORT_FUNCTION_PYTHON), SHORT_FUNCTION_PYTHON
+    for p in SHORT_FUNCTION_PYTHON:
+        for name, n in python_function_lengths(p.read_text(encoding="utf-8")).items():
+            if n > MAX_FUNCTION_LINES:
+                found[f"{p.relative_to(REPO)}:{name}"] = n
+    for p in sorted([*SHORT_FUNCTION_CPP.glob("*.h"), *SHORT_FUNCTION_CPP.glob("*.cu")]):
+        for name, n in cpp_function_lengths(p.read_text(encoding="utf-8")).items():
+            if n > MAX_FUNCTION_LINES:
+                found[f"{p.relative_to(REPO)}:{name}"] = n
+    return found
+
+
+def test_no_long_function_on_the_central_paths():
+    # A maintainer reads the timed loop, a grade or a build top-down in named steps.
+    assert not long_functions(), f"over {MAX_FUNCTION_LINES} lines: {long_functions()}"
+
+
+def test_the_function_length_scans_find_them():
+    body = "".join(f"    x += {i};\n" for i in range(81))
+    cpp = ("namespace a {\ninline int cmdLong(const Args& args) {\n    int x = 0;\n"
+           "    for (int i = 0; i < 2; ++i) {\n        if (i) { x++; }\n    }\n"
+           f"    auto f = [&](int y) {{\n{body}    }};\n    return x; // }}\n}}\n"
+           "struct S { int v = 0; };\nint short_one() { return '}'; }\n"
+           "template <class Op>\nstd::vector<T> templated(int n) {\n    return {};\n}\n}\n")
+    found = cpp_function_lengths(cpp)
+    assert found["cmdLong:2"] == 90 and found["short_one:93"] == 1 and found["templated:94"] == 4, found
+    assert set(found) == {"cmdLong:2", "short_one:93", "templated:94"}, found
+    py = "def f():\n" + "".join(f"    x = {i}\n" for i in range(81)) + "\ndef g():\n    pass\n"
+    assert python_function_lengths(py) == {"f:1": 82, "g:84": 2}
