@@ -33,11 +33,12 @@
 #include "harness/host/args.h"
 #include "harness/host/generate.h"
 #include "harness/host/json.h"
-#include "harness/host/local_grade.h"
+#include "harness/host/grade.h"
 #include "harness/host/profile.h"
 #include "harness/host/report.h"
 #include "harness/host/run.h"
 #include "harness/host/sweep.h"
+#include "harness/host/test_suite.h"
 #include "harness/host/tasks.h"
 #include "harness/host/verify.h"
 #include "harness/runtime.cuh"
@@ -339,133 +340,6 @@ int cmdVerify(const Args& args) {
     writeJson(jsonPath, "", false);  // truncate
     for (size_t i = 0; i < cases.size(); ++i) verifyOne(cases[i], jsonPath, true, long(i), false);
     return kExitPass;
-}
-
-int cmdTest(const Args& args) {
-    if (args.flag("--isolated")) return cmdTestIsolated(args);
-    if (deviceCount() == 0) {
-        std::printf("scanlab test: no CUDA device found: skipped (use the emulator build "
-                    "without a GPU)\n");
-        return kExitNoGpu;
-    }
-    std::vector<const TaskInfo*> tasks;
-    for (const auto& name : args.values.count("--tasks") ? splitList(args.get("--tasks", ""))
-                                                         : std::vector<std::string>{})
-        try {
-            tasks.push_back(&parseTask(name));
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-    if (tasks.empty())
-        for (const auto& t : kTasks) tasks.push_back(&t);
-    std::vector<std::string> ops = splitList(args.get("--ops", ""));
-    if (ops.empty()) ops.assign(std::begin(kOperatorNames), std::end(kOperatorNames));
-    std::vector<unsigned> blocks;
-    for (const auto& b : splitList(args.get("--blocks", ""))) {
-        const auto v = parseCount(b, "--blocks");
-        validateBlock(v);
-        blocks.push_back(unsigned(v));
-    }
-    if (blocks.empty()) blocks.assign(std::begin(kSuiteBlocks), std::end(kSuiteBlocks));
-    // The emulator is slower than a GPU: by default it leaves out the largest sizes.
-    const bool emulated = std::string(SCANLAB_BACKEND) == "emulator";
-    const size_t maxN = args.values.count("--max-n")
-                            ? parseCount(args.get("--max-n", ""), "--max-n")
-                            : emulated ? kSuiteEmulatorMaxN : ~size_t(0);
-    const std::string jsonPath = args.get("--json", "");
-    if (!jsonPath.empty() && jsonPath != "-") writeJson(jsonPath, "", false);  // truncate
-
-    std::vector<RunConfig> cases;
-    for (const auto& op : ops) validateOperator(op);
-    for (const TaskInfo* task : tasks)
-        for (const auto& op : ops) {
-            if (!operatorApplies(op, task->task)) continue;
-            for (unsigned block : blocks)
-                for (size_t n : kSuiteSizes)
-                    if (n <= maxN) cases.push_back(suiteCase(*task, op, n, block));
-            if (args.flag("--large"))
-                for (size_t n : kSuiteLargeSizes)
-                    if (n <= maxN) cases.push_back(suiteCase(*task, op, n, 256));
-            // The identity-sensitive inputs: every value negative, for an operator
-            // whose identity is not T{} (max), at every size, with one block size.
-            bool identitySensitive = false;
-            withOperator(op, [&](auto o) { identitySensitive = identityIsNotZero<decltype(o)>(); });
-            if (identitySensitive)
-                for (size_t n : kSuiteSizes)
-                    if (n <= maxN) {
-                        const unsigned block =
-                            std::find(blocks.begin(), blocks.end(), 256u) != blocks.end() ? 256u : blocks[0];
-                        RunConfig c = suiteCase(*task, op, n, block);
-                        c.dist = kIdentityDistribution;
-                        cases.push_back(c);
-                    }
-        }
-
-    // A task whose stub is still in place is reported once, not once per case.
-    size_t passed = 0, failed = 0, notImplemented = 0;
-    std::vector<int> stubbedTasks;
-    std::string junitCases;
-    Breakdown breakdown;
-    Progress progress("scanlab test", cases.size());
-    std::printf("scanlab test [%s]: %zu cases; a progress line every %.0f s\n", SCANLAB_BACKEND,
-                cases.size(), progress.every());
-    std::fflush(stdout);
-    size_t done = 0;
-    for (const RunConfig& c : cases) {
-        progress.tick(done++);
-        const std::string caseName = caseLabel(c);
-        if (std::find(stubbedTasks.begin(), stubbedTasks.end(), c.task->number) !=
-            stubbedTasks.end()) {
-            ++notImplemented;
-            junitCases += "  <testcase classname=\"scanlab.task" + std::to_string(c.task->number) +
-                          "\" name=" + xmlQuote(caseName) +
-                          "><failure message=\"not implemented\"/></testcase>\n";
-            continue;
-        }
-        withOperator(c.op, [&](auto op) {
-            using Op = decltype(op);
-            const RunResult r = runTask<Op>(c);
-            std::string failure;
-            breakdown.add(c.task->name, c.op, r.status == "pass", c.dist == kIdentityDistribution);
-            if (r.status == "pass") {
-                ++passed;
-            } else if (r.status == "not_implemented") {
-                ++notImplemented;
-                stubbedTasks.push_back(c.task->number);
-                printResult<Op>(c, r);
-                failure = r.message;
-            } else {
-                ++failed;
-                std::printf("FAIL %s\n", caseName.c_str());
-                printResult<Op>(c, r);
-                failure = r.status == "fail" && r.check.first
-                              ? "index " + std::to_string(r.check.first->index) + ": expected " +
-                                    r.check.first->expected + ", got " + r.check.first->got
-                              : r.message;
-                failure += " (reproduce: " + reproduceCommand(c) + ")";
-            }
-            junitCases += "  <testcase classname=\"scanlab.task" + std::to_string(c.task->number) +
-                          "\" name=" + xmlQuote(caseName) + ">" +
-                          (failure.empty() ? "" : "<failure message=" + xmlQuote(failure) + "/>") +
-                          "</testcase>\n";
-            if (!jsonPath.empty()) writeJson(jsonPath, resultJson<Op>(c, r).str(), true);
-        });
-    }
-    const std::string junitPath = args.get("--junit", "");
-    if (!junitPath.empty()) {
-        std::ofstream f(junitPath, std::ios::trunc);
-        f << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"scanlab ("
-          << SCANLAB_BACKEND << ")\" tests=\"" << cases.size() << "\" failures=\""
-          << failed + notImplemented << "\" errors=\"0\">\n"
-          << junitCases << "</testsuite>\n";
-        if (!f) throw std::runtime_error("cannot write " + junitPath);
-    }
-    std::printf("scanlab test [%s]: %zu cases: %zu passed, %zu failed", SCANLAB_BACKEND,
-                cases.size(), passed, failed);
-    if (notImplemented) std::printf(", %zu not run (task not implemented)", notImplemented);
-    std::printf("\n  (%.0f s)\n", progress.elapsed());
-    if (failed) breakdown.print();
-    return failed ? kExitFail : notImplemented ? kExitNotImplemented : kExitPass;
 }
 
 int cmdInfo(const Args& args) {

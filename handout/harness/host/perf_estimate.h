@@ -1,6 +1,6 @@
 // scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
-// The performance estimate of `grade` (harness/host/local_grade.h): the profile build's
+// The performance estimate of `grade` (harness/host/grade.h): the profile build's
 // estimates it is given, their stated error, and the total line that keeps the estimate
 // apart from the measured correctness points.
 #pragma once

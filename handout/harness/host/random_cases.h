@@ -1,6 +1,6 @@
 // scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
-// `grade --random N` (harness/host/local_grade.h): configurations drawn at random over what
+// `grade --random N` (harness/host/grade.h): configurations drawn at random over what
 // the assignment allows, run and reported apart from the points.
 #pragma once
 

@@ -304,9 +304,126 @@ std::vector<T> readRaw(const std::string& path, size_t count) {
     return data;
 }
 
+// After a wrong output, why it may be wrong: run again (on the emulator under another thread
+// schedule), output that changes between runs on the same input is a race; else the
+// lockstep-order hint (raceInLockstepOrder).
+template <class Op>
+std::string wrongOutputHint(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<typename Op::Element>& got) {
+    using T = typename Op::Element;
+    const std::string other = rerunUnderAnotherSchedule();
+    const auto again = runner.runOnce();
+    startCaseSchedule(c.scheduleSeed);  // the case's own seed again, for its reproduce command
+    std::string hint;
+    if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
+        hint = "the output changes from run to run on the same input" + other +
+               ": a race, between the threads of a block (a missing "
+               "__syncthreads() or __syncwarp()?) or between blocks (one reading "
+               "what another block of the same launch writes: blocks run in any "
+               "order)";
+    else
+        hint = raceInLockstepOrder<T>(runner, got);
+    startCaseSchedule(c.scheduleSeed);
+    return hint;
+}
+
+// The timed loop. Every repetition, warm-ups included and counted on across rounds, gets an
+// input of its own drawn on the device and poisoned scratch (untimed); after it, with the
+// device synchronized, the harness checks on the device that the input is unchanged and the
+// output is that input's (harness/host/timed_check.cuh). One wrong repetition fails the
+// timing. `verify --rep R` names one.
+template <class Op>
+class TimedRounds {
+  public:
+    TimedRounds(const RunConfig& c, TaskRunner<Op>& runner)
+        : c_(c), runner_(runner), checker_(c.task->task, c.n, parseDistribution(c.dist)) {}
+
+    uint64_t repetitions() const { return nextRep_; }
+
+    // One round, `warmup` untimed and `reps` timed repetitions: their median, min and max
+    // into r.timing; false at a wrong repetition (r says which, and its timing is gone).
+    bool timeRound(RunResult& r) {
+        ++round_;
+        EventTimer timer;
+        std::vector<double> ms;
+        double checkMs = 0;
+        for (int k = 0; k < c_.warmup + c_.reps; ++k) {
+            const uint64_t rep = nextRep_++;
+            const uint64_t seed = timedInputSeed(c_.seed, rep);
+            std::string wrong;
+            const double t = timeRepetition(timer, seed, checkMs, wrong);
+            if (!wrong.empty()) {
+                failRepetition(r, rep, k, seed, wrong);
+                return false;
+            }
+            if (k >= c_.warmup) ms.push_back(t);
+        }
+        r.timing = Timing{c_.task->name, median(ms), *std::min_element(ms.begin(), ms.end()),
+                          *std::max_element(ms.begin(), ms.end()), c_.reps,
+                          c_.warmup + c_.reps, checkMs};
+        return true;
+    }
+
+  private:
+    // One repetition: its input drawn and checked around the timed launch (the checks'
+    // time into checkMs); the launch's ms, and what is wrong with it ("" if nothing).
+    double timeRepetition(EventTimer& timer, uint64_t seed, double& checkMs, std::string& wrong) {
+        using Clock = std::chrono::steady_clock;
+        auto t0 = Clock::now();
+        checker_.generate(runner_.in.data(), seed);
+        runner_.clearScratch();
+        deviceSynchronize("the input of a timed repetition");
+        checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        const double t = timeLaunch(timer, c_.task->name, [&] { runner_.launch(); });
+        t0 = Clock::now();
+        runner_.checkOverruns();
+        wrong = checker_.check(runner_.in.data(), runner_.out.data(), seed);
+        checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+        return t;
+    }
+
+    void failRepetition(RunResult& r, uint64_t rep, int k, uint64_t seed, const std::string& wrong) const {
+        r.status = "fail";
+        r.timing.reset();
+        r.message = "timed repetition " + std::to_string(rep) + " (" +
+                    (k < c_.warmup ? "warm-up " + std::to_string(k + 1) + " of " + std::to_string(c_.warmup)
+                                   : "timed run " + std::to_string(k - c_.warmup + 1) + " of " +
+                                         std::to_string(c_.reps)) +
+                    ", round " + std::to_string(round_) + ") is wrong: " + wrong +
+                    "; not timed (its input: --seed " + std::to_string(seed) + ")";
+    }
+
+    const RunConfig& c_;
+    TaskRunner<Op>& runner_;
+    timed::RepetitionCheck<Op> checker_;
+    uint64_t nextRep_ = 0;
+    int round_ = 0;
+};
+
+// A checked case timed: its rounds (served: as many as asked for; else one), then the last
+// repetition's output to --output, and the baselines after a good timing.
+template <class Op>
+void timeTask(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<typename Op::Element>& input,
+              RunResult& r) {
+    TimedRounds<Op> rounds(c, runner);
+    if (c.rounds) {
+        bool ok = true;
+        while (c.rounds->next()) {
+            if (ok) ok = rounds.timeRound(r);  // after a wrong one, every round says so
+            c.rounds->done(r);
+        }
+        if (rounds.repetitions() == 0) return;  // asked for no round: nothing timed, nothing written
+    } else {
+        rounds.timeRound(r);
+    }
+    if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out.download());
+    if (r.timing && c.baselines) {
+        runner.in.upload(input);  // the baselines' input
+        r.baselines = timeBaselines<Op>(runner, input);
+    }
+}
+
 template <class Op>
 RunResult runTask(const RunConfig& c) {
-    using T = typename Op::Element;
     RunResult r;
     const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
     startCaseSchedule(c.scheduleSeed);
@@ -325,87 +442,12 @@ RunResult runTask(const RunConfig& c) {
             r.check = checkOutput<Op>(c.task->task, input, got);
             if (!r.check.passed()) {
                 r.status = "fail";
-                // Run again (on the emulator under another thread schedule): output that
-                // changes between runs on the same input is a race.
-                const std::string other = rerunUnderAnotherSchedule();
-                const auto again = runner.runOnce();
-                startCaseSchedule(c.scheduleSeed);  // the case's own seed again, for its reproduce command
-                if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
-                    r.hint = "the output changes from run to run on the same input" + other +
-                             ": a race, between the threads of a block (a missing "
-                             "__syncthreads() or __syncwarp()?) or between blocks (one reading "
-                             "what another block of the same launch writes: blocks run in any "
-                             "order)";
-                else
-                    r.hint = raceInLockstepOrder<T>(runner, got);
-                startCaseSchedule(c.scheduleSeed);
+                r.hint = wrongOutputHint<Op>(c, runner, got);
             }
         }
         const bool timed = c.time && r.status == "pass";
         if (!c.outputFile.empty() && !timed) writeRaw(c.outputFile, got);
-        if (timed) {
-            // Every repetition, warm-ups included and counted on across rounds, gets an
-            // input of its own drawn on the device and poisoned scratch (untimed); after
-            // it, with the device synchronized, the harness checks on the device that the
-            // input is unchanged and the output is that input's (harness/host/timed_check.cuh).
-            // One wrong repetition fails the timing. `verify --rep R` names one.
-            timed::RepetitionCheck<Op> checker(c.task->task, c.n, parseDistribution(c.dist));
-            uint64_t nextRep = 0;
-            int round = 0;
-            auto timeRound = [&]() -> bool {
-                ++round;
-                EventTimer timer;
-                std::vector<double> ms;
-                double checkMs = 0;
-                using Clock = std::chrono::steady_clock;
-                for (int k = 0; k < c.warmup + c.reps; ++k) {
-                    const uint64_t rep = nextRep++;
-                    const uint64_t seed = timedInputSeed(c.seed, rep);
-                    auto t0 = Clock::now();
-                    checker.generate(runner.in.data(), seed);
-                    runner.clearScratch();
-                    deviceSynchronize("the input of a timed repetition");
-                    checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-                    const double t = timeLaunch(timer, c.task->name, [&] { runner.launch(); });
-                    t0 = Clock::now();
-                    runner.checkOverruns();
-                    const std::string wrong = checker.check(runner.in.data(), runner.out.data(), seed);
-                    checkMs += std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-                    if (!wrong.empty()) {
-                        r.status = "fail";
-                        r.timing.reset();
-                        r.message = "timed repetition " + std::to_string(rep) + " (" +
-                                    (k < c.warmup ? "warm-up " + std::to_string(k + 1) + " of " +
-                                                        std::to_string(c.warmup)
-                                                  : "timed run " + std::to_string(k - c.warmup + 1) +
-                                                        " of " + std::to_string(c.reps)) +
-                                    ", round " + std::to_string(round) + ") is wrong: " + wrong +
-                                    "; not timed (its input: --seed " + std::to_string(seed) + ")";
-                        return false;
-                    }
-                    if (k >= c.warmup) ms.push_back(t);
-                }
-                r.timing = Timing{c.task->name, median(ms), *std::min_element(ms.begin(), ms.end()),
-                                  *std::max_element(ms.begin(), ms.end()), c.reps,
-                                  c.warmup + c.reps, checkMs};
-                return true;
-            };
-            if (c.rounds) {
-                bool ok = true;
-                while (c.rounds->next()) {
-                    if (ok) ok = timeRound();  // after a wrong one, every round says so
-                    c.rounds->done(r);
-                }
-                if (nextRep == 0) return r;  // asked for no round: nothing timed, nothing written
-            } else {
-                timeRound();
-            }
-            if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out.download());
-            if (r.timing && c.baselines) {
-                runner.in.upload(input);  // the baselines' input
-                r.baselines = timeBaselines<Op>(runner, input);
-            }
-        }
+        if (timed) timeTask<Op>(c, runner, input, r);
     } catch (const CudaError& e) {
         r.status = "error";
         r.message = e.what();
