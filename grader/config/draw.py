@@ -217,8 +217,10 @@ def _task_cases(rng: random.Random, a: Assignment, task: Task, limits: DrawLimit
         # A 32-bit index overflows from 2^31: the cheapest element (4 bytes) past it.
         driver = rng.choice(task.driver_tasks)
         op = min(a.operators_for(driver), key=lambda o: (a.operator(o).element_bytes, o))
-        top = limits.huge_max_n if a.driver_task(driver).output == "one" else \
-            min(limits.huge_max_n, limits.huge_output_max_n)
+        # Its output a file as large as the input's up to huge_output_max_n elements.
+        top = limits.huge_max_n \
+            if a.driver_task(driver).output_count(limits.huge_max_n) <= limits.huge_output_max_n \
+            else min(limits.huge_max_n, limits.huge_output_max_n)
         out.append(Case(driver, op, rng.randint(HUGE_MIN_N + 1, top), rng.choice(blocks), "random",
                         True, GROUP))
     if limits.large_race_on_grade:
