@@ -267,7 +267,7 @@ def assignment_header(a: Assignment) -> str:
     lim, codes = a.limits, a.exit_codes
     tasks = "\n".join(
         f"    {{Task::{d.type}, {c_string(d.name)}, {d.task}, {c_string(a.task(d.task).file)}, "
-        f"{d.elements_moved}, Output::{'One' if d.output == 'one' else 'PerElement'}, "
+        f"{d.elements_moved}, {{{d.output.per_input}u, {d.output.fixed}u}}, "
         f"{c_string(','.join(d.baselines))}}}," for d in a.driver_tasks)
     students = "\n".join(
         f"    {{{t.number}, {c_string(t.name)}, {c_string(t.title)}, {c_string(t.file)}, "
@@ -302,7 +302,10 @@ def assignment_header(a: Assignment) -> str:
         f"{{\"no-gpu\", kExitNoGpu}},\n}};\n\n"
         "// [[driver_task]]: what `scanlab run --task NAME` runs\n"
         f"enum class Task {{ {', '.join(d.type for d in a.driver_tasks)} }};\n"
-        "enum class Output { PerElement, One };\n\n"
+        "// A task's output size, the manifest's `output` as grader/config/assignment.py reads it:\n"
+        "// `fixed` elements, plus one per `perInput` input elements (0: none), the last group\n"
+        "// possibly short (outputCount, harness/host/tasks.h).\n"
+        "struct OutputSize {\n    unsigned perInput;\n    unsigned fixed;\n};\n\n"
         "struct TaskInfo {\n"
         "    Task task;\n"
         "    const char* name;         // --task\n"
@@ -310,7 +313,7 @@ def assignment_header(a: Assignment) -> str:
         "    const char* studentFile;  // under student/\n"
         "    int bytesMoved;           // elements a perfect kernel reads + writes per input\n"
         "                              // element, in units of sizeof(Element): GB/s\n"
-        "    Output output;            // one element per input element, or one in all\n"
+        "    OutputSize output;        // the elements it writes for n input elements\n"
         "    const char* baselines;    // what --baselines times, comma-separated\n"
         "};\n\n"
         f"inline const TaskInfo kTasks[] = {{\n{tasks}\n}};\n"

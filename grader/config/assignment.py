@@ -18,7 +18,6 @@ from .toml_table import TomlTable, read_toml
 
 DEFAULT_PATH = REPO_ROOT / "data" / "assignment.toml"
 SAMPLE_KINDS = ("small-int", "full-int", "unit-float")
-OUTPUT_RULES = ("n", "one")
 
 
 class AssignmentError(ValueError):
@@ -67,6 +66,34 @@ def parse_count(value: int | str) -> int:
             product *= int(base) ** int(exponent) if exponent else int(base)
         total += -product if sign == "-" else product
     return total
+
+
+@dataclass(frozen=True)
+class OutputSize:
+    """How many elements a driver task writes for n input elements: `fixed`, plus one per
+    `per_input` input elements (0: none), the last group possibly short. The manifest's
+    `output` ("n", "n/1024", "1") read by parse_output_size, the one reader of it; the
+    driver gets the two numbers (harness/generated/assignment.h, outputCount in
+    harness/host/tasks.h)."""
+    text: str
+    per_input: int
+    fixed: int
+
+    def count(self, n: int) -> int:
+        return self.fixed + (-(-n // self.per_input) if self.per_input else 0)
+
+
+_OUTPUT_SIZE = re.compile(r"n(?:/(\d+))?|(\d+)")
+
+
+def parse_output_size(text: str) -> OutputSize:
+    """'n' (one element per input element), 'n/K' (one per K input elements, rounded up:
+    a segmented reduce) or 'K' (K elements whatever n is: a reduce writes "1")."""
+    found = _OUTPUT_SIZE.fullmatch(text.replace(" ", ""))
+    if not found or int(found.group(1) or found.group(2) or 1) < 1:
+        raise AssignmentError(f"output size {text!r}: expected n, n/K or K (K a whole number >= 1)")
+    per, fixed = found.groups()
+    return OutputSize(text, 0 if fixed else int(per or 1), int(fixed or 0))
 
 
 @dataclass(frozen=True)
@@ -122,12 +149,12 @@ class DriverTask:
     name: str
     type: str                  # scanlab::tasks::<type> (and Task::<type>), in harness/tasks/
     task: int
-    output: str                # "n" or "one"
+    output: OutputSize         # the manifest's `output`: "n", "n/1024", "1"
     elements_moved: int
     baselines: tuple[str, ...]
 
     def output_count(self, n: int) -> int:
-        return 1 if self.output == "one" else n
+        return self.output.count(n)
 
 
 @dataclass(frozen=True)
@@ -291,13 +318,15 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     for i, raw in enumerate(tables if isinstance(tables, list) else []):
         t = _Table(raw, f"[[driver_task]] #{i + 1}")
         t.unknown({"name", "type", "task", "output", "elements_moved", "baselines"})
+        try:
+            output = parse_output_size(t.get("output", str))
+        except AssignmentError as e:
+            raise AssignmentError(f"{t.where}: `output`: {e}") from None
         d = DriverTask(t.get("name", str), t.get("type", str), t.get("task", int),
-                       t.get("output", str), t.get("elements_moved", int), t.strings("baselines", ()))
+                       output, t.get("elements_moved", int), t.strings("baselines", ()))
         if not _NAME.fullmatch(d.name) or not _IDENT.fullmatch(d.type):
             raise AssignmentError(f"{t.where}: `name` must be lower-case-with-dashes and `type` "
                                   "a C++ identifier")
-        if d.output not in OUTPUT_RULES:
-            raise AssignmentError(f"{t.where}: `output` must be one of {', '.join(OUTPUT_RULES)}")
         driver_tasks.append(d)
     _require(driver_tasks, "[[driver_task]]", "driver tasks", "name", "type")
     names = tuple(d.name for d in driver_tasks)

@@ -59,7 +59,7 @@ class DrawLimits:
 
     max_n: int                 # the largest drawn size besides the huge and race-large ones
     huge_max_n: int | None     # a case per task in [2^31, this] (None: not on this backend)
-    huge_output_max_n: int     # ... for driver tasks with one output element per input
+    huge_output_max_n: int     # ... for driver tasks with more output elements than this there
     race_min_n: int            # the race check's large size: in [race_min_n, race_max_n]
     race_max_n: int
     race_cases: int            # race-check configurations per task besides the large one
@@ -109,8 +109,8 @@ class DrawnRubric:
                          "overflows there; 2^31 int32 elements are 8 GiB)")
     huge_output_max_n: int = setting((1 << 31) + (1 << 24), "the largest huge size of a driver "
                                      "task with one output element per input (its output file is "
-                                     "as large as its input); reduce draws up to the assignment's "
-                                     "max_n", minimum=1 << 31)
+                                     "as large as its input); one whose output at the assignment's "
+                                     "max_n is no larger (reduce) draws up to that max_n", minimum=1 << 31)
     emulator_max_n: int | None = setting(None, "on the emulator, the largest drawn size besides "
                                          "the race sizes (default: [emulator] max_n)", minimum=1)
     race_min_n: int = setting((1 << 21) + 1, "the race check's large size (each task whose kernels "
@@ -217,8 +217,10 @@ def _task_cases(rng: random.Random, a: Assignment, task: Task, limits: DrawLimit
         # A 32-bit index overflows from 2^31: the cheapest element (4 bytes) past it.
         driver = rng.choice(task.driver_tasks)
         op = min(a.operators_for(driver), key=lambda o: (a.operator(o).element_bytes, o))
-        top = limits.huge_max_n if a.driver_task(driver).output == "one" else \
-            min(limits.huge_max_n, limits.huge_output_max_n)
+        # Its output a file as large as the input's up to huge_output_max_n elements.
+        top = limits.huge_max_n \
+            if a.driver_task(driver).output_count(limits.huge_max_n) <= limits.huge_output_max_n \
+            else min(limits.huge_max_n, limits.huge_output_max_n)
         out.append(Case(driver, op, rng.randint(HUGE_MIN_N + 1, top), rng.choice(blocks), "random",
                         True, GROUP))
     if limits.large_race_on_grade:

@@ -15,7 +15,7 @@ import pytest
 
 from conftest import REPO
 from grader.config.assignment import (AssignmentError, CountError, default_assignment, load_assignment,
-                               parse_assignment, parse_count)
+                               parse_assignment, parse_count, parse_output_size)
 from grader.config.rubric import load_rubric
 
 EMU_DRIVER = REPO / "build" / "scanlab-reference-emu"
@@ -50,6 +50,24 @@ def test_size_grammar_examples():
 def test_size_grammar_rejects(text):
     with pytest.raises(CountError):
         parse_count(text)
+
+
+@pytest.mark.parametrize("text, counts", [
+    ("n", {1: 1, 1000: 1000, 2**32: 2**32}),
+    ("1", {1: 1, 1000: 1, 2**32: 1}),
+    ("n/1024", {1: 1, 1024: 1, 1025: 2, 3 * 1024: 3, 2**32: 2**22}),
+    (" n / 3 ", {1: 1, 3: 1, 4: 2}),
+    ("4", {1: 4, 5000: 4}),
+])
+def test_output_sizes(text, counts):
+    size = parse_output_size(text)
+    assert {n: size.count(n) for n in counts} == counts
+
+
+@pytest.mark.parametrize("text", ["", "one", "n/0", "0", "2n", "n*2", "n/", "n+1", "n/-4"])
+def test_output_sizes_rejected(text):
+    with pytest.raises(AssignmentError, match="output size"):
+        parse_output_size(text)
 
 
 @pytest.mark.parametrize("change, message", [

@@ -13,6 +13,14 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, TEST_RUBRIC, cache_dir, compose
+from grader.config.rubric import Rubric, load_rubric
+
+
+def emulator_grade_of_the_reference(rubric: Rubric) -> tuple[float, float]:
+    """What the reference earns where performance is not measured: every task's correctness
+    points, the bonus tasks' on top of the maximum; and of it, the bonus."""
+    bonus = sum(t.correctness_points for t in rubric.tasks if t.bonus)
+    return rubric.max_correctness + bonus, bonus
 
 
 def grader(*args: str, cwd: Path | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
@@ -91,14 +99,18 @@ def test_grade_reference_from_the_command_line(tmp_path):
     r = grader("grade", str(submission), "--backend", "emulator", "--rubric", str(TEST_RUBRIC),
                "--cache", str(cache_dir()), "--seed", "11", "--out", str(out), "--gradescope", str(gs))
     assert r.returncode == 0, r.stderr
-    # The reference earns the bonus too: 5 correctness points on top of the 60.
-    assert "TOTAL  65.00 / 60 (correctness; performance, 40 points, not measured, 5.00 of it bonus)" in r.stdout
+    # The reference earns the bonus too: its correctness points on top of the maximum.
+    rubric = load_rubric(TEST_RUBRIC)
+    score, bonus = emulator_grade_of_the_reference(rubric)
+    assert bonus > 0
+    assert (f"TOTAL  {score:.2f} / {rubric.max_correctness:g} (correctness; performance, "
+            f"{rubric.max_performance:g} points, not measured, {bonus:.2f} of it bonus)") in r.stdout
     assert "seed 11" in r.stdout
     # The one-line note: "No GPU: ..." here, "Emulator backend chosen: ..." on a GPU machine.
     assert "correctness is graded with the CPU emulator; performance is not measured" in r.stdout
     for name in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):
         assert (out / name).is_file(), name
-    assert json.loads(gs.read_text())["score"] == 65
+    assert json.loads(gs.read_text())["score"] == score
 
 
 def test_batch_from_the_command_line(tmp_path):
@@ -123,8 +135,9 @@ def test_batch_from_the_command_line(tmp_path):
 
 @pytest.mark.usefixtures("emu_session")   # skips without an emulator
 def test_gradescope_autograder_runs(tmp_path):
+    rubric = load_rubric(REPO / "data" / "rubric.toml")
     zip_says = grader("gradescope-zip", "--out", str(tmp_path / "said.zip")).stdout
-    assert "set the assignment's autograder points to 60" in zip_says
+    assert f"set the assignment's autograder points to {rubric.max_correctness:g}" in zip_says
     # The zip as Gradescope uses it: unpacked into <root>/source, the submission in
     # <root>/submission, run_autograder writes <root>/results/results.json.
     out = tmp_path / "ag.zip"
@@ -144,8 +157,9 @@ def test_gradescope_autograder_runs(tmp_path):
                        capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr
     data = json.loads((root / "results" / "results.json").read_text())
-    assert data["score"] == 65, p.stdout[-2000:] + p.stderr[-2000:]   # 60 + the bonus's 5
+    score, _ = emulator_grade_of_the_reference(rubric)   # the maximum + the bonus's correctness
+    assert data["score"] == score, p.stdout[-2000:] + p.stderr[-2000:]
     # No GPU on Gradescope: said once at the top, and no performance test shown as passed.
-    assert "Performance (40 points) is not measured here" in data["output"]
+    assert f"Performance ({rubric.max_performance:g} points) is not measured here" in data["output"]
     assert not any("performance" in t["name"] for t in data["tests"])
     assert "notes.txt" in json.dumps(data)

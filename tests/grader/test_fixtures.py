@@ -53,9 +53,10 @@ def test_a_new_task_takes_its_verdict_from_the_base():
     import dataclasses
     from grader.config.assignment import default_assignment
     a = default_assignment()
-    required = dataclasses.replace(a.tasks[0], number=5, name="suffix-scan", file="suffix_scan.cuh",
+    free = max(t.number for t in a.tasks) + 1   # the first free task number
+    required = dataclasses.replace(a.tasks[0], number=free, name="suffix-scan", file="suffix_scan.cuh",
                                    bonus=False)
-    bonus = dataclasses.replace(required, number=6, name="segmented-sort", file="segmented_sort.cuh",
+    bonus = dataclasses.replace(required, number=free + 1, name="segmented-sort", file="segmented_sort.cuh",
                                 bonus=True)
     more = dataclasses.replace(a, tasks=a.tasks + (required, bonus))
     verdicts = {name: load_fixture(name).expected("emulator", more)

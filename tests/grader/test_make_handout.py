@@ -25,13 +25,17 @@ def test_table_follows_the_rubric(tmp_path: Path):
     assert changed.count("33") > text.count("33") and "1.5" in changed
     (tmp_path / "cases.toml").write_text((REPO / "data" / "cases.toml").read_text())
     (tmp_path / "rubric.toml").write_text(changed)
-    table = make_handout.rubric_table(load_rubric(tmp_path / "rubric.toml"))
+    before, after = load_rubric(REPO / "data" / "rubric.toml"), load_rubric(tmp_path / "rubric.toml")
+    table = make_handout.rubric_table(after)
     assert "| 3: scan of any length (inclusive and exclusive) | `student/scan.cuh` | 33 | 20 |" in table
-    assert "| total | | 63 | 40 | 103 points |" in table
-    # The bonus comes after the total, not in it.
-    bonus = table.index("| 4: bonus: single-pass scan with decoupled look-back |")
-    assert bonus > table.index("| total |")
-    assert "| bonus, on top of the total | | | | 15 points |" in table
+    # The totals follow: 3 more correctness points, the performance points as they were.
+    correctness, performance = before.max_correctness + 3, before.max_performance
+    assert after.max_correctness == correctness
+    assert f"| total | | {correctness:g} | {performance:g} | {correctness + performance:g} points |" in table
+    # The bonus tasks come after the total, not in it.
+    bonus = [t for t in after.tasks if t.bonus]
+    assert bonus and all(table.index(f"| {t.number}: {t.title} |") > table.index("| total |") for t in bonus)
+    assert f"| bonus, on top of the total | | | | {sum(t.max_points for t in bonus):g} points |" in table
     assert "full within 1.5x the reference time" in table
     assert "`<cstdint>`" in table and "`#pragma`" in table
 

@@ -1,12 +1,14 @@
 """Adding a task is four hand-written files and one `make handout` (README.md, "To add
 a task"): the driver, the C++ suite and the grader pick it up, with nothing else edited.
 
-A copy of the repository gets a fifth task, a bonus suffix scan with a trivial kernel
-(one thread walks the array from the right): its [[task]] and [[driver_task]] in the
-manifest, its student file in solution/student/, its type in
-handout/harness/tasks/suffix_scan_task.cuh, its points in the rubric. `make_handout.py` runs
-once; then the emulator driver and the C++ suite are built (those targets only) and
-asked what they see, and the grader grades the solution's file on the emulator.
+A copy of the repository gets one more task under the first free task number, a bonus
+segmented reduce (one output element per 1024 input elements: an output size that is
+neither n nor one) with a trivial kernel (one thread folds each segment): its [[task]]
+and [[driver_task]] in the manifest, its student file in solution/student/, its type in
+handout/harness/tasks/segment_reduce_task.cuh, its points in the rubric.
+`make_handout.py` runs once; then the emulator driver and the C++ suite are built (those
+targets only) and asked what they see, the grader grades the solution's file on the
+emulator, and the tests that read the task list from data/ pass there unedited.
 """
 from __future__ import annotations
 
@@ -15,34 +17,40 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO
+from grader.config.assignment import default_assignment, parse_output_size
 
-MANIFEST_TASK = '''
+NUMBER = max(t.number for t in default_assignment().tasks) + 1   # the first free task number
+SEGMENT = 1024
+OUTPUT = f"n/{SEGMENT}"
+
+MANIFEST_TASK = f'''
 [[task]]
-number = 5
-name = "suffix-scan"
-title = "bonus: suffix scan (a toy task added by tests/grader/test_new_task.py)"
-file = "suffix_scan.cuh"
-kernels = ["suffixScanKernel"]
+number = {NUMBER}
+name = "segment-reduce"
+title = "bonus: segmented reduce (a toy task added by tests/grader/test_new_task.py)"
+file = "segment_reduce.cuh"
+kernels = ["segmentReduceKernel"]
 bonus = true
 '''
 
-MANIFEST_DRIVER_TASK = '''
+MANIFEST_DRIVER_TASK = f'''
 [[driver_task]]
-name = "suffix-scan"
-type = "SuffixScan"
-task = 5
-output = "n"
-elements_moved = 2
+name = "segment-reduce"
+type = "SegmentReduce"
+task = {NUMBER}
+output = "{OUTPUT}"
+elements_moved = 1
 baselines = ["cpu-sequential"]
 '''
 
-STUDENT_FILE = '''\
-// Task 5: the inclusive suffix scan, out[i] = in[i] (+) in[i+1] (+) ... (+) in[n-1].
+STUDENT_FILE = f'''\
+// Task {NUMBER}: the segmented reduce, out[s] = the fold of in[s*{SEGMENT}, min(n, (s+1)*{SEGMENT})).
 //                                                                  YOUR FILE: edit it.
 #pragma once
 #include <cstddef>
@@ -51,32 +59,31 @@ STUDENT_FILE = '''\
 #include "harness/platform.cuh"
 #include "harness/runtime.cuh"
 
-namespace scanlab {
+namespace scanlab {{
 
 template <class Op>
-__global__ void suffixScanKernel(const typename Op::Element* in, typename Op::Element* out,
-                                 size_t n) {
+__global__ void segmentReduceKernel(const typename Op::Element* in, typename Op::Element* out,
+                                    size_t n, size_t segment) {{
     //@@ solution
-    // One thread walks the array from the right: trivial, and right for any operator.
-    if (blockIdx.x != 0 || threadIdx.x != 0) return;
+    // One thread folds each segment, from the left: trivial, and right for any operator.
+    const size_t s = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+    if (s * segment >= n) return;
     typename Op::Element acc = Op::identity();
-    for (size_t i = n; i-- > 0;) {
-        acc = Op::apply(in[i], acc);
-        out[i] = acc;
-    }
+    for (size_t i = s * segment; i < n && i < (s + 1) * segment; ++i) acc = Op::apply(acc, in[i]);
+    out[s] = acc;
     //@@ placeholder
-    //| // TODO(task 5): the suffix scan.
+    //| // TODO(task {NUMBER}): the segmented reduce.
     //| notImplemented();
     //@@ end
-}
+}}
 
-}  // namespace scanlab
+}}  // namespace scanlab
 '''
 
-TASK_HEADER = '''\
+TASK_HEADER = f'''\
 // scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
-// Task 5's driver task (student/suffix_scan.cuh): the inclusive suffix scan.
+// Task {NUMBER}'s driver task (student/segment_reduce.cuh): the fold of each segment of {SEGMENT}.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -85,54 +92,70 @@ TASK_HEADER = '''\
 #include "harness/tasks/task.cuh"
 #include "harness/tasks/tiling.cuh"
 
-namespace scanlab::tasks {
+namespace scanlab::tasks {{
 
-struct SuffixScan {
+inline constexpr size_t kSegment = {SEGMENT};
+
+struct SegmentReduce {{
     template <class Op>
-    static std::vector<typename Op::Element> reference(const std::vector<typename Op::Element>& in) {
-        std::vector<typename Op::Element> out(in.size());
-        typename Op::Element acc = Op::identity();
-        for (size_t i = in.size(); i-- > 0;) out[i] = acc = Op::apply(in[i], acc);
+    static std::vector<typename Op::Element> reference(const std::vector<typename Op::Element>& in) {{
+        std::vector<typename Op::Element> out((in.size() + kSegment - 1) / kSegment, Op::identity());
+        for (size_t i = 0; i < in.size(); ++i) out[i / kSegment] = Op::apply(out[i / kSegment], in[i]);
         return out;
-    }
+    }}
 
     static constexpr TimedCheck kTimedCheck = TimedCheck::onHost();
 
     template <class Op, class Baselines>
-    static void baselines(Baselines&) {}  // the CPU reference only
-};
+    static void baselines(Baselines&) {{}}  // the CPU reference only
+}};
 
-}  // namespace scanlab::tasks
+}}  // namespace scanlab::tasks
 
 #if defined(SCANLAB_STUDENT_UNIT)
-#include "student/suffix_scan.cuh"
+#include "student/segment_reduce.cuh"
 
-namespace scanlab {
+namespace scanlab {{
 
 template <>
-struct Plan<tasks::SuffixScan> {
+struct Plan<tasks::SegmentReduce> {{
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
-                       unsigned blockSize, const Scratch<typename Op::Element>&) {
-        launchKernel("suffixScanKernel", suffixScanKernel<Op>, dim3(1), dim3(blockSize), 0, in, out, n);
-    }
-};
+                       unsigned blockSize, const Scratch<typename Op::Element>&) {{
+        const size_t segments = (n + tasks::kSegment - 1) / tasks::kSegment;
+        launchKernel("segmentReduceKernel", segmentReduceKernel<Op>,
+                     dim3(unsigned((segments + blockSize - 1) / blockSize)), dim3(blockSize), 0, in, out,
+                     n, tasks::kSegment);
+    }}
+}};
 
-}  // namespace scanlab
+}}  // namespace scanlab
 #endif
 '''
 
-RUBRIC_TASK = '''
+RUBRIC_TASK = f'''
 [[task]]
-number = 5
+number = {NUMBER}
 correctness_points = 5
 performance_points = 0
 '''
 
-HAND_WRITTEN = {"data/assignment.toml", "solution/student/suffix_scan.cuh",
-                "handout/harness/tasks/suffix_scan_task.cuh", "data/rubric.toml"}
+HAND_WRITTEN = {"data/assignment.toml", "solution/student/segment_reduce.cuh",
+                "handout/harness/tasks/segment_reduce_task.cuh", "data/rubric.toml"}
 IGNORED = ("build", "build-*", ".venv", ".git", "__pycache__", ".pytest_cache", ".dev", ".debs",
            "grader-out")
+# The tests that read the task list from data/: each passes in the copy, unedited. Of
+# test_cli, not the two that grade the whole reference (minutes of builds in a fresh copy;
+# the new task's grade below covers the path, and their totals come from the rubric).
+DATA_DRIVEN_TESTS = ("test_assignment.py", "test_rubric.py", "test_make_handout.py", "test_reports.py",
+                     "test_html.py", "test_fixtures.py", "test_cli.py")
+WHOLE_GRADES = "not test_grade_reference_from_the_command_line and not test_gradescope_autograder_runs"
+
+
+@dataclass(frozen=True)
+class RepoWithTask:
+    root: Path
+    generated: frozenset[str]   # what its one `make handout` wrote
 
 
 def run(argv: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
@@ -149,7 +172,7 @@ def insert_before(path: Path, marker: str, text: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def repo_with_task(tmp_path_factory) -> Path:
+def repo_with_task(tmp_path_factory) -> RepoWithTask:
     if not shutil.which("cmake") or not shutil.which("g++"):
         pytest.skip("cmake and g++ are needed to build the emulator driver")
     root = tmp_path_factory.mktemp("task") / "scanlab"
@@ -158,14 +181,14 @@ def repo_with_task(tmp_path_factory) -> Path:
     manifest = root / "data" / "assignment.toml"
     insert_before(manifest, "# ---- exercises", MANIFEST_TASK)
     manifest.write_text(manifest.read_text() + MANIFEST_DRIVER_TASK)
-    (root / "solution" / "student" / "suffix_scan.cuh").write_text(STUDENT_FILE)
-    (root / "handout" / "harness" / "tasks" / "suffix_scan_task.cuh").write_text(TASK_HEADER)
+    (root / "solution" / "student" / "segment_reduce.cuh").write_text(STUDENT_FILE)
+    (root / "handout" / "harness" / "tasks" / "segment_reduce_task.cuh").write_text(TASK_HEADER)
     insert_before(root / "data" / "rubric.toml", "[correctness]", RUBRIC_TASK)
     # One `make handout`: it must succeed on its first run.
     r = run([sys.executable, "tools/make_handout.py"], root)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "wrote handout/student/suffix_scan.cuh" in r.stdout
-    assert "wrote handout/harness/generated/task_list.cuh" in r.stdout
+    generated = frozenset(re.findall(r"^wrote (\S+)$", r.stdout, re.M))
+    assert {"handout/student/segment_reduce.cuh", "handout/harness/generated/task_list.cuh"} <= generated
     # The emulator driver and the C++ suite, nothing else.
     r = run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Release"], root)
     if r.returncode != 0 and "Boost" in r.stdout + r.stderr:
@@ -174,54 +197,62 @@ def repo_with_task(tmp_path_factory) -> Path:
     r = run(["cmake", "--build", "build", "-j", "2", "--target", "scanlab-reference-emu", "test_suite_emu"],
             root)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    return root
+    return RepoWithTask(root, generated)
 
 
-def test_the_driver_runs_the_new_task(repo_with_task: Path):
-    driver = repo_with_task / "build" / "scanlab-reference-emu"
-    assert run([str(driver), "list", "tasks"], repo_with_task).stdout.split()[-1] == "suffix-scan"
-    r = run([str(driver), "run", "--task", "suffix-scan", "--op", "mssp", "--n", "70001", "--block", "96"],
-            repo_with_task)
-    assert r.returncode == 0 and "check   PASS (70001 elements match" in r.stdout, r.stdout + r.stderr
+def test_the_driver_runs_the_new_task(repo_with_task: RepoWithTask):
+    root = repo_with_task.root
+    driver = root / "build" / "scanlab-reference-emu"
+    assert run([str(driver), "list", "tasks"], root).stdout.split()[-1] == "segment-reduce"
+    # 70001 elements: 69 segments, the last one short; the output is the manifest's size.
+    outputs = parse_output_size(OUTPUT).count(70001)
+    assert outputs == 69
+    r = run([str(driver), "run", "--task", "segment-reduce", "--op", "mssp", "--n", "70001", "--block", "96",
+             "--output", "out.bin"], root)
+    assert r.returncode == 0 and f"check   PASS ({outputs} elements match" in r.stdout, r.stdout + r.stderr
+    assert (root / "out.bin").stat().st_size == outputs * default_assignment().operator("mssp").element_bytes
     # Timed: every repetition checked on the host against the type's reference (its
     # TimedCheck), and its one baseline.
-    r = run([str(driver), "run", "--task", "suffix-scan", "--n", "5000", "--time", "--warmup", "1",
-             "--reps", "2", "--baselines", "--json", "-"], repo_with_task)
+    r = run([str(driver), "run", "--task", "segment-reduce", "--n", "5000", "--time", "--warmup", "1",
+             "--reps", "2", "--baselines", "--json", "-"], root)
     assert r.returncode == 0, r.stdout + r.stderr
     result = json.loads(r.stdout.splitlines()[-1])
     assert result["status"] == "pass" and [b["name"] for b in result["baselines"]] == ["cpu-sequential"]
 
 
-def test_the_cpp_suite_registers_and_passes_the_new_task(repo_with_task: Path):
-    suite = repo_with_task / "build" / "tests" / "test_suite_emu"
-    listed = run([str(suite), "--list-test-names-only"], repo_with_task).stdout
-    assert "suffix-scan: reference over the suite" in listed
+def test_the_cpp_suite_registers_and_passes_the_new_task(repo_with_task: RepoWithTask):
+    root = repo_with_task.root
+    suite = root / "build" / "tests" / "test_suite_emu"
+    listed = run([str(suite), "--list-test-names-only"], root).stdout
+    assert "segment-reduce: reference over the suite" in listed
     # Its CTest, from the manifest's list of driver tasks (--warn NoTests: it runs cases).
-    r = run(["ctest", "--test-dir", "build", "-R", "^emu.reference.suffix-scan$", "--output-on-failure"],
-            repo_with_task)
+    r = run(["ctest", "--test-dir", "build", "-R", "^emu.reference.segment-reduce$", "--output-on-failure"],
+            root)
     assert r.returncode == 0, r.stdout[-4000:]
     assert "100% tests passed, 0 tests failed out of 1" in r.stdout, r.stdout[-4000:]
 
 
-def test_the_grader_grades_the_new_task(repo_with_task: Path, tmp_path: Path):
-    # A student's own suffix scan (not the reference's file, so the grader builds it).
+def test_the_grader_grades_the_new_task(repo_with_task: RepoWithTask, tmp_path: Path):
+    root = repo_with_task.root
+    # A student's own segmented reduce (not the reference's file, so the grader builds it).
     submission = tmp_path / "alice"
     (submission / "student").mkdir(parents=True)
-    mine = (repo_with_task / "handout" / "student" / "suffix_scan.cuh").read_text().replace(
-        "    // TODO(task 5): the suffix scan.\n    notImplemented();\n",
-        "    if (blockIdx.x != 0 || threadIdx.x != 0) return;\n"
-        "    typename Op::Element total = Op::identity();\n"
-        "    for (size_t i = n; i > 0; --i) out[i - 1] = total = Op::apply(in[i - 1], total);\n")
+    mine = (root / "handout" / "student" / "segment_reduce.cuh").read_text().replace(
+        f"    // TODO(task {NUMBER}): the segmented reduce.\n    notImplemented();\n",
+        "    const size_t first = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * segment;\n"
+        "    if (first >= n) return;\n"
+        "    typename Op::Element total = in[first];\n"
+        "    for (size_t i = first + 1; i < n && i < first + segment; ++i) total = Op::apply(total, in[i]);\n"
+        "    out[first / segment] = total;\n")
     assert "notImplemented" not in mine
-    (submission / "student" / "suffix_scan.cuh").write_text(mine)
+    (submission / "student" / "segment_reduce.cuh").write_text(mine)
     out = tmp_path / "out"
     r = run([sys.executable, "-m", "grader", "grade", str(submission), "--backend", "emulator", "--no-perf",
-             "-j", "2", "--seed", "7", "--cache", str(tmp_path / "cache"), "--out", str(out), "-q"],
-            repo_with_task)
+             "-j", "2", "--seed", "7", "--cache", str(tmp_path / "cache"), "--out", str(out), "-q"], root)
     results = out / "results.json"
     assert results.is_file(), (r.stdout + r.stderr)[-4000:]
     tasks = {t["name"]: t for t in json.loads(results.read_text())["tasks"]}
-    task = tasks["suffix-scan"]
+    task = tasks["segment-reduce"]
     assert task["status"] == "graded" and not task["identical_to_reference"], task
     assert task["build"]["ok"] and not task["build"]["cached"], task["build"]
     assert task["cases"] and task["passed"] == task["total"] == len(task["cases"]), task
@@ -229,20 +260,24 @@ def test_the_grader_grades_the_new_task(repo_with_task: Path, tmp_path: Path):
     assert tasks["reduce"]["status"] == "missing"  # the other tasks' files are not there
 
 
-def test_nothing_but_the_four_files_and_generated_files_changed(repo_with_task: Path):
-    generated = {"handout/harness/generated/assignment.h", "handout/harness/generated/operators.cuh",
-                 "handout/harness/generated/task_list.cuh", "handout/harness/generated/grading.h",
-                 "handout/cmake/assignment.cmake", "handout/appendix/C-reference.md",
-                 "handout/appendix/D-grading.md", "handout/tasks/1-warp-scan.md", "handout/tasks/2-reduce.md",
-                 "handout/tasks/3-scan.md", "handout/tasks/4-lookback-scan.md",
-                 "handout/student/suffix_scan.cuh", "handout/tools/code_rules.json"}
+def test_nothing_but_the_four_files_and_generated_files_changed(repo_with_task: RepoWithTask):
+    root = repo_with_task.root
     changed = set()
-    for f in repo_with_task.rglob("*"):
-        rel = f.relative_to(repo_with_task).as_posix()
-        if not f.is_file() or rel.startswith("build/") or "__pycache__" in rel:
+    for f in root.rglob("*"):
+        rel = f.relative_to(root).as_posix()
+        if not f.is_file() or rel.startswith(("build/", "out.bin")) or "__pycache__" in rel:
             continue
         original = REPO / rel
         if not original.is_file() or original.read_bytes() != f.read_bytes():
             changed.add(rel)
     assert HAND_WRITTEN <= changed
-    assert changed - generated == HAND_WRITTEN, sorted(changed - generated - HAND_WRITTEN)
+    assert changed - repo_with_task.generated == HAND_WRITTEN, \
+        sorted(changed - repo_with_task.generated - HAND_WRITTEN)
+
+
+def test_the_data_driven_tests_pass_unedited(repo_with_task: RepoWithTask):
+    root = repo_with_task.root
+    r = run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", WHOLE_GRADES,
+             *(f"tests/grader/{t}" for t in DATA_DRIVEN_TESTS)], root)
+    assert r.returncode == 0, r.stdout[-6000:] + r.stderr[-2000:]
+    assert " passed" in r.stdout and " failed" not in r.stdout, r.stdout[-2000:]

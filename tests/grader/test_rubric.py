@@ -16,16 +16,21 @@ RUBRIC = REPO / "data" / "rubric.toml"
 
 def test_the_real_rubric():
     r = load_rubric(RUBRIC)
-    assert [t.number for t in r.tasks] == [1, 2, 3, 4]
-    assert r.student_files == ("warp_scan.cuh", "reduce.cuh", "scan.cuh", "lookback_scan.cuh")
-    assert r.tasks[2].driver_tasks == ("scan", "scan-exclusive")
-    # Task 4 is the bonus: on top of the 100, and its file may be left out.
-    assert [t.bonus for t in r.tasks] == [False, False, False, True]
+    a = default_assignment()
+    # One rubric task per task of the manifest, in its order, with its file and driver tasks.
+    assert [t.number for t in r.tasks] == [t.number for t in a.tasks]
+    assert r.student_files == tuple(t.file for t in a.tasks)
+    assert [t.driver_tasks for t in r.tasks] == [t.driver_tasks for t in a.tasks]
+    # The manifest's bonus tasks: on top of the 100, and their files may be left out.
+    bonus = {t.number for t in a.tasks if t.bonus}
+    assert bonus and {t.number for t in r.tasks if t.bonus} == bonus
     assert r.max_correctness + r.max_performance == 100
-    assert r.max_bonus == r.tasks[3].max_points > 0
-    assert "lookback_scan.cuh" in r.optional_files and "scan.cuh" not in r.optional_files
+    assert r.max_bonus == sum(t.max_points for t in r.tasks if t.number in bonus) > 0
+    assert {a.task(n).file for n in bonus} <= r.optional_files
+    assert not {t.file for t in a.tasks if t.number not in bonus} & r.optional_files
     assert r.performance.full_credit_slowdown == 1.2
-    assert all(t.perf for t in r.tasks)
+    # A task with performance points is timed on something.
+    assert all(t.perf for t in r.tasks if t.performance_points) and any(t.perf for t in r.tasks)
     assert {rule.name for rule in r.forbidden.rules} >= {"cub-thrust", "inline-asm", "kernel-launch"}
     # Calls (files, processes, the network, the CUDA runtime) are decided on the compiled
     # code, never by a name in the text (issue 45).
@@ -95,11 +100,14 @@ def test_bad_task_tables(tmp_path):
     p.write_text(cases + '[[task]]\nnumber = 1\nfile = "a.cuh"\n')
     with pytest.raises(RubricError, match="defined in data/assignment.toml"):
         load_rubric(p)
-    p.write_text(cases + '[[task]]\nnumber = 9\n')
-    with pytest.raises(RubricError, match="no task 9"):
+    numbers = [t.number for t in default_assignment().tasks]
+    free = max(numbers) + 1
+    p.write_text(cases + f'[[task]]\nnumber = {free}\n')
+    with pytest.raises(RubricError, match=f"no task {free}"):
         load_rubric(p)
-    p.write_text(cases + '[[task]]\nnumber = 1\ncorrectness_points = 10\n')
-    with pytest.raises(RubricError, match="task\\(s\\) 2, 3, 4 of data/assignment.toml have no"):
+    p.write_text(cases + f'[[task]]\nnumber = {numbers[0]}\ncorrectness_points = 10\n')
+    others = ", ".join(map(str, numbers[1:]))
+    with pytest.raises(RubricError, match=f"task\\(s\\) {others} of data/assignment.toml have no"):
         load_rubric(p)
     p.write_text(cases + "".join(f'[[task]]\nnumber = {i}\n' for i in (1, 2, 3))
                  + '[[task.perf]]\ntask = "reduce"\nn = 1000\n')

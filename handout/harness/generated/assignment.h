@@ -36,7 +36,13 @@ inline const ExitCodeName kExitCodeNames[] = {
 
 // [[driver_task]]: what `scanlab run --task NAME` runs
 enum class Task { WarpScan, Reduce, Scan, ScanExclusive, LookbackScan, LookbackScanExclusive };
-enum class Output { PerElement, One };
+// A task's output size, the manifest's `output` as grader/config/assignment.py reads it:
+// `fixed` elements, plus one per `perInput` input elements (0: none), the last group
+// possibly short (outputCount, harness/host/tasks.h).
+struct OutputSize {
+    unsigned perInput;
+    unsigned fixed;
+};
 
 struct TaskInfo {
     Task task;
@@ -45,17 +51,17 @@ struct TaskInfo {
     const char* studentFile;  // under student/
     int bytesMoved;           // elements a perfect kernel reads + writes per input
                               // element, in units of sizeof(Element): GB/s
-    Output output;            // one element per input element, or one in all
+    OutputSize output;        // the elements it writes for n input elements
     const char* baselines;    // what --baselines times, comma-separated
 };
 
 inline const TaskInfo kTasks[] = {
-    {Task::WarpScan, "warp-scan", 1, "warp_scan.cuh", 2, Output::PerElement, "cpu-sequential,placeholder"},
-    {Task::Reduce, "reduce", 2, "reduce.cuh", 1, Output::One, "cpu-sequential,placeholder,naive-tree"},
-    {Task::Scan, "scan", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential,naive-hillis-steele"},
-    {Task::ScanExclusive, "scan-exclusive", 3, "scan.cuh", 2, Output::PerElement, "cpu-sequential"},
-    {Task::LookbackScan, "lookback-scan", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential,placeholder,cub"},
-    {Task::LookbackScanExclusive, "lookback-scan-exclusive", 4, "lookback_scan.cuh", 2, Output::PerElement, "cpu-sequential"},
+    {Task::WarpScan, "warp-scan", 1, "warp_scan.cuh", 2, {1u, 0u}, "cpu-sequential,placeholder"},
+    {Task::Reduce, "reduce", 2, "reduce.cuh", 1, {0u, 1u}, "cpu-sequential,placeholder,naive-tree"},
+    {Task::Scan, "scan", 3, "scan.cuh", 2, {1u, 0u}, "cpu-sequential,naive-hillis-steele"},
+    {Task::ScanExclusive, "scan-exclusive", 3, "scan.cuh", 2, {1u, 0u}, "cpu-sequential"},
+    {Task::LookbackScan, "lookback-scan", 4, "lookback_scan.cuh", 2, {1u, 0u}, "cpu-sequential,placeholder,cub"},
+    {Task::LookbackScanExclusive, "lookback-scan-exclusive", 4, "lookback_scan.cuh", 2, {1u, 0u}, "cpu-sequential"},
 };
 inline constexpr const char* kTaskList = "warp-scan, reduce, scan, scan-exclusive, lookback-scan or lookback-scan-exclusive";
 

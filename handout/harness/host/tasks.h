@@ -19,7 +19,11 @@ inline const TaskInfo& parseTask(const std::string& name) {
     throw std::invalid_argument("unknown task '" + name + "' (expected " + kTaskList + ")");
 }
 
-// Elements the task writes for n input elements.
-inline size_t outputCount(const TaskInfo& t, size_t n) { return t.output == Output::One ? 1 : n; }
+// Elements the task writes for n input elements: the manifest's `output`, as the grader
+// reads it (OutputSize::count, grader/config/assignment.py) into the generated numbers.
+inline size_t outputCount(const TaskInfo& t, size_t n) {
+    const size_t per = t.output.perInput;
+    return t.output.fixed + (per ? (n + per - 1) / per : 0);
+}
 
 }  // namespace scanlab
