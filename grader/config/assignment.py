@@ -361,17 +361,18 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     for i, raw in enumerate(data.get("exercise", []) or []):
         t = _Table(raw, f"[[exercise]] #{i + 1}")
         t.unknown({"name", "title", "file", "kernels", "application", "uses"})
-        e = Exercise(t.get("name", str), t.get("title", str), t.get("file", str), t.strings("kernels"),
-                     t.get("application", str), t.get("uses", str))
-        if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", e.file):
-            raise AssignmentError(f"{t.where}: `file` must be a plain .cuh file name (found {e.file!r})")
-        if not e.kernels or not all(_IDENT.fullmatch(k) for k in e.kernels):
+        exercise = Exercise(t.get("name", str), t.get("title", str), t.get("file", str),
+                            t.strings("kernels"),
+                            t.get("application", str), t.get("uses", str))
+        if not re.fullmatch(r"[A-Za-z0-9_]+\.cuh", exercise.file):
+            raise AssignmentError(f"{t.where}: `file` must be a plain .cuh file name (found {exercise.file!r})")
+        if not exercise.kernels or not all(_IDENT.fullmatch(k) for k in exercise.kernels):
             raise AssignmentError(f"{t.where}: `kernels` must name C++ functions")
-        if not _NAME.fullmatch(e.name) or not _NAME.fullmatch(e.application):
+        if not _NAME.fullmatch(exercise.name) or not _NAME.fullmatch(exercise.application):
             raise AssignmentError(f"{t.where}: `name` and `application` must be lower-case-with-dashes")
-        if e.uses not in names:
-            raise AssignmentError(f"{t.where}: `uses`: no driver task {e.uses!r}")
-        exercises.append(e)
+        if exercise.uses not in names:
+            raise AssignmentError(f"{t.where}: `uses`: no driver task {exercise.uses!r}")
+        exercises.append(exercise)
     if exercises:  # optional
         _require(exercises, "[[exercise]]", "exercises", "name", "file", "application")
     if {e.file for e in exercises} & {t.file for t in tasks}:
