@@ -108,6 +108,12 @@ class Operator:
     description: str
     tasks: tuple[str, ...]     # driver tasks it applies to
 
+    @property
+    def exact(self) -> bool:
+        """Outputs compared bit for bit (integer elements); float ones pass within a
+        rounding tolerance (harness/check.h) and are always checked on the CPU."""
+        return self.sample != "unit-float"
+
 
 @dataclass(frozen=True)
 class Task:

@@ -214,9 +214,12 @@ def _task_cases(rng: random.Random, a: Assignment, task: Task, limits: DrawLimit
         n = draw_size(rng, size_class, block, tile_of(a, op, block), cap, cap)
         out.append(Case(driver, op, n, block, _dist(rng, a), True, GROUP))
     if limits.huge_max_n is not None:
-        # A 32-bit index overflows from 2^31: the cheapest element (4 bytes) past it.
+        # A 32-bit index overflows from 2^31: the cheapest element (4 bytes) past it, of an
+        # exact operator where there is one (its 8 GiB output is checked on the GPU; a
+        # float one would be scanned on one CPU core: minutes).
         driver = rng.choice(task.driver_tasks)
-        op = min(a.operators_for(driver), key=lambda o: (a.operator(o).element_bytes, o))
+        op = min(a.operators_for(driver), key=lambda o: (a.operator(o).element_bytes,
+                                                         not a.operator(o).exact, o))
         # Its output a file as large as the input's up to huge_output_max_n elements.
         top = limits.huge_max_n \
             if a.driver_task(driver).output_count(limits.huge_max_n) <= limits.huge_output_max_n \

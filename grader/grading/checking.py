@@ -251,12 +251,13 @@ class _Grading:
                              dict(e.files), dict(e.origins), self.paths, None): e
             for e in exercises if e.files is not None}
 
-    def all_cases(self, binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
+    def all_cases(self, label: str, binary: Path, key: str, run: RunSetup, cases: list[Case]) -> list[CaseResult]:
         """A build's cases, in one process (on a GPU one CUDA context; on the emulator
         each case under the schedule seed a process of its own would get)."""
         if self.budget.spent:
             return [CaseResult(c, c.seed(self.session.seed), "not_run", self.budget.why) for c in cases]
-        return run_batch(run, binary, key, cases, self.session.seed, self.session.timeouts)
+        return run_batch(run, binary, key, cases, self.session.seed, self.session.timeouts,
+                         lambda line: self.say(f"{label}: {line}"))
 
     def take_builds(self) -> None:
         """As each build is done: its cases started (a race build's, the race check's)."""
@@ -280,7 +281,7 @@ class _Grading:
             race = [dataclasses.replace(c, backend=race_setup.backend.name)
                     for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
                     + (self.drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
-            self.race_checks[part.label] = [self.pool.submit(self.all_cases, b.binary, b.key, race_setup, race)]
+            self.race_checks[part.label] = [self.pool.submit(self.all_cases, f"{b.label} (race check)", b.binary, b.key, race_setup, race)]
 
     def start_cases(self, part: PartPlan, b: BuildResult, setup: RunSetup) -> None:
         """A built part's cases, and (a task on a GPU) compute-sanitizer's runs beside them."""
@@ -289,16 +290,25 @@ class _Grading:
             return
         session = self.session
         cases = cases_of(self.rubric, part, session.backend.reduced_sizes, self.drawn)
-        futures = [self.pool.submit(self.all_cases, b.binary, b.key, setup, cases)]
+        futures = [self.pool.submit(self.all_cases, b.label, b.binary, b.key, setup, cases)]
         self.checks.append((part, futures))
         if session.sanitizer is not None and part.task is not None:
             # The task's own GPU build under compute-sanitizer, beside its cases.
             shown = {n: self.paths.get(n, f"student/{n}") for n, origin in part.origins.items()
                      if origin.startswith("yours")}
-            self.sanitized[part.label] = [
-                self.sanitizing.submit(cross_checks.sanitize_after, futures, setup, session.sanitizer, tool,
-                                       b.binary, tool_cases, session.seed, shown)
-                for tool, tool_cases in sanitizer_runs(self.rubric, self.drawn, part.task.driver_tasks)]
+
+            sanitizer, binary = session.sanitizer, b.binary
+
+            def sanitize(tool: str, tool_cases: list[Case]) -> CaseResult:
+                done = cross_checks.sanitize_after(futures, setup, sanitizer, tool, binary,
+                                                   tool_cases, session.seed, shown)
+                self.say(f"{part.label}: compute-sanitizer {tool}, {len(tool_cases)} case(s), up to "
+                         f"n={max(c.n for c in tool_cases)}: done")
+                return done
+
+            self.sanitized[part.label] = [self.sanitizing.submit(sanitize, tool, tool_cases)
+                                          for tool, tool_cases in
+                                          sanitizer_runs(self.rubric, self.drawn, part.task.driver_tasks)]
 
     def take_exercise_builds(self) -> None:
         for exercise_future in as_completed(self.exercise_builds):

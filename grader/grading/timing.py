@@ -340,7 +340,7 @@ def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, tal
     vdir.mkdir()
     # Repetitions are counted on across rounds, warm-ups included.
     v = verify(setup, job.perf.as_case(), seed, stu.report.parent / "out.bin", vdir,
-               timed_rep=tally.rounds * (rubric.warmup + rubric.reps) - 1)
+               timed_rep=tally.rounds * (rubric.warmup + rubric.reps) - 1, on_gpu=False)
     say(f"{job.perf.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
     if v.get("status") != "pass":
         tally.message = "the output of the timed run is wrong (trusted check)"

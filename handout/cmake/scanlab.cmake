@@ -70,7 +70,12 @@ function(scanlab_link_student_unit target)
     # The student unit's writable data in a section of its own, which the harness puts
     # back as it was loaded before every launch of its kernels (emulator/student_state.ld,
     # harness/host/student_state.h).
-    target_link_options(${target} PRIVATE "LINKER:-T,${SCANLAB_HANDOUT_DIR}/emulator/student_state.ld")
+    # -z now -z norelro: the same layout on every toolchain. Where the linker binds now by
+    # default (Ubuntu), the default script ends the read-only-after-relocation segment
+    # (RELRO) at .data, and the section placed before .data fell into it: the first
+    # restore then wrote to a read-only page (a segfault in memcpy on every run).
+    target_link_options(${target} PRIVATE "LINKER:-T,${SCANLAB_HANDOUT_DIR}/emulator/student_state.ld"
+                        "LINKER:-z,now" "LINKER:-z,norelro")
     if(ARG_BACKEND STREQUAL "emulator-profile")
       # Every load and store calls a hook of emu_profile_hooks.cpp (the kernel address
       # sanitizer's calls, which no runtime library provides); optimized as students build.

@@ -53,3 +53,71 @@ def test_many_verifies_in_one_process_judge_each_file(emu_session, tmp_path: Pat
     assert lines[0]["status"] == "pass"
     assert lines[1]["status"] == "fail" and lines[1]["first_mismatch"]["index"] == 1234
     assert lines[2]["status"] == "error" and "none.bin" in lines[2]["message"]
+
+
+def _task_ops(binary: Path) -> list[tuple[str, str]]:
+    tasks = _run([str(binary), "list", "tasks"]).stdout.split()
+    return [(t, op) for t in tasks for op in _run([str(binary), "list", "operators", "--task", t]).stdout.split()]
+
+
+def test_the_device_check_of_verify_gives_the_cpu_checks_verdict(emu_session, tmp_path: Path):
+    """`verify --on-device` (the GPU grade's check of large outputs) run on the emulator's
+    "device": for every task and operator, a right output passes and one with two wrong
+    elements fails with the same count and the same first mismatch (index, expected, got)
+    as the CPU check, whether the device checks it (integers, MSSP) or hands it back (floats)."""
+    reference = emu_session.prepare().reference
+    lines, n = [], 4099     # 17 segments of the device check, the last one partial
+    for task, op in _task_ops(reference):
+        case = f"--task {task} --op {op} --n {n} --block 128 --seed 3 --dist random"
+        good = tmp_path / f"{task}.{op}.bin"
+        r = _run([str(reference), "run", *case.split(), "--output", str(good)])
+        assert r.returncode == 0, r.stdout + r.stderr
+        data = bytearray(good.read_bytes())
+        width = len(data) // (n if len(data) > 64 else 1)
+        bad = tmp_path / f"{task}.{op}.bad.bin"
+        for at in {min(3 * len(data) // 4 // width, len(data) // width - 1), 1 if len(data) // width > 1 else 0}:
+            data[at * width + 3] ^= 0x40   # element `at` far off (a float's exponent)
+        bad.write_bytes(bytes(data))
+        lines += [f"{case} --output {good}", f"{case} --output {bad}"]
+    cases = tmp_path / "verify.txt"
+    cases.write_text("\n".join(lines) + "\n")
+    verdicts = {}
+    for mode in ("cpu", "device"):
+        report = tmp_path / f"{mode}.jsonl"
+        r = _run([str(reference), "verify", "--cases", str(cases), "--json", str(report),
+                  *(["--on-device"] if mode == "device" else [])])
+        assert r.returncode == 0, r.stderr
+        verdicts[mode] = [{k: v.get(k) for k in ("status", "mismatches", "first_mismatch")}
+                          for v in map(json.loads, report.read_text().splitlines())]
+    assert len(verdicts["cpu"]) == len(lines)
+    assert [v["status"] for v in verdicts["cpu"]] == ["pass", "fail"] * (len(lines) // 2)
+    for line, cpu, device in zip(lines, verdicts["cpu"], verdicts["device"]):
+        assert cpu == device, line
+
+
+def _segments(binary: Path) -> list[tuple[str, int, int, str]]:
+    """readelf's program headers: (type, start, size, flags)."""
+    out = subprocess.run(["readelf", "-lW", str(binary)], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        words = line.split()
+        if words and words[0] in ("LOAD", "GNU_RELRO"):
+            rows.append((words[0], int(words[2], 16), int(words[5], 16), " ".join(words[6:-1])))
+    return rows
+
+
+def test_the_emulators_student_state_is_writable_whatever_the_linker_defaults(emu_session):
+    """The section the driver restores before every launch (emulator/student_state.ld) is
+    linked the same way on every toolchain: bound now (Ubuntu's default, which Debian's
+    linker does not take), with no read-only-after-relocation segment, which on Ubuntu had
+    covered the section (every emulator run a segfault there, the GPU grade's race check
+    with it)."""
+    reference = emu_session.prepare().reference
+    dynamic = subprocess.run(["readelf", "-dW", str(reference)], capture_output=True, text=True).stdout
+    assert "BIND_NOW" in dynamic or " NOW" in dynamic
+    sections = subprocess.run(["readelf", "-SW", str(reference)], capture_output=True, text=True).stdout
+    row = next(line for line in sections.splitlines() if "scanlab_student_state" in line)
+    start = int(row.split("scanlab_student_state")[1].split()[1], 16)
+    segments = _segments(reference)
+    assert not [s for s in segments if s[0] == "GNU_RELRO" and s[1] <= start < s[1] + s[2]], segments
+    assert [s for s in segments if s[0] == "LOAD" and s[1] <= start < s[1] + s[2] and "W" in s[3]], segments

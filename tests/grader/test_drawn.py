@@ -60,7 +60,7 @@ def test_on_a_gpu_sizes_cover_every_class_and_pass_2_to_the_31(rubric, seed):
         huge = [c for c in cases if c.n >= HUGE_MIN_N]
         assert len(huge) == 1 and huge[0].n <= a.limits.max_n, task.name
         # The cheapest element: 2^31 int32 elements are 8 GiB.
-        assert a.operator(huge[0].op).element_bytes == 4
+        assert a.operator(huge[0].op).element_bytes == 4 and a.operator(huge[0].op).exact, huge[0]
 
 
 @pytest.mark.parametrize("seed", SEEDS)

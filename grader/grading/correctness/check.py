@@ -2,7 +2,8 @@
 
 The submission's driver runs `run ... --output FILE --json FILE` in the sandbox. The
 verdict comes from the TRUSTED reference driver, `verify ... --output FILE`, which
-regenerates the input from the seed and checks the output file on the CPU. Nothing the
+regenerates the input from the seed and checks the output file on the CPU (on a GPU,
+outputs from DEVICE_VERIFY_MIN_N elements on the GPU, `--on-device`). Nothing the
 submission prints or writes can make a case pass: a case passes only when the
 submission exited 0 AND the trusted verify passed. The submission's own JSON is read
 (defensively) only for its error message and race hint.
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .. import sandbox
 from ...config.assignment import default_assignment
@@ -38,6 +40,11 @@ HUGE_N = 1 << 30
 # this many elements (the drawn race size in (2^21, 2^22]: 2 to 3 times the limit).
 EMULATOR_BASE_N = 1 << 21
 HUGE_S_PER_GIB = 4.0
+# On a GPU, outputs of cases from this size are verified there (`verify --on-device`: the
+# input drawn again and the output checked on the GPU, exactly as the CPU would for integer
+# operators and MSSP; the driver leaves floats to the CPU), in one process holding a GPU
+# turn: n >= 2^31 in seconds, not a minute of one CPU core.
+DEVICE_VERIFY_MIN_N = 1 << 22
 
 
 @dataclass
@@ -142,16 +149,17 @@ def _error_line(stdout: str, stderr: str) -> str:
 
 
 def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
-           timed_rep: int | None = None) -> dict:
+           timed_rep: int | None = None, on_gpu: bool = True) -> dict:
     """The trusted verdict on an output file: the reference driver's JSON. With
-    `timed_rep`, against the input that repetition of a timed run saw."""
+    `timed_rep`, against the input that repetition of a timed run saw. `on_gpu=False`:
+    on the CPU whatever its size (the timing's, which holds the GPU alone)."""
     vjson = where / "verify.json"
     argv = [str(setup.reference), "verify", *case.driver_args(seed), "--output", str(output),
             "--json", str(vjson)]
     if timed_rep is not None:
         argv += ["--rep", str(timed_rep)]
-    with setup.resources.cpu_slot():
-        r = sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S), sandbox.base_env(where),
+    with _verify_slot(setup, [case] if on_gpu else []) as (extra, env):
+        r = sandbox.run(argv + extra, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S), env(where),
                         sandbox.Identity(), sandboxed=False)
     data = read_json(vjson) or {}
     ended = default_assignment().exit_meaning(r.returncode)
@@ -164,12 +172,32 @@ def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
     return data
 
 
+@contextlib.contextmanager
+def _verify_slot(setup: RunSetup, cases: list[Case]):
+    """What a verify process of these cases holds: a GPU turn where they are checked on
+    the GPU (a GPU backend, DEVICE_VERIFY_MIN_N elements or more), else (no cases: on the
+    CPU) a CPU slot. Yields
+    its extra options and its environment (a function of its folder)."""
+    if setup.backend.on_gpu and setup.resources.gpus is not None and cases and \
+            all(c.n >= DEVICE_VERIFY_MIN_N for c in cases):
+        with setup.resources.gpu() as gpu:
+            yield ["--on-device"], lambda where: {**sandbox.base_env(where), "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
+                                                  "CUDA_VISIBLE_DEVICES": str(gpu)}
+    else:
+        with setup.resources.cpu_slot():
+            yield [], sandbox.base_env
+
+
 def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Path) -> list[dict]:
     """verify() of many output files, `(case, seed, output)` each: one reference process
-    a CPU slot (`verify --cases`) instead of one a file. A file its process left without
-    a line (it crashed or timed out) is verified alone."""
-    chunks = max(1, min(setup.resources.cores, len(items)))
-    parts = [list(range(k, len(items), chunks)) for k in range(chunks)]
+    a CPU slot (`verify --cases`) instead of one a file, and one on the GPU for the large
+    ones (_verify_slot). A file its process left without a line (it crashed or timed out)
+    is verified alone."""
+    on_device = setup.backend.on_gpu and setup.resources.gpus is not None
+    large = [i for i, item in enumerate(items) if on_device and item[0].n >= DEVICE_VERIFY_MIN_N]
+    rest = [i for i in range(len(items)) if i not in set(large)]
+    chunks = max(1, min(setup.resources.cores, len(rest)))
+    parts = [rest[k::chunks] for k in range(chunks) if rest[k::chunks]] + ([large] if large else [])
     found: dict[int, dict] = {}
 
     def one_process(k: int, indices: list[int]) -> None:
@@ -177,9 +205,9 @@ def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Pat
         cases.write_text("".join(" ".join([*items[i][0].driver_args(items[i][1]), "--output",
                                            str(items[i][2])]) + "\n" for i in indices))
         argv = [str(setup.reference), "verify", "--cases", str(cases), "--json", str(report)]
-        with setup.resources.cpu_slot():
-            sandbox.run(argv, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S * len(indices)),
-                        sandbox.base_env(where), sandbox.Identity(), sandboxed=False)
+        with _verify_slot(setup, [items[i][0] for i in indices]) as (extra, env):
+            sandbox.run(argv + extra, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S * len(indices)),
+                        env(where), sandbox.Identity(), sandboxed=False)
         lines = report.read_text(encoding="utf-8", errors="replace").splitlines() \
             if report.is_file() else []
         for line in lines:   # the reference's own output: trusted, but a process killed at
@@ -192,7 +220,7 @@ def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Pat
             else:
                 found[indices[data["case"]]] = {"status": "error", "message": _text(data.get("message"))}
 
-    with ThreadPoolExecutor(max_workers=chunks, thread_name_prefix="verify") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, len(parts)), thread_name_prefix="verify") as pool:
         list(pool.map(lambda kv: one_process(*kv), enumerate(parts)))
     out = []
     for i, (case, seed, output) in enumerate(items):
@@ -359,7 +387,7 @@ BATCH_CASE_S = 2.0   # wall-clock allowance per case of a batch, on top of the t
 
 
 def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], run_seed: int,
-              timeouts: TimeoutTracker) -> list[CaseResult]:
+              timeouts: TimeoutTracker, say: Callable[[str], None] = lambda line: None) -> list[CaseResult]:
     """The cases of one build: one `batch` process (on a GPU one CUDA context; on the
     emulator each case under the schedule seed a process of its own would get) runs
     them all, one at a time; each output is then judged like a single run's. Cases the
@@ -376,12 +404,14 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
         where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
         try:
-            results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where))
+            results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
         finally:
             shutil.rmtree(where, ignore_errors=True)
     for i, case in enumerate(cases):
         if i not in results:
+            started = time.monotonic()
             results[i] = run_case(setup, binary, build_key, case, run_seed, timeouts)
+            say(f"case n={case.n} ({case.task} {case.op}) alone: {time.monotonic() - started:.1f} s")
     return [results[i] for i in range(len(cases))]
 
 
@@ -401,7 +431,8 @@ def _watch(proc: sandbox.Running, report: Path, per_case_s: float, poll_s: float
 
 
 def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
-               seeds: list[int], todo: list[int], where: Path) -> dict[int, CaseResult]:
+               seeds: list[int], todo: list[int], where: Path,
+               say: Callable[[str], None]) -> dict[int, CaseResult]:
     where.chmod(0o711)
     home = sandbox.make_private_dir(where / "sandbox", setup.identity)
     lines = []
@@ -425,10 +456,13 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
         one[0], wall_s=longest + sum(BATCH_CASE_S + x.wall_s - setup.timeout_s for x in one),
         cpu_s=sum(x.cpu_s or 0 for x in one) or None,
         file_mb=sum(x.file_mb for x in one))
+    started = time.monotonic()
     with setup.run_slot() as gpu:
+        waited = time.monotonic() - started
         r = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
                                  home, limits, setup.env(home, seeds[0], gpu), setup.identity,
                                  interactive=False), report, longest)
+    ran = time.monotonic() - started - waited
     claims: dict[int, dict] = {}
     try:
         if report.is_file() and not report.is_symlink() and \
@@ -453,8 +487,11 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                                 home / f"out.{k}.bin")
               for k, claimed in claims.items()}
     pending = [k for k, result in judged.items() if result.status == VERIFY]
+    started = time.monotonic()
     verdicts = verify_many(setup, [(cases[todo[k]], seeds[todo[k]], home / f"out.{k}.bin")
                                    for k in pending], where)
+    say(f"batch of {len(todo)} cases: waited {waited:.1f} s for its turn, ran {ran:.1f} s, "
+        f"verified in {time.monotonic() - started:.1f} s")
     for k, v in zip(pending, verdicts):
         judged[k] = _verified(judged[k], ended[k], claims[k], v)
     results = {}

@@ -49,7 +49,7 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--random", "--random-seed", "--random-max-n",
                                             "--schedule-seed"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
-                                           "--serve", "--isolated", "--no-isolation"};
+                                           "--serve", "--isolated", "--no-isolation", "--on-device"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;
@@ -190,6 +190,7 @@ inline RunConfig parseRunConfig(const Args& args) {
     if (c.baselines && !c.time) throw UsageError("--baselines needs --time");
     c.outputFile = args.get("--output", "");
     if (args.has("--rep")) c.timedRep = parseCount(args.get("--rep", ""), "--rep");
+    c.checkOnDevice = args.flag("--on-device");
     if (args.has("--schedule-seed"))
         c.scheduleSeed = parseCount(args.get("--schedule-seed", ""), "--schedule-seed");
     return c;

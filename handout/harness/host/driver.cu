@@ -53,7 +53,7 @@ commands:
   run      run one task on generated input, check it against the CPU reference,
            and with --time measure it
   verify   check an output file written by `run --output` against the CPU
-           reference (runs on the CPU only)
+           reference (on the CPU unless --on-device)
   test     the correctness suite: every task x operator x size x block size
   grade    the grader's visible cases and the points the rubric gives them (an
            estimate of the grade); on a GPU also performance points, estimated
@@ -109,6 +109,9 @@ run only:
                 and earlier rounds counted) of `run --time` saw
   --cases FILE  instead: many verifies (for the grader), the options of one a
                 line; --json FILE gets one line per case, with "case"
+  --on-device   on a GPU: check a fold's or a scan's output of an exact
+                operator (integers, MSSP) there, against the input drawn there
+                again (the same verdict; the CPU checks floats and the rest)
 test options:
   --tasks LIST --ops LIST --blocks LIST   comma-separated subsets
   --max-n N     leave out sizes above N (emulator default: the suite's
@@ -336,8 +339,9 @@ int cmdVerify(const Args& args) {
     if (!args.has("--cases")) return verifyOne(parseRunConfig(args), args.get("--json", ""), false, -1, true);
     const std::string jsonPath = args.get("--json", "");
     if (jsonPath.empty() || jsonPath == "-") throw UsageError("verify --cases needs --json FILE");
-    const std::vector<RunConfig> cases = readCaseLines(args.get("--cases", ""));
+    std::vector<RunConfig> cases = readCaseLines(args.get("--cases", ""));
     writeJson(jsonPath, "", false);  // truncate
+    for (auto& c : cases) c.checkOnDevice = c.checkOnDevice || args.flag("--on-device");
     for (size_t i = 0; i < cases.size(); ++i) verifyOne(cases[i], jsonPath, true, long(i), false);
     return kExitPass;
 }

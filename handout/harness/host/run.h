@@ -56,6 +56,7 @@ struct RunConfig {
     int reps = 20;
     std::string outputFile;
     std::optional<uint64_t> timedRep;    // verify: the timed repetition whose input to check
+    bool checkOnDevice = false;          // verify --on-device: on the GPU where exact (verify.h)
     // The emulator's schedule seed of this case (a batch's line: as SCANLAB_EMU_SEED would
     // set it for a process of its own); unset, the program's.
     std::optional<uint64_t> scheduleSeed;
@@ -170,11 +171,16 @@ struct TaskRunner {
         out.fillBytes(0xA5);
     }
 
-    std::vector<T> runOnce() {
+    // One launch on poisoned scratch; the output stays on the device.
+    void runOnDevice() {
         clearScratch();
         launch();
         deviceSynchronize(cfg.task->name);
         checkOverruns();
+    }
+
+    std::vector<T> runOnce() {
+        runOnDevice();
         return out.download();
     }
 
@@ -289,8 +295,9 @@ void writeRaw(const std::string& path, const std::vector<T>& data) {
     if (!f) throw std::runtime_error("error writing " + path);
 }
 
+// A raw file of `count` elements of T, opened at its start; else why not.
 template <class T>
-std::vector<T> readRaw(const std::string& path, size_t count) {
+std::ifstream openRaw(const std::string& path, size_t count) {
     std::ifstream f(path, std::ios::binary | std::ios::ate);
     if (!f) throw std::runtime_error("cannot read " + path);
     const auto size = size_t(f.tellg());
@@ -298,10 +305,70 @@ std::vector<T> readRaw(const std::string& path, size_t count) {
         throw std::runtime_error(path + " holds " + std::to_string(size) + " bytes; expected " +
                                  std::to_string(count * sizeof(T)) + " (" + std::to_string(count) +
                                  " elements of " + std::to_string(sizeof(T)) + " bytes)");
-    std::vector<T> data(count);
     f.seekg(0);
-    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(size));
+    return f;
+}
+
+template <class T>
+std::vector<T> readRaw(const std::string& path, size_t count) {
+    std::ifstream f = openRaw<T>(path, count);
+    std::vector<T> data(count);
+    f.read(reinterpret_cast<char*>(data.data()), std::streamsize(count * sizeof(T)));
+    if (!f) throw std::runtime_error("error reading " + path);
     return data;
+}
+
+// A device buffer to or from a raw file. On a GPU through a pinned buffer of 64 MiB at a
+// time: an 8 GiB output (n >= 2^31) never needs a host copy of its own, and the copies
+// run at the bus's speed, not at pageable memory's.
+#if defined(__CUDACC__)
+class PinnedChunk {
+  public:
+    static constexpr size_t kBytes = size_t(64) << 20;
+    PinnedChunk() { checkCuda(cudaMallocHost(reinterpret_cast<void**>(&data_), kBytes), "cudaMallocHost"); }
+    PinnedChunk(const PinnedChunk&) = delete;
+    PinnedChunk& operator=(const PinnedChunk&) = delete;
+    ~PinnedChunk() { (void)cudaFreeHost(data_); }
+    char* data() const { return data_; }
+
+  private:
+    char* data_ = nullptr;
+};
+#endif
+
+template <class T>
+void writeRaw(const std::string& path, const DeviceBuffer<T>& buffer) {
+#if defined(__CUDACC__)
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!f) throw std::runtime_error("cannot write " + path);
+    PinnedChunk chunk;
+    const char* from = reinterpret_cast<const char*>(buffer.data());
+    for (size_t at = 0; at < buffer.bytes(); at += PinnedChunk::kBytes) {
+        const size_t bytes = std::min(PinnedChunk::kBytes, buffer.bytes() - at);
+        checkCuda(cudaMemcpy(chunk.data(), from + at, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device to host");
+        f.write(chunk.data(), std::streamsize(bytes));
+        if (!f) throw std::runtime_error("error writing " + path);
+    }
+#else
+    writeRaw(path, buffer.download());
+#endif
+}
+
+template <class T>
+void readRaw(const std::string& path, DeviceBuffer<T>& buffer) {
+#if defined(__CUDACC__)
+    std::ifstream f = openRaw<T>(path, buffer.size());
+    PinnedChunk chunk;
+    char* to = reinterpret_cast<char*>(buffer.data());
+    for (size_t at = 0; at < buffer.bytes(); at += PinnedChunk::kBytes) {
+        const size_t bytes = std::min(PinnedChunk::kBytes, buffer.bytes() - at);
+        f.read(chunk.data(), std::streamsize(bytes));
+        if (!f) throw std::runtime_error("error reading " + path);
+        checkCuda(cudaMemcpy(to + at, chunk.data(), bytes, cudaMemcpyHostToDevice), "cudaMemcpy host to device");
+    }
+#else
+    buffer.upload(readRaw<T>(path, buffer.size()));
+#endif
 }
 
 // After a wrong output, why it may be wrong: run again (on the emulator under another thread
@@ -415,15 +482,48 @@ void timeTask(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<type
     } else {
         rounds.timeRound(r);
     }
-    if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out.download());
+    if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out);
     if (r.timing && c.baselines) {
         runner.in.upload(input);  // the baselines' input
         r.baselines = timeBaselines<Op>(runner, input);
     }
 }
 
+// A run that checks nothing itself (the grader's: its trusted `verify` checks the output
+// file) draws its input on the GPU, where it is used: no host copy of n elements to draw and
+// upload (at n >= 2^31, 8 GiB and seconds). The emulator draws on the host, which is faster
+// there.
+#if defined(__CUDACC__)
+inline constexpr bool kDrawsUncheckedInputOnDevice = true;
+#else
+inline constexpr bool kDrawsUncheckedInputOnDevice = false;
+#endif
+
+template <class Op>
+RunResult runUnchecked(const RunConfig& c) {
+    RunResult r;
+    startCaseSchedule(c.scheduleSeed);
+    try {
+        TaskRunner<Op> runner(c);
+        timed::generateOnDevice<Op>(runner.in.data(), c.n, c.seed, parseDistribution(c.dist));
+        student::resetNotImplemented();
+        runner.runOnDevice();
+        if (student::wasNotImplemented()) {
+            r.status = "not_implemented";
+            r.message = "task " + std::to_string(c.task->number) + ": not implemented";
+            return r;
+        }
+        if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out);
+    } catch (const CudaError& e) {
+        r.status = "error";
+        r.message = e.what();
+    }
+    return r;
+}
+
 template <class Op>
 RunResult runTask(const RunConfig& c) {
+    if (kDrawsUncheckedInputOnDevice && !c.check && !c.time) return runUnchecked<Op>(c);
     RunResult r;
     const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
     startCaseSchedule(c.scheduleSeed);

@@ -82,7 +82,7 @@ __device__ inline void report(unsigned long long* first, unsigned long long* cou
     atomicAdd(count, found);
 }
 
-// in[i] = element i of the repetition's input.
+// in[i] = element i of the input drawn from `seed` (generateInput's element i).
 template <class Op>
 __global__ void timedInputKernel(typename Op::Element* in, size_t n, uint64_t seed, Distribution d) {
     for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n;
@@ -90,8 +90,17 @@ __global__ void timedInputKernel(typename Op::Element* in, size_t n, uint64_t se
         in[i] = sampleElement<Op>(d, seed, i);
 }
 
-// Segment s: the fold of its elements (and of their magnitudes), and whether the
-// kernels left its input as the harness wrote it.
+// The input drawn from `seed` into device memory: the same n elements as generateInput,
+// without a host copy to make and upload (asynchronous, on the default stream).
+template <class Op>
+void generateOnDevice(typename Op::Element* in, size_t n, uint64_t seed, Distribution d) {
+    const size_t blocks = std::min<size_t>((n + 1023) / 1024, 4096);
+    launchKernel("timedInputKernel", timedInputKernel<Op>, dim3(unsigned(blocks ? blocks : 1)), dim3(256),
+                 0, in, n, seed, d);
+}
+
+// Segment s: the fold of its elements (and of their magnitudes), and, when `in` is given,
+// whether the kernels left its input as the harness wrote it.
 template <class Op>
 __global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uint64_t seed,
                                    Distribution d, typename Wide<Op>::type::Element* totals,
@@ -106,7 +115,7 @@ __global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uin
     unsigned long long changed = 0, first = ~0ull;
     for (size_t i = begin; i < end; ++i) {
         const auto x = sampleElement<Op>(d, seed, i);
-        if (!sameBits(in[i], x)) {
+        if (in && !sameBits(in[i], x)) {
             if (!changed) first = i;
             ++changed;
         }
@@ -189,24 +198,30 @@ class RepetitionCheck {
 
     static unsigned blocksFor(size_t threads) { return unsigned((threads + 127) / 128); }
 
-    void generate(T* in, uint64_t seed) const {
-        const size_t blocks = std::min<size_t>((n_ + 1023) / 1024, 4096);
-        launchKernel("timedInputKernel", timedInputKernel<Op>, dim3(unsigned(blocks)), dim3(256), 0,
-                     in, n_, seed, dist_);
-    }
+    void generate(T* in, uint64_t seed) const { generateOnDevice<Op>(in, n_, seed, dist_); }
 
-    // "" when repetition `seed`'s output is right and its input unchanged; else what
-    // was wrong. The device is synchronized first.
-    std::string check(const T* in, const T* out, uint64_t seed) {
-        deviceSynchronize("the timed repetition");
+    // Whether this task's outputs are checked on the device (a fold or a scan from the
+    // left); else check() compares on the host and examine() is not available.
+    bool onDevice() const { return shape_.kind != TimedCheck::Kind::Host; }
+
+    // What the device check found: the output's mismatches as checkOutput counts them
+    // (exact for integer operators and MSSP), and how many input elements differ from
+    // the input drawn from `seed` (none looked at when `in` is null).
+    struct Found {
+        CheckResult output;
+        unsigned long long changed = 0, firstChanged = 0;
+    };
+
+    // The output `out` (and the input `in`, if given) of the input drawn from `seed`,
+    // checked on the device; only when onDevice(). The device is synchronized first.
+    Found examine(const T* in, const T* out, uint64_t seed) {
+        deviceSynchronize("the run before its check");
         const Findings none{~0ull, 0, ~0ull, 0};
         found_.upload({none});
-        if (shape_.kind == TimedCheck::Kind::Host) return checkOnHost(in, out, seed);
-        const bool scan = shape_.kind == TimedCheck::Kind::Scan;
         const bool inclusive = shape_.inclusive;
         std::vector<WT> carries;
-        std::vector<double> magnitudeCarries;
         const double tol = floatTolerance(n_);
+        Found result;
         if (restarts()) {
             // Segments of `restart` elements, each scanned from the identity: no carries.
             launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>, dim3(blocksFor(segments_)),
@@ -222,7 +237,7 @@ class RepetitionCheck {
             const std::vector<double> magnitudes = kFloat ? magnitudes_.download()
                                                           : std::vector<double>(segments_, 0.0);
             carries.resize(segments_);
-            magnitudeCarries.resize(segments_);
+            std::vector<double> magnitudeCarries(segments_);
             WT acc = W::identity();
             double magnitude = 0;
             for (size_t s = 0; s < segments_; ++s) {
@@ -231,7 +246,7 @@ class RepetitionCheck {
                 acc = W::apply(acc, totals[s]);
                 magnitude += magnitudes[s];
             }
-            if (scan) {
+            if (shape_.kind == TimedCheck::Kind::Scan) {
                 carries_.upload(carries);
                 if (kFloat) magnitudeCarries_.upload(magnitudeCarries);
                 launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>,
@@ -240,31 +255,44 @@ class RepetitionCheck {
                              static_cast<const double*>(magnitudeCarries_.data()), tol,
                              static_cast<const T*>(nullptr), found_.data());
             } else {
-                std::vector<T> got(1);
-                checkCuda(cudaMemcpy(got.data(), out, sizeof(T), cudaMemcpyDeviceToHost),
-                          "cudaMemcpy device to host");
-                if (!agrees(got[0], acc, magnitude, tol))
-                    return "the result is wrong: expected " + Op::format(narrow(acc)) + ", got " +
-                           Op::format(got[0]);
+                const T got = elementAt(out, 0);
+                if (!agrees(got, acc, magnitude, tol))
+                    result.output = CheckResult{1, Mismatch{0, Op::format(narrow(acc)), Op::format(got)}};
             }
         }
-        deviceSynchronize("the check of a timed repetition");
+        deviceSynchronize("the check on the device");
         const Findings f = found_.download()[0];
+        result.changed = f.changed;
+        result.firstChanged = f.firstChanged;
+        if (f.wrong) {
+            const size_t i = size_t(f.firstWrong);
+            result.output = CheckResult{size_t(f.wrong),
+                                        Mismatch{i, Op::format(narrow(expectedAt(i, seed, inclusive, carries))),
+                                                 Op::format(elementAt(out, i))}};
+        }
+        return result;
+    }
+
+    // "" when repetition `seed`'s output is right and its input unchanged; else what
+    // was wrong. The device is synchronized first.
+    std::string check(const T* in, const T* out, uint64_t seed) {
+        if (!onDevice()) {
+            deviceSynchronize("the timed repetition");
+            return checkOnHost(in, out, seed);
+        }
+        const Found f = examine(in, out, seed);
+        const bool fold = shape_.kind == TimedCheck::Kind::Fold;
+        if (fold && !f.output.passed())  // the one result first: it says the most
+            return "the result is wrong: expected " + f.output.first->expected + ", got " + f.output.first->got;
         if (f.changed)
             return "the kernels changed their input, which is read-only: " +
                    std::to_string(f.changed) + " element(s) differ from what the harness wrote, "
                    "first in[" + std::to_string(f.firstChanged) + "] (expected " +
                    Op::format(sampleElement<Op>(dist_, seed, size_t(f.firstChanged))) + ")";
-        if (f.wrong) {
-            const size_t i = size_t(f.firstWrong);
-            std::vector<T> got(1);
-            checkCuda(cudaMemcpy(got.data(), out + i, sizeof(T), cudaMemcpyDeviceToHost),
-                      "cudaMemcpy device to host");
-            return std::to_string(f.wrong) + " of " + std::to_string(n_) +
-                   " element(s) differ; first at index " + std::to_string(i) + ": expected " +
-                   Op::format(narrow(expectedAt(i, seed, inclusive, carries))) + ", got " +
-                   Op::format(got[0]);
-        }
+        if (!f.output.passed())
+            return std::to_string(f.output.mismatches) + " of " + std::to_string(n_) +
+                   " element(s) differ; first at index " + std::to_string(f.output.first->index) +
+                   ": expected " + f.output.first->expected + ", got " + f.output.first->got;
         return "";
     }
 
@@ -305,6 +333,12 @@ class RepetitionCheck {
     }
 
     static T narrow(const WT& x) { return T(x); }
+
+    static T elementAt(const T* out, size_t i) {
+        T x;
+        checkCuda(cudaMemcpy(&x, out + i, sizeof(T), cudaMemcpyDeviceToHost), "cudaMemcpy device to host");
+        return x;
+    }
 
     static bool agrees(const T& got, const WT& expected, double scale, double tol) {
         if constexpr (std::is_floating_point_v<T>)

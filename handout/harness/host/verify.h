@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "harness/host/generate.h"
 #include "harness/host/report.h"
 #include "harness/host/run.h"
+#include "harness/host/timed_check.cuh"
 
 namespace scanlab {
 
@@ -32,6 +34,33 @@ inline std::vector<RunConfig> readCaseLines(const std::string& casesPath) {
     return cases;
 }
 
+// With --on-device: the output file checked on the GPU against the input drawn
+// there again, where the check is exact and the device has room: a fold or a scan from the
+// left (harness/host/timed_check.cuh) of an operator without rounding. Its verdict and first
+// mismatch are checkOutput's, without n elements drawn and scanned on one CPU core. Floats
+// stay on the CPU: their reference sums in float, the device check in double. nullopt: check
+// on the CPU. (The emulator runs it too, which is how the CPU tests compare the two checks.)
+template <class Op>
+std::optional<CheckResult> checkFileOnDevice(const RunConfig& c, uint64_t seed) {
+    using T = typename Op::Element;
+    if constexpr (std::is_floating_point_v<T>) {
+        return std::nullopt;
+    } else {
+        if (!c.checkOnDevice) return std::nullopt;
+        std::optional<timed::RepetitionCheck<Op>> checker;
+        std::optional<DeviceBuffer<T>> out;
+        try {
+            checker.emplace(c.task->task, c.n, parseDistribution(c.dist));
+            if (!checker->onDevice()) return std::nullopt;
+            out.emplace(outputCount(*c.task, c.n));
+        } catch (const CudaError&) {
+            return std::nullopt;  // no GPU here, or no room on it: the CPU checks it
+        }
+        readRaw(c.outputFile, *out);
+        return checker->examine(nullptr, out->data(), seed).output;
+    }
+}
+
 // One output file against the CPU reference: its JSON (with "case" when caseNumber >= 0)
 // goes to jsonPath; printed only when `print`.
 inline int verifyOne(const RunConfig& c, const std::string& jsonPath, bool appendJson, long caseNumber,
@@ -44,10 +73,14 @@ inline int verifyOne(const RunConfig& c, const std::string& jsonPath, bool appen
         RunResult r;
         try {
             const uint64_t seed = c.timedRep ? timedInputSeed(c.seed, *c.timedRep) : c.seed;
-            const auto input = generateInput<Op>(c.n, seed, parseDistribution(c.dist));
-            const auto got = readRaw<T>(c.outputFile, outputCount(*c.task, c.n));
+            if (auto onDevice = checkFileOnDevice<Op>(c, seed)) {
+                r.check = *onDevice;
+            } else {
+                const auto input = generateInput<Op>(c.n, seed, parseDistribution(c.dist));
+                const auto got = readRaw<T>(c.outputFile, outputCount(*c.task, c.n));
+                r.check = checkOutput<Op>(c.task->task, input, got);
+            }
             r.checked = true;
-            r.check = checkOutput<Op>(c.task->task, input, got);
             if (!r.check.passed()) r.status = "fail";
         } catch (const std::runtime_error& e) {
             r.status = "error";
