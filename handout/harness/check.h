@@ -4,7 +4,8 @@
 //
 // Integers and MSSP must match exactly. Float sums depend on the order of the
 // additions, so a float result y_i passes when |y_i - r_i| <= tol(n) * S_i, where
-// r_i is the CPU result, S_i the sum of |x_j| over the inputs that make up output i,
+// r_i is the CPU result (summed in double, rounded to float), S_i the sum of |x_j| over
+// the inputs that make up output i,
 // and tol(n) = 2^-23 * (16 + 2*sqrt(n)): a few rounding errors per addition along
 // any reasonable summation tree, growing with n. (Integer operators are the ones
 // that catch a missing or doubled element; floats check that float code works.)
@@ -38,12 +39,35 @@ inline double floatTolerance(size_t n) {
     return std::ldexp(1.0, -23) * (16.0 + 2.0 * std::sqrt(double(n)));
 }
 
-// The CPU reference output of `task` (its type's reference(), harness/tasks/).
+// The operator the reference accumulates in: the operator itself, over double for float
+// elements (Add<float> -> Add<double>, Max<float> -> Max<double>).
+template <class Op>
+struct Wide {
+    using type = Op;
+};
+template <template <class> class F>
+struct Wide<F<float>> {
+    using type = F<double>;
+};
+
+// The CPU reference output of `task` (its type's reference(), harness/tasks/). Float
+// elements are accumulated in double and rounded once at the end: a float running sum
+// stops growing at 2^24 when it adds ones (from about 2^24 elements on it would be the
+// reference that is wrong, by more than any tolerance).
 template <class Op>
 std::vector<typename Op::Element> referenceOutput(Task task,
                                                   const std::vector<typename Op::Element>& in) {
-    std::vector<typename Op::Element> out;
-    withTask(task, [&](auto type) { out = decltype(type)::template reference<Op>(in); });
+    using T = typename Op::Element;
+    using W = typename Wide<Op>::type;
+    std::vector<T> out;
+    if constexpr (std::is_same_v<W, Op>) {
+        withTask(task, [&](auto type) { out = decltype(type)::template reference<Op>(in); });
+    } else {
+        const std::vector<typename W::Element> wide(in.begin(), in.end());
+        std::vector<typename W::Element> exact;
+        withTask(task, [&](auto type) { exact = decltype(type)::template reference<W>(wide); });
+        out.assign(exact.begin(), exact.end());
+    }
     return out;
 }
 

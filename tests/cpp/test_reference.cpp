@@ -171,6 +171,20 @@ TEST_CASE("checker finds the first mismatch and applies the float tolerance") {
     CHECK_FALSE(checkOutput<Add<int32_t>>(Task::Scan, in, std::vector<int32_t>(99)).passed());
 }
 
+TEST_CASE("the float reference is the sum, past where a float running sum stops growing") {
+    // 2^25 + 2^20 ones: a float running sum stops at 2^24 (adding 1 rounds away there),
+    // which once made an honest parallel sum of 2^26 "wrong" (a drawn case on the H100).
+    const size_t n = (size_t(1) << 25) + (size_t(1) << 20);
+    const std::vector<float> ones(n, 1.0f);
+    CHECK(referenceReduce<Add<float>>(ones) == 16777216.0f);  // the running sum stalls at 2^24
+    CHECK(referenceOutput<Add<float>>(Task::Reduce, ones) == std::vector<float>{float(n)});
+    CHECK(checkOutput<Add<float>>(Task::Reduce, ones, {float(n)}).passed());
+    CHECK_FALSE(checkOutput<Add<float>>(Task::Reduce, ones, {16777216.0f}).passed());
+    const auto scanned = referenceOutput<Add<float>>(Task::Scan, ones);
+    CHECK(scanned.back() == float(n));
+    CHECK(referenceOutput<Max<float>>(Task::Reduce, {-2.0f, 3.5f, 1.0f}) == std::vector<float>{3.5f});
+}
+
 TEST_CASE("tile plan covers the input with at most kMaxBlocks contiguous ranges") {
     for (unsigned block : {32u, 256u, 1024u})
         for (size_t n : {size_t(1), size_t(255), size_t(1) << 20, (size_t(1) << 28) + 3}) {

@@ -121,3 +121,53 @@ def test_the_emulators_student_state_is_writable_whatever_the_linker_defaults(em
     segments = _segments(reference)
     assert not [s for s in segments if s[0] == "GNU_RELRO" and s[1] <= start < s[1] + s[2]], segments
     assert [s for s in segments if s[0] == "LOAD" and s[1] <= start < s[1] + s[2] and "W" in s[3]], segments
+
+
+def _recorded_verifies(monkeypatch, tmp_path: Path, backend, sizes: list[int]) -> list[tuple[Path, list[str], dict, int]]:
+    """verify_many over outputs of these sizes with `sandbox.run` replaced by a recorder
+    that answers as the reference would (every case passes): (folder, argv, env, cases) per
+    process, and the verdicts."""
+    from grader.config.cases import Case
+    from grader.grading import sandbox
+    from grader.grading.correctness import check
+    from grader.machine.slots import Resources
+
+    calls = []
+
+    def recorder(argv, cwd, limits, env, identity=None, sandboxed=True):
+        lines = Path(argv[argv.index("--cases") + 1]).read_text().splitlines()
+        Path(argv[argv.index("--json") + 1]).write_text(
+            "".join(json.dumps({"case": k, "status": "pass"}) + "\n" for k in range(len(lines))))
+        (cwd / ".stdout").write_text("")        # what sandbox.start makes: in the cwd
+        calls.append((cwd, argv, env, len(lines)))
+        return sandbox.Result(argv, 0)
+
+    monkeypatch.setattr(check.sandbox, "run", recorder)
+    setup = check.RunSetup(backend, tmp_path / "ref", tmp_path, sandbox.Identity(), Resources.create(4, [0]),
+                           timeout_s=30.0, memory_mb=None, max_timeouts=1)
+    items = [(Case("scan", "add-i32", n, 256, "random", True, "g"), 1, tmp_path / f"out.{k}.bin")
+             for k, n in enumerate(sizes)]
+    verdicts = check.verify_many(setup, items, tmp_path)
+    assert [v["status"] for v in verdicts] == ["pass"] * len(sizes)
+    return calls
+
+
+def test_each_verify_process_has_a_folder_of_its_own(monkeypatch, tmp_path: Path):
+    """Parallel verify processes in one folder shared the files their output is captured in
+    (.stdout): one process's clean-up made another's grade fail with FileNotFoundError (a
+    whole GPU grade lost on the H100, 16 of them at once)."""
+    from grader.machine.backend import EMULATOR
+    calls = _recorded_verifies(monkeypatch, tmp_path, EMULATOR, [1000 + k for k in range(9)])
+    assert len(calls) == 4 and sum(c[3] for c in calls) == 9
+    assert len({c[0] for c in calls}) == 4
+    assert not [c for c in calls if "--on-device" in c[1]]
+
+
+def test_large_outputs_are_verified_on_the_gpu_in_one_process(monkeypatch, tmp_path: Path):
+    from grader.grading.correctness.check import DEVICE_VERIFY_MIN_N
+    from grader.machine.backend import CUDA
+    calls = _recorded_verifies(monkeypatch, tmp_path, CUDA, [1000, DEVICE_VERIFY_MIN_N, 5000,
+                                                             DEVICE_VERIFY_MIN_N * 3, 7000])
+    on_gpu = [c for c in calls if "--on-device" in c[1]]
+    assert len(on_gpu) == 1 and on_gpu[0][3] == 2 and on_gpu[0][2]["CUDA_VISIBLE_DEVICES"] == "0"
+    assert sum(c[3] for c in calls) == 5 and len({c[0] for c in calls}) == len(calls)

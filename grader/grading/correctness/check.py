@@ -201,13 +201,16 @@ def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Pat
     found: dict[int, dict] = {}
 
     def one_process(k: int, indices: list[int]) -> None:
-        cases, report = where / f"verify.{k}.txt", where / f"verify.{k}.jsonl"
+        # A folder each: a process's captured output (.stdout, .stderr) lives in its folder.
+        folder = where / f"verify-{k}"
+        folder.mkdir()
+        cases, report = folder / "cases.txt", folder / "verify.jsonl"
         cases.write_text("".join(" ".join([*items[i][0].driver_args(items[i][1]), "--output",
                                            str(items[i][2])]) + "\n" for i in indices))
         argv = [str(setup.reference), "verify", "--cases", str(cases), "--json", str(report)]
         with _verify_slot(setup, [items[i][0] for i in indices]) as (extra, env):
-            sandbox.run(argv + extra, where, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S * len(indices)),
-                        env(where), sandbox.Identity(), sandboxed=False)
+            sandbox.run(argv + extra, folder, sandbox.Limits(wall_s=VERIFY_TIMEOUT_S * len(indices)),
+                        env(folder), sandbox.Identity(), sandboxed=False)
         lines = report.read_text(encoding="utf-8", errors="replace").splitlines() \
             if report.is_file() else []
         for line in lines:   # the reference's own output: trusted, but a process killed at

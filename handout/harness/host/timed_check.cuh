@@ -39,16 +39,8 @@
 
 namespace scanlab::timed {
 
-// The type the check accumulates in: the operator itself, over double for float
-// elements (Add<float> -> Add<double>, Max<float> -> Max<double>).
-template <class Op>
-struct Wide {
-    using type = Op;
-};
-template <template <class> class F>
-struct Wide<F<float>> {
-    using type = F<double>;
-};
+// The check accumulates in Wide<Op> (harness/check.h), as the CPU reference does.
+using scanlab::Wide;
 
 constexpr size_t kSegment = 256;  // elements a thread folds; a multiple of the warp size
 
