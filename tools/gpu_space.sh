@@ -6,7 +6,7 @@
 # cases with their seconds, each grade's seconds and the GPU's peak memory over the batch;
 # logs and reports go to OUTDIR.
 #
-# usage: tools/gpu_space.sh OUTDIR [FIXTURE ...]
+# usage: [GRADER_ARGS="--rubric R --no-perf"] tools/gpu_space.sh OUTDIR [FIXTURE ...]
 #   FIXTURE  default: reference reduce_index_overflow reduce_block_512 scan_racy_many_tiles
 #            warp_scan_racy_off_sanitizer
 # Needs nvcc, compute-sanitizer, g++ and Boost.Context (the race check); the grader's core
@@ -37,7 +37,7 @@ nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 200 > "$me
 sampler=$!
 start=$SECONDS
 python3 -m grader batch "$subs" --backend cuda --cuda-arch 90 --seed 41 --draw-seed 41 \
-    --out "$out/batch" > "$out/batch.log" 2>&1
+    ${GRADER_ARGS:-} --out "$out/batch" > "$out/batch.log" 2>&1
 rc=$?
 kill "$sampler" 2>/dev/null; wait "$sampler" 2>/dev/null
 echo "batch of ${#fixtures[@]}: exit $rc, $((SECONDS - start)) s, peak GPU memory $(sort -n "$mem" | tail -1) MiB" \

@@ -250,6 +250,7 @@ class Builder:
             shutil.copy2(result.binary, staging / binary.name)
             (staging / "build.log").write_text(result.log)
             result.binary = binary
+            result.key = key      # as a cache hit's: the baselines' and profiles' caches are named by it
             return result, True
 
         return self._kept(target, found, make)

@@ -28,7 +28,7 @@ from .checks import sanitizer as sanitizers
 from . import ncu
 from .build import Builder, BuildResult, Layout, Toolchain
 from ..config.cases import Case
-from .correctness.check import RunSetup, TimeoutTracker
+from .correctness.check import RunSetup, TimeoutTracker, huge_at_once
 from .timing import BaselineStore, measure_copy_bandwidth
 from ..results import NOT_CONTAINED, MachineInfo, PerfResult
 from ..config.rubric import PerfCase, Rubric
@@ -270,6 +270,8 @@ class Session:
             identity=self.identity, resources=self.resources,
             timeout_s=backend.run_timeout_s(limits.run_timeout_s, limits.emulator_run_timeout_s),
             memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+        if backend.on_gpu and self.gpus:
+            setup.huge_slots = threading.Semaphore(huge_at_once(min(g.memory_mib for g in self.gpus)))
         self._probe_sandbox(setup, run_copy.binary)
         if backend.times and builder is self.builder:
             self.baselines = BaselineStore(self.cache_dir / f"baselines-{ref.key[:20]}.json")

@@ -168,3 +168,10 @@ def test_the_emulator_driver_refuses_sizes_from_2_to_the_31(emu_session):
     ok = subprocess.run([str(setup.reference), "run", "--task", "reduce", "--n", "1000"],
                         capture_output=True, text=True, timeout=120)
     assert ok.returncode == a.exit_code("pass")
+
+
+def test_huge_cases_run_as_many_at_once_as_the_gpus_memory_holds():
+    from grader.grading.correctness.check import huge_at_once
+    assert huge_at_once(24 * 1024) == 1          # a 24 GiB card: one at a time
+    assert huge_at_once(81559) == 2              # an H100 80GB
+    assert huge_at_once(143771) == 4             # an H200

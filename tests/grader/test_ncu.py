@@ -164,6 +164,9 @@ def test_the_command_profiles_each_task_in_one_ncu_process():
     assert script.index("'/b/task2/scanlab' run --task reduce --op add-i32 --n 16777216 --block 256 --no-check") \
         < script.index("'/b/task3/scanlab' run --task scan")
     assert argv[-2:] == ["/b/task2/scanlab", "/b/task3/scanlab"]   # named, so the jail lets them be read
+    # No --output: such a run draws its input on the host and launches the student's kernels
+    # only (with --output it draws on the GPU, and ncu profiled the harness's generator).
+    assert "--output" not in script
 
 
 def test_every_diagnosis_the_grader_says_is_in_the_data_file():

@@ -125,3 +125,12 @@ def test_a_task_build_has_its_file_alone_and_the_reference_unit(builder):
     own = subprocess.run(["nm", "-C", "--defined-only", objects["student"]], capture_output=True,
                          text=True).stdout
     assert "scanBlocksKernel" in own and "reduceBlocksKernel" not in own
+
+
+def test_a_reference_built_now_is_named_as_a_cached_one(emu_session):
+    """The reference's key names the caches of its baselines and Nsight Compute figures
+    (Session._prepare_backend). A reference built in this run had none: `prepare` timed and
+    profiled into `baselines-.json`, and every grade on that GPU did it all again (8 s)."""
+    builder = emu_session.builder
+    ref = builder.reference()
+    assert ref.key and ref.key == builder.key(builder.reference_files)

@@ -32,14 +32,22 @@ from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
 VERIFY_TIMEOUT_S = 600.0
-# Cases from this size (the drawn n >= 2^31 ones, grader/config/draw.py) run one at a time
-# (their run and trusted verify hold 16-48 GiB of host memory), outside the GPU batch, with
-# time and memory for their size: HUGE_S_PER_GIB seconds more a GiB of input and output.
+# Cases from this size (the drawn n >= 2^31 ones, grader/config/draw.py) run outside the GPU
+# batch, as many at once as the GPU's memory holds (huge_at_once), with time and memory for
+# their size: HUGE_S_PER_GIB seconds more a GiB of input and output.
 HUGE_N = 1 << 30
 # On the emulator, a case above this many elements gets its time limit once more for each
 # this many elements (the drawn race size in (2^21, 2^22]: 2 to 3 times the limit).
 EMULATOR_BASE_N = 1 << 21
 HUGE_S_PER_GIB = 4.0
+# GPU memory one huge case holds at most: its run's input and output (16 GiB for 2^31 + k
+# int32 elements; the harness's guards and scratch) and the verify's copy of the output.
+HUGE_GPU_MIB = 32 << 10
+
+
+def huge_at_once(gpu_memory_mib: int) -> int:
+    """How many huge cases a GPU of this much memory runs at once (at least one)."""
+    return max(1, gpu_memory_mib // HUGE_GPU_MIB)
 # On a GPU, outputs of cases from this size are verified there (`verify --on-device`: the
 # input drawn again and the output checked on the GPU, exactly as the CPU would for integer
 # operators and MSSP; the driver leaves floats to the CPU), in one process holding a GPU
@@ -63,7 +71,8 @@ class RunSetup:
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
-    huge_lock: threading.Lock = field(default_factory=threading.Lock)   # one huge case at a time
+    # The huge cases that may run at once (huge_at_once; one where the GPU's memory is unknown).
+    huge_slots: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(1))
 
     @property
     def binary_name(self) -> str:
@@ -259,7 +268,7 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
         return CaseResult(case, seed, "not_run",
                           f"not run: {setup.max_timeouts} earlier case(s) of this build timed out",
                           reproduce=reproduce)
-    huge = setup.huge_lock if case.n >= HUGE_N else contextlib.nullcontext()
+    huge = setup.huge_slots if case.n >= HUGE_N else contextlib.nullcontext()
     with huge:
         where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
         try:

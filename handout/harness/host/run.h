@@ -489,10 +489,11 @@ void timeTask(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<type
     }
 }
 
-// A run that checks nothing itself (the grader's: its trusted `verify` checks the output
-// file) draws its input on the GPU, where it is used: no host copy of n elements to draw and
-// upload (at n >= 2^31, 8 GiB and seconds). The emulator draws on the host, which is faster
-// there.
+// A run that checks nothing itself and writes its output to a file (the grader's: its
+// trusted `verify` checks that file) draws its input on the GPU, where it is used: no host
+// copy of n elements to draw and upload (at n >= 2^31, 8 GiB and seconds). Any other run
+// launches the student's kernels only (what Nsight Compute profiles: `run --no-check`
+// without --output). The emulator draws on the host, which is faster there.
 #if defined(__CUDACC__)
 inline constexpr bool kDrawsUncheckedInputOnDevice = true;
 #else
@@ -523,7 +524,8 @@ RunResult runUnchecked(const RunConfig& c) {
 
 template <class Op>
 RunResult runTask(const RunConfig& c) {
-    if (kDrawsUncheckedInputOnDevice && !c.check && !c.time) return runUnchecked<Op>(c);
+    if (kDrawsUncheckedInputOnDevice && !c.check && !c.time && !c.outputFile.empty())
+        return runUnchecked<Op>(c);
     RunResult r;
     const auto input = generateInput<Op>(c.n, c.seed, parseDistribution(c.dist));
     startCaseSchedule(c.scheduleSeed);
