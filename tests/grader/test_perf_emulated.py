@@ -192,7 +192,7 @@ def test_batched_gpu_cases_keep_their_verdicts(pseudo_gpu, name):
     result = grade(session, compose(name, tmp / name))
     want = load_fixture(name).expected("emulator")
     for tr in result.tasks:
-        assert tr.verdict == want[tr.name], (name, tr.name, tr.message)
+        assert tr.verdict == want[tr.name], (name, tr.name, tr.message, [(c.case.label, c.status, c.summary[:200]) for c in tr.cases if not c.passed][:6])
     if name == "crash":
         # The crash ends the batch; every case still gets its own verdict, run alone.
         t2 = result.tasks[1]
