@@ -241,8 +241,7 @@ class Builder:
                 if binary.is_file() else None
 
         def make(staging: Path) -> tuple[BuildResult, bool]:
-            result = self._compile("reference", self.reference_files, {}, trusted=True, cub=True)
-            result.origins = origins
+            result = dataclasses.replace(self._trusted_build(cub=True), label="reference", origins=origins)
             if not result.ok or result.binary is None:
                 result.errors = "the REFERENCE does not build (a problem of the grader's " \
                                 "installation, not of the submission):\n" + result.errors
@@ -253,6 +252,16 @@ class Builder:
             return result, True
 
         return self._kept(target, found, make)
+
+    def _trusted_build(self, cub: bool) -> BuildResult:
+        """CMake's whole build of the handout with the reference's files (trusted), kept in
+        the workspace for whoever takes from it (never changed). The reference's (`cub`:
+        with CUB's baseline) and the prebuilt harness's are one build where the backend
+        has no CUB baseline (the emulator): made once, not twice side by side."""
+        with_cub = cub and self.tools.backend.on_gpu
+        return self._once(f"trusted build{' with CUB' if with_cub else ''}", lambda: self._compile(
+            "trusted build", self.reference_files, {}, trusted=True, cub=with_cub),
+            lambda e: BuildResult("trusted build", False, errors=f"the build could not run: {e}"))
 
     # ---- the prebuilt harness -------------------------------------------------------------
 
@@ -274,7 +283,7 @@ class Builder:
 
         def make(staging: Path) -> tuple[tuple[Kit, Path] | str, bool]:
             # The harness never sees the student files: the reference's stand in.
-            result = self._compile("prebuilt harness", self.reference_files, {}, trusted=True)
+            result = self._trusted_build(cub=False)
             if not result.ok or result.binary is None:
                 return ("the prebuilt harness does not build (a problem of the grader's "
                         "installation, not of the submission):\n" + result.errors), False
