@@ -1,14 +1,11 @@
 """Building drivers: the reference (cached) and the variants of a submission.
 
-Every build starts from a pristine copy of the handout in a fresh temporary folder;
-only the student files of the rubric are put in its student/ folder. The reference
-build (pristine handout + solution/student) is trusted: it verifies every output. It
-is cached under the cache folder by the hash of everything that goes into it (handout
-sources, solution files, backend, GPU architecture, compiler versions). So is the
-prebuilt harness (grader/grading/prebuilt.py): a trusted CMake build of the handout whose
-harness objects and commands every submission build reuses, compiling only its
-student unit. Submission builds compile untrusted code and run in the sandbox
-(grader/grading/sandbox.py); identical builds within one grader run are made once.
+Every build starts from a pristine copy of the handout in a fresh temporary folder, with only the
+rubric's student files in student/. The trusted reference build (handout + solution/student) verifies
+every output; it and the prebuilt harness (grader/grading/prebuilt.py: a trusted CMake build of the
+handout, on the emulator the reference's own, whose harness objects and commands every submission
+build reuses) are cached by the hash of all that goes in (handout, solution, backend, GPU architecture,
+compilers). Submission builds compile untrusted code in the sandbox; identical builds are made once.
 """
 from __future__ import annotations
 
@@ -28,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Iterable, TypeVar
 
-from .checks import compiled
-from .checks import object_code
+from .checks import compiled, object_code
 from . import contract, sandbox
 from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
 from .build_log import failure_message, first_errors, shown_paths
@@ -254,14 +250,10 @@ class Builder:
         return self._kept(target, found, make)
 
     def _trusted_build(self, cub: bool) -> BuildResult:
-        """CMake's whole build of the handout with the reference's files (trusted), kept in
-        the workspace for whoever takes from it (never changed). The reference's (`cub`:
-        with CUB's baseline) and the prebuilt harness's are one build where the backend
-        has no CUB baseline (the emulator): made once, not twice side by side."""
-        with_cub = cub and self.tools.backend.on_gpu
-        return self._once(f"trusted build{' with CUB' if with_cub else ''}", lambda: self._compile(
-            "trusted build", self.reference_files, {}, trusted=True, cub=with_cub),
-            lambda e: BuildResult("trusted build", False, errors=f"the build could not run: {e}"))
+        """CMake's whole build of the reference's files, once: the kit's too where `cub` changes nothing."""
+        cub = cub and self.tools.backend.on_gpu
+        return self._once(f"trusted build {cub}", lambda: self._compile("trusted build", self.reference_files, {},
+                          trusted=True, cub=cub), lambda e: BuildResult("trusted build", False, errors=str(e)))
 
     # ---- the prebuilt harness -------------------------------------------------------------
 
