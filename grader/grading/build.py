@@ -1,14 +1,11 @@
 """Building drivers: the reference (cached) and the variants of a submission.
 
-Every build starts from a pristine copy of the handout in a fresh temporary folder;
-only the student files of the rubric are put in its student/ folder. The reference
-build (pristine handout + solution/student) is trusted: it verifies every output. It
-is cached under the cache folder by the hash of everything that goes into it (handout
-sources, solution files, backend, GPU architecture, compiler versions). So is the
-prebuilt harness (grader/grading/prebuilt.py): a trusted CMake build of the handout whose
-harness objects and commands every submission build reuses, compiling only its
-student unit. Submission builds compile untrusted code and run in the sandbox
-(grader/grading/sandbox.py); identical builds within one grader run are made once.
+Every build starts from a pristine copy of the handout in a fresh temporary folder, with only the
+rubric's student files in student/. The trusted reference build (handout + solution/student) verifies
+every output; it and the prebuilt harness (grader/grading/prebuilt.py: a trusted CMake build of the
+handout, on the emulator the reference's own, whose harness objects and commands every submission
+build reuses) are cached by the hash of all that goes in (handout, solution, backend, GPU architecture,
+compilers). Submission builds compile untrusted code in the sandbox; identical builds are made once.
 """
 from __future__ import annotations
 
@@ -28,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Iterable, TypeVar
 
-from .checks import compiled
-from .checks import object_code
+from .checks import compiled, object_code
 from . import contract, sandbox
 from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
 from .build_log import failure_message, first_errors, shown_paths
@@ -241,8 +237,9 @@ class Builder:
                 if binary.is_file() else None
 
         def make(staging: Path) -> tuple[BuildResult, bool]:
-            result = self._compile("reference", self.reference_files, {}, trusted=True, cub=True)
-            result.origins = origins
+            # Named by its key as a cache hit is: the baselines' and profiles' caches use it.
+            result = dataclasses.replace(self._trusted_build(cub=True), label="reference", origins=origins,
+                                         key=key)
             if not result.ok or result.binary is None:
                 result.errors = "the REFERENCE does not build (a problem of the grader's " \
                                 "installation, not of the submission):\n" + result.errors
@@ -250,10 +247,15 @@ class Builder:
             shutil.copy2(result.binary, staging / binary.name)
             (staging / "build.log").write_text(result.log)
             result.binary = binary
-            result.key = key      # as a cache hit's: the baselines' and profiles' caches are named by it
             return result, True
 
         return self._kept(target, found, make)
+
+    def _trusted_build(self, cub: bool) -> BuildResult:
+        """CMake's whole build of the reference's files, once: the kit's too where `cub` changes nothing."""
+        cub = cub and self.tools.backend.on_gpu
+        return self._once(f"trusted build {cub}", lambda: self._compile("trusted build", self.reference_files, {},
+                          trusted=True, cub=cub), lambda e: BuildResult("trusted build", False, errors=str(e)))
 
     # ---- the prebuilt harness -------------------------------------------------------------
 
@@ -275,7 +277,7 @@ class Builder:
 
         def make(staging: Path) -> tuple[tuple[Kit, Path] | str, bool]:
             # The harness never sees the student files: the reference's stand in.
-            result = self._compile("prebuilt harness", self.reference_files, {}, trusted=True)
+            result = self._trusted_build(cub=False)
             if not result.ok or result.binary is None:
                 return ("the prebuilt harness does not build (a problem of the grader's "
                         "installation, not of the submission):\n" + result.errors), False

@@ -133,6 +133,34 @@ class Graded:
                 self.results[name] = result
 
 
+# CTest runs this suite as two tests that share CI's two cores (tests/CMakeLists.txt):
+# `--part graded-fixtures` the tests of the fixtures graded on the emulator (the
+# `emulator` fixture: every fixture graded at once, then checked), `--part rest` every
+# other test. Together they are the whole suite: each test is in exactly one part.
+PARTS = ("graded-fixtures", "rest")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--part", choices=PARTS, default=None,
+                     help="run one part of the suite: the tests of the emulator's graded fixtures, "
+                          "or the rest (default: both)")
+
+
+def in_part(item: pytest.Item, part: str) -> bool:
+    """Whether `item` is in `part` (PARTS): by whether it uses the emulator's graded fixtures."""
+    return ("emulator" in getattr(item, "fixturenames", ())) == (part == "graded-fixtures")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    part = config.getoption("--part")
+    if part is None:
+        return
+    other = [item for item in items if not in_part(item, part)]
+    if other:
+        config.hook.pytest_deselected(items=other)
+        items[:] = [item for item in items if in_part(item, part)]
+
+
 @pytest.fixture(scope="session")
 def test_rubric() -> Rubric:
     return load_rubric(TEST_RUBRIC)

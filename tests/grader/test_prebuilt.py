@@ -11,10 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import scratch_builder
+from conftest import REPO, scratch_builder
+from grader.config.rubric import ForbiddenRubric
+from grader.grading import sandbox
 from grader.machine import detect as machines
-from grader.machine.backend import EMULATOR
-from grader.grading.build import Toolchain
+from grader.machine.backend import CUDA, EMULATOR
+from grader.grading.build import Builder, BuildResult, Layout, Toolchain
 from grader.grading.prebuilt import KIT_FILE, SRC, Kit
 
 
@@ -134,3 +136,29 @@ def test_a_reference_built_now_is_named_as_a_cached_one(emu_session):
     builder = emu_session.builder
     ref = builder.reference()
     assert ref.key and ref.key == builder.key(builder.reference_files)
+
+
+@pytest.mark.parametrize("backend, builds", [(EMULATOR, 1), (CUDA, 2)])
+def test_the_reference_and_the_kit_are_one_cmake_build_without_a_cub_baseline(backend, builds, tmp_path):
+    # On the emulator (no CUB baseline) the reference's CMake build and the prebuilt
+    # harness's are the same build: made once, both taken from it. On a GPU the
+    # reference's has CUB's baseline and the harness's not: two. (The builds are
+    # stood in for: what is counted is how many CMake builds are asked for.)
+    asked: list[bool] = []
+    work = tmp_path / "work"
+    work.mkdir()
+    builder = Builder(Layout(REPO), Toolchain(backend, "cmake", "nvcc" if backend is CUDA else None,
+                                              "90" if backend is CUDA else ""),
+                      tmp_path / "cache", work, sandbox.sandbox_identity(), 60, 1024, ForbiddenRubric())
+
+    def cmake_build(label, files, student_paths, trusted, kit=None, cub=False, tasks=()):
+        assert trusted and kit is None and files == builder.reference_files
+        asked.append(cub)
+        return BuildResult(label, False, errors="stood in for")
+
+    setattr(builder, "_compile", cmake_build)
+    assert not builder.reference().ok and isinstance(builder.kit(), str)
+    assert sorted(asked) == ([False] if builds == 1 else [False, True])
+    # Each says what it is when the build fails.
+    assert "REFERENCE does not build" in builder.reference().errors
+    assert "prebuilt harness does not build" in builder.kit()
