@@ -237,9 +237,7 @@ class Builder:
                 if binary.is_file() else None
 
         def make(staging: Path) -> tuple[BuildResult, bool]:
-            # Named by its key as a cache hit is: the baselines' and profiles' caches use it.
-            result = dataclasses.replace(self._trusted_build(cub=True), label="reference", origins=origins,
-                                         key=key)
+            result = dataclasses.replace(self._trusted_build(cub=True), label="reference", origins=origins, key=key)
             if not result.ok or result.binary is None:
                 result.errors = "the REFERENCE does not build (a problem of the grader's " \
                                 "installation, not of the submission):\n" + result.errors
