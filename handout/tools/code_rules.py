@@ -434,7 +434,7 @@ def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str
                     for path, call in sorted(placeholder_calls(calls, kernels, shown, by_name).items())}
     findings = []
     for name in undefined_symbols(obj):
-        said = forbidden_reference(name, rules.allowed_calls)
+        said = forbidden_reference(name, rules.allowed_calls, nvcc=False)
         if said:
             where = next(((p, i) for p, text in sources.items()
                           for i, row in enumerate(text.split("\n"), 1)
