@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiled_program import (  # noqa: F401  (re-exported: the grader's names for them)
-    INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S, TOOLCHAIN_CALLS,
-    TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle, elf_sections, forbidden_reference,
-    function_key, gcc_inline_calls, inline_report_flag, is_placeholder, norm, object_calls, placed,
-    placeholder_calls, placeholder_message, ptx_calls, read_functions, run_tool, undefined_symbols)
+    CUDA_LAUNCH, INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S,
+    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle,
+    elf_sections, forbidden_reference, function_key, gcc_inline_calls, inline_report_flag,
+    is_placeholder, norm, object_calls, placed, placeholder_calls, placeholder_message, ptx_calls,
+    read_functions, run_tool, undefined_symbols)
 
 DATA_FILE = "code_rules.json"
 
