@@ -398,6 +398,16 @@ class Builder:
         if not ok and not trusted and errors:
             # A CUDA runtime call the emulator does not declare: refused as on the GPU.
             violations = compiled.undeclared_runtime_calls(errors, sources)
+            if not violations and kit is not None and self._student_object(build_dir) is not None:
+                # The unit compiled and the link failed: a CUDA runtime function the
+                # emulator declares and does not provide (cuda_emu.h) that the compiled
+                # code still refers to. Refused by that symbol, as on the GPU, not a
+                # build failure (what the compiler dropped is no reference at all).
+                try:
+                    violations, _ = self._inspect(src, build_dir, sources, own, frozenset(constants),
+                                                  reference_unit)
+                except (OSError, RuntimeError, subprocess.SubprocessError):
+                    violations = []
         if ok and not trusted:
             mark = time.monotonic()
             try:
@@ -554,6 +564,15 @@ class Builder:
             return [p for p in listed if p.is_relative_to(harness)]
         return sorted(p for p in harness.rglob("*") if p.suffix in (".cuh", ".h", ".cu"))
 
+    def _student_object(self, build_dir: Path) -> Path | None:
+        """The student unit's object file of this build, if its compile made one."""
+        listing = build_dir / f"{self.tools.backend.binary}.objects"
+        if not listing.is_file():
+            return None
+        objects = dict(line.split(" ", 1) for line in listing.read_text().splitlines() if " " in line)
+        obj = Path(objects.get("student", ""))
+        return obj if objects.get("student") and obj.is_file() else None
+
     def _inspect(self, src: Path, build_dir: Path, sources: dict[str, str],
                  own: dict[str, str], constants: frozenset[str],
                  reference_unit: Path | None = None) -> tuple[list[Violation], dict[str, str]]:
@@ -569,7 +588,7 @@ class Builder:
         device: list[object_code.DeviceVariable] = []
         for cubin in sorted(keep.glob("*.cubin")) if keep.is_dir() else []:
             device += object_code.read_device_variables(cubin)
-        if cuda:
+        if cuda and (build_dir / self.tools.backend.binary).is_file():
             # What the driver restores before every launch (harness/host/student_state.h).
             object_code.add_device_state(build_dir / self.tools.backend.binary,
                                          object_code.device_state_names(device))

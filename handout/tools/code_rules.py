@@ -32,10 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from compiled_program import (  # noqa: F401  (re-exported: the grader's names for them)
-    INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S, TOOLCHAIN_CALLS,
-    TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle, elf_sections, forbidden_reference,
-    function_key, gcc_inline_calls, inline_report_flag, is_placeholder, norm, object_calls, placed,
-    placeholder_calls, placeholder_message, ptx_calls, read_functions, run_tool, undefined_symbols)
+    CUDA_LAUNCH, INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S,
+    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle,
+    elf_sections, forbidden_reference, function_key, gcc_inline_calls, inline_report_flag,
+    is_placeholder, norm, object_calls, placed, placeholder_calls, placeholder_message, ptx_calls,
+    read_functions, run_tool, undefined_symbols)
 
 DATA_FILE = "code_rules.json"
 
@@ -434,7 +435,7 @@ def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str
                     for path, call in sorted(placeholder_calls(calls, kernels, shown, by_name).items())}
     findings = []
     for name in undefined_symbols(obj):
-        said = forbidden_reference(name, rules.allowed_calls)
+        said = forbidden_reference(name, rules.allowed_calls, nvcc=False)
         if said:
             where = next(((p, i) for p, text in sources.items()
                           for i, row in enumerate(text.split("\n"), 1)

@@ -326,12 +326,23 @@ KNOWN_CALLS = {"__cxa_atexit": " (a static object with a destructor)",
                "__tls_get_addr": " (a thread_local variable)"}
 
 
-def forbidden_reference(name: str, allowed_calls: tuple[str, ...]) -> str:
+# CUDA's launch and registration (of TOOLCHAIN_ONLY): nvcc's own code refers to them; the
+# emulator's toolchain never does (its launch is its runtime's own), so in an emulator
+# build a reference to one is the student's.
+CUDA_LAUNCH = re.compile(r"^(cuda|__cuda)\w*$")
+
+
+def forbidden_reference(name: str, allowed_calls: tuple[str, ...], nvcc: bool = True) -> str:
     """The message for an undefined symbol (demangled) of the compiled student unit that
     the assignment does not allow (files, processes, the network, the environment, the
     CUDA runtime, ...: whatever is neither the toolchain's nor allowed), or "". Decided
     from what the compiled code needs, so a student's own function named `signal`,
-    `send` or `exit` is never one."""
+    `send` or `exit` is never one. `nvcc`: whether the unit is nvcc's, whose own code
+    refers to CUDA's launch and registration (where they are reached from is the grader's
+    host-code check); on the emulator nothing of the toolchain does, so one is refused."""
+    if not nvcc and TOOLCHAIN_ONLY.match(name) and CUDA_LAUNCH.match(name):
+        return (f"uses `{name}`, which only the toolchain's kernel launch may reach (the compiled "
+                "code refers to it)")
     allowed = (TOOLCHAIN_CALLS.match(name) or TOOLCHAIN_ONLY.match(name)) and not STD_DENIED.match(name)
     if allowed or any(re.match(p, name) for p in allowed_calls):
         return ""

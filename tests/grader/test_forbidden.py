@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_RUBRIC
+from conftest import REPO, TEST_RUBRIC, compose
 from grader.grading.checks.forbidden import strip_source
 from grader.config.rubric import ForbiddenRubric, load_rubric
 from grader.grading.checks.rules_engine import code_rules, rules_of
@@ -56,6 +56,24 @@ def test_reference_and_handout_are_clean(folder):
     rules = code_rules.Rules.load(REPO / "handout" / "tools" / "code_rules.json")
     findings, problem = code_rules.check_student(REPO / folder, REPO / "handout", rules, "g++")
     assert problem == "" and findings == []
+
+
+# The CUDA runtime's functions the emulator lacks are declared there, never defined
+# (emulator/cuda_emu.h): code naming one compiles for the emulator as with nvcc, and `make
+# rules` (the emulator's compile) decides by what the compiler kept (issue 45). Unused, the
+# pointer is dropped: no call (before, the emulator did not compile it at all). Kept in the
+# program, it is refused by its symbol, the launch's included (only nvcc's code may refer
+# to that, and the emulator has none).
+@pytest.mark.parametrize("name, rules", [("unused_fnptr_launch", set()),
+                                         ("attack_fnptr_launch", {"symbol-call"})])
+def test_the_cuda_runtime_is_what_the_compiled_code_keeps(tmp_path, name, rules):
+    code_rules_data = code_rules.Rules.load(REPO / "handout" / "tools" / "code_rules.json")
+    folder = compose(name, tmp_path)
+    findings, problem = code_rules.check_student(folder / "student", REPO / "handout", code_rules_data, "g++")
+    assert problem == "", problem
+    assert {f.rule for f in findings} == rules, [str(f) for f in findings]
+    assert all(f.file.endswith("scan.cuh") and "cudaLaunchKernel" in f.message and f.line > 0
+               for f in findings)
 
 
 @pytest.mark.parametrize("code, rule", [

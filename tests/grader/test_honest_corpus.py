@@ -39,7 +39,7 @@ def test_an_honest_solution_earns_full_correctness(emulator, name):
 REFUSED = {  # attack -> (task, rules that must be among its findings)
     "attack_cr_comment_cub": ("scan", {"include"}),
     "attack_include_passwd": ("reduce", {"include"}),
-    "attack_fnptr_launch": ("scan", {"symbol-call"}),     # a pointer to cudaLaunchKernel
+    "attack_fnptr_launch": ("scan", {"symbol-call"}),     # a pointer to cudaLaunchKernel, kept
     "attack_stream": ("scan", {"symbol-call"}),           # cudaStreamCreateWithFlags
 }
 

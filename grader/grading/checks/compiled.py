@@ -231,8 +231,10 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue   # an `extern __shared__` array on the emulator (emu_extern_shared.cmake)
         if not s.defined:
             # The toolchain's own calls (exit, the launch): where they are reached from is
-            # grader/grading/checks/object_code.py's check.
-            said = code_rules.forbidden_reference(s.name, rules.allowed_calls)
+            # grader/grading/checks/object_code.py's check; on the emulator no toolchain
+            # code refers to CUDA's launch, so a reference to it is refused here, as `make
+            # rules` does (code_rules.forbidden_reference).
+            said = code_rules.forbidden_reference(s.name, rules.allowed_calls, nvcc=cuda)
             if said:
                 findings.append((s, "symbol-call", said))
             continue
