@@ -11,7 +11,7 @@ from typing import Callable
 from . import REPO_ROOT
 from . import __version__
 from . import exits
-from .grading.build import Layout
+from .grading.build_types import Layout
 from .grading.pipeline import grade
 from .report import terminal
 from .printable import printable

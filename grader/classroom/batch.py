@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import exits
-from ..grading.build import Layout
+from ..grading.build_types import Layout
 from .canvas import read_layout
 from .submissions import class_folder, find_submissions, folder_names
 from ..grading.assemble import rescore

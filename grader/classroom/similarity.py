@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .submissions import find_submissions, folder_names
-from ..grading.build import Layout
+from ..grading.build_types import Layout
 from ..grading.collect import collect
 from ..report.copies import REFERENCE, SimilarPair
 from ..config.rubric import Rubric

@@ -31,7 +31,7 @@ from typing import Callable
 from .. import REPO_ROOT
 from .batch import BatchState, finish_batch, graded_before, read_class, read_identities, similarity_pairs
 from .submissions import class_folder, find_submissions, folder_names
-from ..grading.build import Layout
+from ..grading.build_types import Layout
 from ..grading.collect import submission_name
 from ..grading.pipeline import grade
 from ..report.folder import write_reports

@@ -13,7 +13,7 @@ import stat
 import zipfile
 from pathlib import Path
 
-from ..grading.build import Layout
+from ..grading.build_types import Layout
 
 TEMPLATES = Path(__file__).resolve().parent   # setup.sh and run_autograder, beside this file
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git"}

@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Sequence
 
 from . import cross_checks
 from .budget import NO_BUDGET, Budget
-from .build import BuildResult
+from .build_types import BuildResult
 from ..config.assignment import default_assignment
 from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn

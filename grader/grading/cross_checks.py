@@ -9,7 +9,7 @@ from concurrent.futures import Future
 from pathlib import Path
 
 from .checks import sanitizer as sanitizers
-from .build import BuildResult
+from .build_types import BuildResult
 from ..config.cases import Case
 from .correctness.check import RunSetup
 from ..machine.backend import EMULATOR

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
 
-from .build import BuildResult
+from .build_types import BuildResult
 from .collect import Submission
 from ..config.rubric import TaskRubric
 from ..results import AppResult, BuildInfo, CaseResult, CaseTally, TaskProfile, Violation

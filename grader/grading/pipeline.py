@@ -21,7 +21,7 @@ from typing import Callable
 
 from .assemble import assemble
 from .budget import NO_BUDGET, Budget
-from .build import BuildResult
+from .build_types import BuildResult
 from .checking import Checked, build_and_check
 from .collect import collect, source_digest
 from .correctness.applications import ExerciseBuild, not_run, run_applications

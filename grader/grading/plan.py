@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Mapping
 
 from . import cross_checks
-from .build import BuildResult
+from .build_types import BuildResult
 from .checks.forbidden import same_code
 from .collect import Submission
 from ..config.assignment import Exercise

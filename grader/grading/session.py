@@ -26,7 +26,8 @@ from ..machine.backend import BACKENDS, EMULATOR, Backend, BackendError, choose 
 from . import sandbox
 from .checks import sanitizer as sanitizers
 from . import ncu
-from .build import Builder, BuildResult, Layout, Toolchain
+from .build import Builder
+from .build_types import BuildResult, Layout, Toolchain
 from ..config.cases import Case
 from .correctness.check import RunSetup, TimeoutTracker, huge_at_once
 from .timing import BaselineStore, measure_copy_bandwidth
