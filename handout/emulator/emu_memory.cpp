@@ -4,7 +4,7 @@
 //
 //   [no access: reach][front guard][the allocation, 256-aligned][tail guard][no access: reach]
 //
-// `reach` is the allocation's own size (at least 1 MiB, at most 1 GiB): an access up to
+// `reach` is the allocation's own size (at least 1 MiB, at most 64 MiB): an access up to
 // that far past the end (or before the start) lands in this allocation's stretch, so it
 // is named after this buffer, never after a neighbour. The student unit's loads and
 // stores are checked against these stretches as they happen (emu_bounds.cpp), with the
@@ -42,7 +42,8 @@ namespace {
 constexpr size_t kGuardBytes = 16 * 1024;  // two tiles of 2048 4-byte elements
 constexpr unsigned char kGuardByte = 0xfd;
 constexpr size_t kMinReach = size_t(1) << 20;
-constexpr size_t kMaxReach = size_t(1) << 30;
+// At most 64 MiB: the reaches count against a sandbox's address-space limit.
+constexpr size_t kMaxReach = size_t(64) << 20;
 
 struct Allocation {
     char* mapping = nullptr;  // what mmap returned
