@@ -53,6 +53,18 @@ set(SCANLAB_PROFILE_FLAGS -O2 -fsanitize=kernel-address
     --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
     --param=asan-globals=0 --param=asan-use-after-return=0)
 
+# The emulator's bounds check (emulator/emu_bounds.h): every load and store of the student
+# unit calls a hook (the kernel address sanitizer's calls, which the emulator defines) that
+# stops a kernel at an access outside its buffer; -g1 gives the line tables that name the
+# student's line. g++ only (the profile build's flags are g++'s too); not with
+# AddressSanitizer (`make emu-asan`), which checks every access itself.
+set(SCANLAB_EMU_CHECK_FLAGS)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
+  set(SCANLAB_EMU_CHECK_FLAGS -fsanitize=kernel-address
+      --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
+      --param=asan-globals=0 --param=asan-use-after-return=0 -g1)
+endif()
+
 # The student unit: harness/host/student_unit.cu with the student files of <dir>/student/,
 # an OBJECT library <target>-student of its own (see harness/host/student_api.h for why),
 # whose objects are added to <target> after its own sources: the harness's (or a
@@ -67,6 +79,7 @@ function(scanlab_link_student_unit target)
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
     target_link_libraries(${unit} PRIVATE scanlab_emulator)
+    target_compile_options(${unit} PRIVATE ${SCANLAB_EMU_CHECK_FLAGS})
     # The student unit's writable data in a section of its own, which the harness puts
     # back as it was loaded before every launch of its kernels (emulator/student_state.ld,
     # harness/host/student_state.h).

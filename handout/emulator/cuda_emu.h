@@ -264,8 +264,8 @@ void setLaneOrder(LaneOrder order);
 LaneOrder laneOrder();
 
 // Names the cudaMalloc allocation at `p` (a pointer cudaMalloc returned) for
-// diagnostics: a write past its end is then reported as "out[1000], one past the end
-// of out" instead of as a byte offset. `elementBytes` is sizeof one element.
+// diagnostics: an access past its end is then reported as "out[1000], one past the
+// end of `out` (n = 1000)" instead of as a byte offset. `elementBytes` is sizeof one element.
 void nameAllocation(const void* p, const char* name, size_t elementBytes);
 
 // Performance counters of a launch (emu_profile_hooks.cpp explains how they are

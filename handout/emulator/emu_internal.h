@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "emulator/cuda_emu.h"
 
@@ -33,4 +34,16 @@ bool isDeviceAddress(const void* address);
 // The allocation element at `address` (in a guard zone or beyond), for a fault
 // message; "" when it is near no allocation.
 std::string describeDeviceAddress(const void* address);
+
+// The stretch of address space reserved for one allocation ([mapLo, mapHi), guards and
+// inaccessible reaches included) and the allocation's bytes in it ([lo, hi)).
+struct DeviceStretch {
+    uintptr_t mapLo, mapHi, lo, hi;
+};
+// Every live allocation's stretch, sorted by address (read without the lock: for the
+// bounds check, while a kernel runs and no allocation can change).
+const std::vector<DeviceStretch>& deviceStretches();
+// The elements of an access of `bytes` at `address` that lie outside the allocation
+// whose stretch holds it: "in[1011], 12 elements past the end of `in` (n = 1000)".
+std::string describeDeviceAccess(uintptr_t address, size_t bytes);
 }  // namespace scanlab::emu::detail

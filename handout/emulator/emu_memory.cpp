@@ -1,14 +1,19 @@
 // scanlab CPU emulator: device memory. Every cudaMalloc allocation sits between two
-// guard zones filled with a pattern, each followed by an inaccessible page:
+// guard zones filled with a pattern, inside a reserved stretch of address space that
+// nothing else is mapped into:
 //
-//   [no access][front guard][the allocation, 256-aligned][tail guard][no access]
+//   [no access: reach][front guard][the allocation, 256-aligned][tail guard][no access: reach]
 //
-// After each launch the guards are compared with the pattern: a kernel that wrote
-// past the end (or before the start) of an allocation is named with the element it
-// wrote ("scanBlocksKernel wrote out[1000], one past the end of out"), the launch
-// fails, and the guard is restored, so the next case runs on an intact heap. A write
-// farther than the guard faults on the inaccessible page (emu_faults.cpp). Reads past
-// the end are not seen here: `make emu-asan` poisons the guards for AddressSanitizer.
+// `reach` is the allocation's own size (at least 1 MiB, at most 64 MiB): an access up to
+// that far past the end (or before the start) lands in this allocation's stretch, so it
+// is named after this buffer, never after a neighbour. The student unit's loads and
+// stores are checked against these stretches as they happen (emu_bounds.cpp), with the
+// thread and the source line. Code that is not instrumented (the harness's kernels) is
+// caught afterwards: the guards are compared with the pattern after each launch, a
+// kernel that wrote into one is named with the elements it wrote ("scanBlocksKernel
+// wrote out[1000] to out[1023], 1 to 24 elements past the end of `out`"), the launch
+// fails, and the guard is restored, so the next case runs on an intact heap; an access
+// farther than a guard faults on the inaccessible reach (emu_faults.cpp).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -17,6 +22,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "emulator/emu_internal.h"
 
@@ -35,12 +41,16 @@ namespace {
 
 constexpr size_t kGuardBytes = 16 * 1024;  // two tiles of 2048 4-byte elements
 constexpr unsigned char kGuardByte = 0xfd;
+constexpr size_t kMinReach = size_t(1) << 20;
+// At most 64 MiB: the reaches count against a sandbox's address-space limit.
+constexpr size_t kMaxReach = size_t(64) << 20;
 
 struct Allocation {
     char* mapping = nullptr;  // what mmap returned
     size_t mappingBytes = 0;
     size_t size = 0;  // what cudaMalloc was asked for
-    size_t tailBytes = 0;  // of guard after the allocation, up to the inaccessible page
+    size_t tailBytes = 0;  // of guard after the allocation, up to the inaccessible reach
+    size_t reach = 0;  // bytes of inaccessible address space at each end of the mapping
     std::string name;  // nameAllocation: "out", "in", ...
     size_t elementBytes = 0;
 };
@@ -48,6 +58,18 @@ struct Allocation {
 struct Allocations {
     std::mutex m;
     std::map<uintptr_t, Allocation> live;  // by the pointer cudaMalloc returned
+    // The same, by mapping (sorted, disjoint), for the bounds check of every access:
+    // rebuilt by each cudaMalloc and cudaFree, read without the lock while a kernel runs.
+    std::vector<DeviceStretch> stretches;
+    void rebuildStretches() {
+        stretches.clear();
+        for (const auto& [base, a] : live) {
+            const auto lo = reinterpret_cast<uintptr_t>(a.mapping);
+            stretches.push_back(DeviceStretch{lo, lo + a.mappingBytes, base, base + a.size});
+        }
+        std::sort(stretches.begin(), stretches.end(),
+                  [](const DeviceStretch& x, const DeviceStretch& y) { return x.mapLo < y.mapLo; });
+    }
 };
 
 Allocations& allocations() {
@@ -78,33 +100,34 @@ std::string plural(long long k, const char* one, const char* many) {
     return std::to_string(k) + " " + (k == 1 ? one : many);
 }
 
-// "out[1000], one past the end of out (1000 elements of 4 bytes)". `firstByte` and
-// `lastByte` are offsets from the allocation's start (negative: before it).
-std::string describeWrite(const Allocation& a, long long firstByte, long long lastByte) {
+std::string elements(long long k) { return k == 1 ? "one" : plural(k, "element", "elements"); }
+
+// "in[1011], 12 elements past the end of `in` (n = 1000)", or for several elements
+// "out[1000] to out[1023], 1 to 24 elements past the end of `out` (n = 1000)".
+// `firstByte` and `lastByte` are offsets from the allocation's start (negative: before it).
+std::string describeElements(const Allocation& a, long long firstByte, long long lastByte) {
     const bool before = firstByte < 0;
+    const auto size = static_cast<long long>(a.size);
     if (a.name.empty() || a.elementBytes == 0) {
+        const long long out = before ? -lastByte : firstByte - size + 1;
         return "byte " + std::to_string(firstByte) + " of a " + std::to_string(a.size) +
-               "-byte device allocation (" +
-               (before ? "before its start" : "past its end") + ")";
+               "-byte device allocation, " + plural(out, "byte", "bytes") +
+               (before ? " before its start" : " past its end");
     }
     const auto e = static_cast<long long>(a.elementBytes);
-    const auto count = static_cast<long long>(a.size / a.elementBytes);
+    const long long count = size / e;
     auto index = [&](long long byte) { return byte >= 0 ? byte / e : -((-byte + e - 1) / e); };
     const long long first = index(firstByte), last = index(lastByte);
     std::string what = a.name + "[" + std::to_string(first) + "]";
     if (last != first) what += " to " + a.name + "[" + std::to_string(last) + "]";
-    std::string where;
-    if (before) {
-        where = -first == 1 ? "one before the start" : plural(-first, "element", "elements") +
-                                                           " before the start";
-    } else {
-        const long long past = first - count + 1;
-        where = past == 1 ? "one past the end" : plural(past, "element", "elements") +
-                                                     " past the end";
-    }
-    return what + ", " + where + " of " + a.name + " (" +
-           plural(count, "element", "elements") + " of " + std::to_string(a.elementBytes) +
-           " bytes, indices 0 to " + std::to_string(count - 1) + ")";
+    // How far out: element n is one past the end, element -1 one before the start.
+    const long long nearest = before ? -last : first - count + 1;
+    const long long farthest = before ? -first : last - count + 1;
+    std::string where = nearest == farthest
+                            ? elements(nearest)
+                            : std::to_string(nearest) + " to " + plural(farthest, "element", "elements");
+    where += before ? " before the start" : " past the end";
+    return what + ", " + where + " of `" + a.name + "` (n = " + std::to_string(count) + ")";
 }
 
 }  // namespace
@@ -112,30 +135,36 @@ std::string describeWrite(const Allocation& a, long long firstByte, long long la
 void* allocateDevice(size_t size) {
     const size_t page = pageBytes();
     const size_t body = roundUp(std::max<size_t>(size, 1), 256);
-    // [page][guard][body][tail guard .. page boundary][page]
-    const size_t front = page + kGuardBytes;
+    const size_t reach = roundUp(std::clamp<size_t>(body, kMinReach, kMaxReach), page);
+    // [reach][guard][body][tail guard .. page boundary][reach], all reserved at once
+    // (the reaches take address space, no memory).
+    const size_t front = reach + kGuardBytes;
     const size_t tailEnd = roundUp(front + body + kGuardBytes, page);
-    const size_t total = tailEnd + page;
-    void* m = mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    const size_t total = tailEnd + reach;
+    void* m = mmap(nullptr, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return nullptr;
     char* mapping = static_cast<char*>(m);
-    mprotect(mapping, page, PROT_NONE);
-    mprotect(mapping + tailEnd, page, PROT_NONE);
+    if (mprotect(mapping + reach, tailEnd - reach, PROT_READ | PROT_WRITE) != 0) {
+        munmap(mapping, total);
+        return nullptr;
+    }
     char* p = mapping + front;
-    std::memset(mapping + page, kGuardByte, kGuardBytes);
+    std::memset(mapping + reach, kGuardByte, kGuardBytes);
     // Device memory starts with garbage on a GPU too: never zeros by luck.
     std::memset(p, 0xcd, size);
     Allocation a;
     a.mapping = mapping;
     a.mappingBytes = total;
     a.size = size;
+    a.reach = reach;
     a.tailBytes = size_t(mapping + tailEnd - (p + size));
     std::memset(p + size, kGuardByte, a.tailBytes);
-    SCANLAB_EMU_POISON(mapping + page, kGuardBytes);
+    SCANLAB_EMU_POISON(mapping + reach, kGuardBytes);
     SCANLAB_EMU_POISON(p + size, a.tailBytes);
     Allocations& all = allocations();
     std::lock_guard<std::mutex> lock(all.m);
     all.live[reinterpret_cast<uintptr_t>(p)] = std::move(a);
+    all.rebuildStretches();
     return p;
 }
 
@@ -148,6 +177,7 @@ bool freeDevice(void* p) {
         if (it == all.live.end()) return false;
         a = std::move(it->second);
         all.live.erase(it);
+        all.rebuildStretches();
     }
     SCANLAB_EMU_UNPOISON(a.mapping, a.mappingBytes);
     munmap(a.mapping, a.mappingBytes);
@@ -175,20 +205,19 @@ std::string checkDeviceRange(const void* p, size_t count) {
 std::string checkGuards(const char* kernel) {
     Allocations& all = allocations();
     std::lock_guard<std::mutex> lock(all.m);
-    const size_t page = pageBytes();
     std::string found;
     for (auto& [base, a] : all.live) {
         char* p = reinterpret_cast<char*>(base);
-        char* front = a.mapping + page;
+        char* front = a.mapping + a.reach;
         SCANLAB_EMU_UNPOISON(front, kGuardBytes);
         SCANLAB_EMU_UNPOISON(p + a.size, a.tailBytes);
         const auto [f0, f1] = changedBytes(front, kGuardBytes);
         const auto [t0, t1] = changedBytes(p + a.size, a.tailBytes);
         if (found.empty() && f0 != kGuardBytes) {
-            found = describeWrite(a, static_cast<long long>(f0) - static_cast<long long>(kGuardBytes),
+            found = describeElements(a, static_cast<long long>(f0) - static_cast<long long>(kGuardBytes),
                                   static_cast<long long>(f1) - static_cast<long long>(kGuardBytes));
         } else if (found.empty() && t0 != a.tailBytes) {
-            found = describeWrite(a, static_cast<long long>(a.size + t0),
+            found = describeElements(a, static_cast<long long>(a.size + t0),
                                   static_cast<long long>(a.size + t1));
         }
         if (f0 != kGuardBytes) std::memset(front, kGuardByte, kGuardBytes);
@@ -218,7 +247,25 @@ std::string describeDeviceAddress(const void* address) {
         const uintptr_t start = reinterpret_cast<uintptr_t>(a.mapping);
         if (u < start || u >= start + a.mappingBytes) continue;
         const auto offset = static_cast<long long>(u) - static_cast<long long>(base);
-        return describeWrite(a, offset, offset);
+        return describeElements(a, offset, offset);
+    }
+    return "";
+}
+
+const std::vector<DeviceStretch>& deviceStretches() { return allocations().stretches; }
+
+std::string describeDeviceAccess(uintptr_t address, size_t bytes) {
+    const Allocations& all = allocations();
+    for (const auto& [base, a] : all.live) {
+        const auto start = reinterpret_cast<uintptr_t>(a.mapping);
+        if (address < start || address >= start + a.mappingBytes) continue;
+        // The bytes of the access that are outside the allocation (a wide access can
+        // straddle its end).
+        long long lo = static_cast<long long>(address) - static_cast<long long>(base);
+        long long hi = lo + static_cast<long long>(bytes) - 1;
+        if (lo < 0) hi = std::min(hi, -1LL);
+        else lo = std::max(lo, static_cast<long long>(a.size));
+        return describeElements(a, lo, hi);
     }
     return "";
 }

@@ -30,6 +30,7 @@
 // them makes the later wait for the earlier (maxWarpMissEpochs).
 // What this cannot see: the real caches' sizes and sharing between warps, instruction
 // counts, and overlap between requests beyond the model's. See README.md.
+// These hooks replace emu_bounds_hooks.cpp's in this build, and check bounds the same way.
 #include <link.h>
 
 #include <algorithm>
@@ -37,6 +38,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "emulator/emu_bounds.h"
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -120,6 +122,9 @@ bool inRange(uintptr_t a, const void* begin, size_t bytes) {
 }
 
 void record(uintptr_t address, size_t size, bool write, uintptr_t pc) {
+    // The bounds check of every build first (emu_bounds.h): it stops the kernel at an
+    // access outside its buffer, which is then never counted.
+    checkAccess(address, size, write, reinterpret_cast<const void*>(pc));
     Worker* w = tlsWorker;
     if (w == nullptr || w->current == nullptr || w->launch == nullptr || w->launch->profile == nullptr)
         return;

@@ -21,6 +21,7 @@
 //   simply reused (destructors of kernel locals do not run).
 #include <cstdlib>
 
+#include "emulator/emu_bounds.h"
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -361,6 +362,8 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.parkedAtActiveMask = 0;
     w.stuck = false;
     w.error.clear();
+    w.accessPc = nullptr;
+    tlsBounds = BoundsCache{};
     ensureStacks(w, n);
     w.threads.resize(n);
     const unsigned bx = L.block.x, by = L.block.y;
@@ -404,6 +407,11 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
         w.error = std::string("emulator: kernel ") + L.name + ": " + w.faultMessage;
     }
     w.faultMessage[0] = '\0';
+    if (w.accessPc != nullptr) {
+        if (const std::string line = describeCodeAddress(w.accessPc); !line.empty())
+            w.error += ", at " + line;
+        w.accessPc = nullptr;
+    }
     if (L.profile) gProfileBlockEnd(w);
     madeProgress(w);  // no longer stuck: it is leaving
     if (!w.failed && w.exited != n) {

@@ -187,6 +187,8 @@ struct Worker {
     cudaError_t errorCode = cudaSuccess;
     std::string error;
     char faultMessage[512] = {};
+    // Where an out-of-bounds access was made (emu_bounds.cpp): runBlock adds its line.
+    const void* accessPc = nullptr;
     // Profiling: barriers and warp operations of the running block.
     uint64_t profileBarriers = 0;
     uint64_t profileWarpOps = 0;

@@ -304,6 +304,8 @@ TOOLCHAIN_CALLS = re.compile(
     r"^(__cuda\w+|cuda(GetLastError|GetErrorString|MemcpyToSymbol|MemcpyFromSymbol|LaunchKernel)\b.*"
     r"|scanlab::emu::detail::.*|_GLOBAL_OFFSET_TABLE_|_Unwind_Resume|__gxx_personality_v0"
     r"|__stack_chk_fail|__dso_handle|atexit"              # atexit: nvcc unregisters its fatbin
+    # the emulator's check of every load and store (handout/emulator/emu_bounds.h)
+    r"|__asan_((load|store)(1|2|4|8|16|N)_noabort|handle_no_return|(before|after)_dynamic_init)"
     r"|__cxa_(allocate_exception|free_exception|throw|begin_catch|end_catch|rethrow"
     r"|guard_acquire|guard_release|guard_abort|pure_virtual)"
     r"|memcpy|memmove|memset|memcmp|strlen"

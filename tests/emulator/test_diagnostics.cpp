@@ -490,6 +490,14 @@ __global__ void storeAtKernel(int* p, long long index) {
     if (blockIdx.x == 0 && threadIdx.x == 0) p[index] = 7;
 }
 
+__global__ void storeRangeKernel(int* p, int from, int count) {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        for (int k = from; k < from + count; ++k) p[k] = k;
+}
+
+// This file is not instrumented (as the harness's kernels are not): its writes are found
+// in the guard zones after the launch (the student's are stopped as they happen:
+// test_bounds.cpp).
 TEST_CASE("writes past the end or before the start of an allocation name the element",
           "[diagnose][memory]") {
     cudaError_t code{};
@@ -503,18 +511,22 @@ TEST_CASE("writes past the end or before the start of an allocation name the ele
     CHECK(store(999).empty());  // the last element is fine
     std::string msg = store(1000);
     CHECK(code == cudaErrorIllegalAddress);
-    CHECK(msg == "emulator: kernel storeAtKernel wrote out[1000], one past the end of out "
-                 "(1000 elements of 4 bytes, indices 0 to 999)");
+    CHECK(msg == "emulator: kernel storeAtKernel wrote out[1000], one past the end of `out` "
+                 "(n = 1000)");
     // The guard was restored: the next launch is clean.
     CHECK(store(0).empty());
-    CHECK_THAT(store(1031), Catch::Contains("wrote out[1031], 32 elements past the end of out"));
-    CHECK_THAT(store(-1), Catch::Contains("wrote out[-1], one before the start of out"));
-    // Beyond the 16 KiB guard zone (out[5096] on): the inaccessible page after it
+    CHECK_THAT(store(1031), Catch::Contains("wrote out[1031], 32 elements past the end of `out`"));
+    CHECK_THAT(store(-1), Catch::Contains("wrote out[-1], one before the start of `out`"));
+    // An overrun of 24 elements is named as such, not by its first element alone.
+    emu::launch("storeRangeKernel", dim3(1), dim3(32), 0, [=] { storeRangeKernel(p, 990, 34); });
+    CHECK(takeError(&code) == "emulator: kernel storeRangeKernel wrote out[1000] to out[1023], "
+                              "1 to 24 elements past the end of `out` (n = 1000)");
+    // Beyond the 16 KiB guard zone (out[5096] on): the inaccessible reach after it
     // faults, and the element is named.
     msg = store(5500);
     CHECK(code == cudaErrorIllegalAddress);
     CHECK_THAT(msg, Catch::Contains("illegal memory access in block (0,0,0) by thread (0,0,0): "
-                                    "out[5500], 4501 elements past the end of out"));
+                                    "out[5500], 4501 elements past the end of `out`"));
     CHECK(store(5).empty());
     CHECK(out.get()[5] == 7);
 
@@ -522,8 +534,8 @@ TEST_CASE("writes past the end or before the start of an allocation name the ele
     DeviceArray<int> anon(10);
     int* q = anon.ptr;
     emu::launch("storeAtKernel", dim3(1), dim3(32), 0, [=] { storeAtKernel(q, 10); });
-    CHECK_THAT(takeError(&code), Catch::Contains("wrote byte 40 of a 40-byte device allocation "
-                                                 "(past its end)"));
+    CHECK_THAT(takeError(&code), Catch::Contains("wrote byte 40 of a 40-byte device allocation, "
+                                                 "1 byte past its end"));
 }
 
 __global__ void throwingKernel() {

@@ -203,8 +203,10 @@ def test_a_write_past_the_end_is_named_and_the_suite_goes_on(emulator, emu_sessi
     for c in named:
         # out[n]; or, with the largest grid, blockResults[1024] (phase 2 scans the block
         # results in place with the same kernel).
-        m = re.search(r"kernel scanBlocksKernel(?:\(block results\))? wrote (out|blockResults)\[(\d+)\], "
-                      r"one past the end of \1 \((\d+) elements?", c.summary)
+        # Stopped at the write, with the thread and the student's line (issue 42).
+        m = re.search(r"kernel scanBlocksKernel(?:\(block results\))?: out-of-bounds write in block "
+                      r"\(\d+,0,0\): thread \(\d+,0,0\) wrote (out|blockResults)\[(\d+)\], "
+                      r"one past the end of `\1` \(n = (\d+)\), at student/scan\.cuh:\d+", c.summary)
         assert m, c.summary
         assert m[2] == m[3] and (m[1] != "out" or int(m[2]) == c.case.n), c.summary
     # The student's suite: every case runs, and the JUnit file is written.
@@ -216,12 +218,38 @@ def test_a_write_past_the_end_is_named_and_the_suite_goes_on(emulator, emu_sessi
                         "add-i32", "--max-n", "3000", "--junit", str(junit)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 1
-    assert "wrote out[1000], one past the end of out" in r.stdout
+    assert "wrote out[1000], one past the end of `out` (n = 1000), at student/scan.cuh:" in r.stdout
     assert "reproduce: " in r.stdout
     total = int(re.search(r"scanlab test \[emulator\]: (\d+) cases", r.stdout).group(1))
     cases = ET.parse(junit).getroot().findall(".//testcase")
     assert len(cases) == total > 10
     assert any(c.find("failure") is not None or c.find("error") is not None for c in cases)
+
+
+def test_a_read_past_the_end_stops_the_case_and_names_it(emulator):
+    """Issue 42: a read past the end of a buffer, silent before (the case saw garbage),
+    stops the case on the emulator; its report names the buffer, the element, how far
+    past the end, the thread and the student's line."""
+    result = emulator("reduce_read_past_end")
+    t2 = next(t for t in result.tasks if t.name == "reduce")
+    failed = [c for c in t2.cases if not c.passed]
+    assert failed and t2.correctness_points < t2.correctness_max
+    # The read: `ahead[k] = i < end ? in[i] : ...` in the solution's reduce.cuh (the
+    # fixture's edit keeps the line numbers).
+    source = (REPO / "solution" / "student" / "reduce.cuh").read_text().splitlines()
+    line = next(k + 1 for k, text in enumerate(source) if "i < end ? in[i]" in text)
+    named = [c for c in failed if "out-of-bounds read" in c.summary]
+    assert len(named) >= len(failed) // 2, [c.summary for c in failed][:3]
+    for c in named:
+        m = re.search(r"kernel reduceBlocksKernel(?:\([^)]*\))?: out-of-bounds read in block \(\d+,0,0\): "
+                      r"thread \(\d+,0,0\) read (in|blockResults)\[(\d+)\], (one|\d+ elements) past "
+                      r"the end of `\1` \(n = (\d+)\), at student/reduce\.cuh:(\d+)", c.summary)
+        assert m, c.summary
+        index, n = int(m[2]), int(m[4])
+        assert index >= n and m[3] == ("one" if index == n else f"{index - n + 1} elements"), c.summary
+        assert int(m[5]) == line, c.summary
+    from grader.report import terminal
+    assert "out-of-bounds read" in terminal.render(result)
 
 
 def test_identity_as_zero_is_caught_by_negative_inputs(emulator):

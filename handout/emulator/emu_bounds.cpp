@@ -1,0 +1,180 @@
+// scanlab CPU emulator: the bounds check of every global-memory access (emu_bounds.h),
+// and the source line of an access, from the student unit's line tables.
+#include "emulator/emu_bounds.h"
+
+#include <link.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <map>
+
+#include "emulator/emu_scheduler.h"
+
+extern char** environ;
+
+namespace scanlab::emu::detail {
+
+thread_local constinit BoundsCache tlsBounds{};
+
+namespace {
+
+// Stops the running thread's block: `bytes` at `address` are outside the allocation whose
+// reserved stretch holds them. The line is added by runBlock (describeCodeAddress), on
+// the worker's own stack rather than the abandoned fiber's.
+[[noreturn, gnu::cold, gnu::noinline]] void outOfBounds(Worker& w, uintptr_t address, size_t bytes,
+                                                      bool write, const void* pc) {
+    Thread* self = w.current;
+    {
+        const std::string detail = threadName(*self) + (write ? " wrote " : " read ") +
+                                   describeDeviceAccess(address, bytes);
+        recordFailure(w, write ? "out-of-bounds write" : "out-of-bounds read", detail, -1,
+                      cudaErrorIllegalAddress);
+    }
+    w.accessPc = pc;
+    abandon(w, self);
+}
+
+}  // namespace
+
+void checkAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc) {
+    Worker* w = tlsWorker;
+    // Host code of the student unit, or a block already failing: nothing to check.
+    if (w == nullptr || w->current == nullptr || w->launch == nullptr || w->failed) return;
+    const std::vector<DeviceStretch>& all = deviceStretches();
+    auto next = std::upper_bound(all.begin(), all.end(), address,
+                                 [](uintptr_t a, const DeviceStretch& s) { return a < s.mapLo; });
+    uintptr_t otherLo = 0, otherHi = next == all.end() ? UINTPTR_MAX : next->mapLo;
+    if (next != all.begin()) {
+        const DeviceStretch& s = *std::prev(next);
+        if (address < s.mapHi) {
+            if (address >= s.lo && address + bytes <= s.hi) {
+                tlsBounds.bodyLo = s.lo;
+                tlsBounds.bodyHi = s.hi;
+                return;
+            }
+            outOfBounds(*w, address, bytes, write, pc);
+        }
+        otherLo = s.mapHi;
+    }
+    // Not device memory (a stack, shared memory, ...): remembered, so that the next
+    // access there costs two comparisons.
+    if (address + bytes <= otherHi) {
+        BoundsCache& c = tlsBounds;
+        c.otherLo[c.nextOther] = otherLo;
+        c.otherHi[c.nextOther] = otherHi;
+        c.nextOther ^= 1;
+    }
+}
+
+namespace {
+
+struct ModuleQuery {
+    uintptr_t pc = 0;
+    std::string file;
+    uintptr_t bias = 0;
+    bool found = false;
+};
+
+int findModule(dl_phdr_info* info, size_t, void* data) {
+    auto* q = static_cast<ModuleQuery*>(data);
+    for (int i = 0; i < info->dlpi_phnum; ++i) {
+        const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+        if (ph.p_type != PT_LOAD) continue;
+        const uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+        if (q->pc < lo || q->pc >= lo + ph.p_memsz) continue;
+        q->file = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        if (q->file.empty()) {  // the program itself: its path (addr2line's /proc/self is its own)
+            char path[4096];
+            const ssize_t k = readlink("/proc/self/exe", path, sizeof path - 1);
+            if (k > 0) q->file.assign(path, size_t(k));
+        }
+        q->bias = info->dlpi_addr;
+        q->found = true;
+        return 1;
+    }
+    return 0;
+}
+
+// addr2line's answer for `address` of `file`: "file:line" per line, the innermost
+// inlined frame first; "" when it cannot run.
+std::string runAddr2line(const std::string& file, uintptr_t address) {
+    int out[2];
+    if (pipe(out) != 0) return "";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%zx", size_t(address));
+    std::string exe = file;
+    char arg0[] = "addr2line", e[] = "-e", inl[] = "-i";
+    char* argv[] = {arg0, e, exe.data(), inl, hex, nullptr};
+    pid_t pid = 0;
+    const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    std::string text;
+    if (spawned == 0) {
+        char buf[4096];
+        for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(k));
+        int status = 0;
+        waitpid(pid, &status, 0);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) text.clear();
+    }
+    close(out[0]);
+    return text;
+}
+
+// The course's own code, not the student's: the harness and the emulator's headers.
+bool isCourseFile(const std::string& file) {
+    return file.find("/harness/") != std::string::npos ||
+           file.find("/emulator/cuda_emu") != std::string::npos || file.rfind("/usr/", 0) == 0;
+}
+
+// "student/scan.cuh:57": the last two components of a path, with the line.
+std::string shortFrame(const std::string& frame) {
+    const size_t last = frame.find_last_of('/');
+    if (last == std::string::npos || last == 0) return frame;
+    const size_t prev = frame.find_last_of('/', last - 1);
+    return prev == std::string::npos ? frame : frame.substr(prev + 1);
+}
+
+std::string symbolize(const void* pc) {
+    ModuleQuery q;
+    q.pc = reinterpret_cast<uintptr_t>(pc) - 1;  // inside the call, not after it
+    dl_iterate_phdr(findModule, &q);
+    if (!q.found || q.file.empty()) return "";
+    const std::string text = runAddr2line(q.file, q.pc - q.bias);
+    std::vector<std::string> frames;  // "path:line", innermost first
+    size_t at = 0;
+    while (at < text.size()) {
+        size_t end = text.find('\n', at);
+        if (end == std::string::npos) end = text.size();
+        std::string line = text.substr(at, end - at);
+        at = end + 1;
+        if (const size_t space = line.find(' '); space != std::string::npos) line.resize(space);
+        if (line.empty() || line.rfind("??", 0) == 0 || line.ends_with(":0") || line.ends_with(":?"))
+            continue;
+        frames.push_back(line);
+    }
+    if (frames.empty()) return "";
+    size_t student = 0;
+    while (student < frames.size() && isCourseFile(frames[student])) ++student;
+    if (student == frames.size() || student == 0) return shortFrame(frames[0]);
+    return shortFrame(frames[student]) + " (in " + shortFrame(frames[0]) + ")";
+}
+
+}  // namespace
+
+std::string describeCodeAddress(const void* pc) {
+    static std::mutex m;
+    static std::map<const void*, std::string> known;
+    std::lock_guard<std::mutex> lock(m);
+    auto it = known.find(pc);
+    if (it == known.end()) it = known.emplace(pc, symbolize(pc)).first;
+    return it->second;
+}
+
+}  // namespace scanlab::emu::detail
