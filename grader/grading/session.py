@@ -92,8 +92,10 @@ class Session:
         sandbox.open_path_for(self.workdir, self.identity, self.workdir)
         (self.workdir / "builds").mkdir()
         (self.workdir / "builds").chmod(0o711)
+        # Output files in flight: at most 70% of the workspace's free disk.
         self.resources = Resources.create(self.jobs, [g.index for g in self.gpus],
-                                          options.gpu_runs or rubric.limits.gpu_runs_at_once)
+                                          options.gpu_runs or rubric.limits.gpu_runs_at_once,
+                                          int(0.7 * shutil.disk_usage(self.workdir).free))
         self.builder = self._builder(backend, arch)
         # Race check: on a GPU, some cases also run on the CPU emulator.
         self.race_note = ""

@@ -6,7 +6,7 @@ import queue
 import threading
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Iterator
 
 
@@ -80,18 +80,48 @@ class GpuSlots:
                     self._running[index].release()
 
 
+class DiskBudget:
+    """The workspace's disk, shared by the output files of runs in flight: a run reserves
+    what its outputs will take before it starts and gives it back once they are deleted,
+    waiting while that would pass the budget (drawn cases write up to 512 MiB an output,
+    n >= 2^31 ones 8 GiB: a class's grades at once filled a 64 GB disk on the H100, and
+    every grade then ended in an internal error). A reservation larger than the whole
+    budget runs alone."""
+
+    def __init__(self, total_bytes: int):
+        self.total = max(1, total_bytes)
+        self.used = 0
+        self._changed = threading.Condition()
+
+    @contextmanager
+    def reserve(self, nbytes: int) -> Iterator[None]:
+        with self._changed:
+            while self.used > 0 and self.used + nbytes > self.total:
+                self._changed.wait()
+            self.used += nbytes
+        try:
+            yield
+        finally:
+            with self._changed:
+                self.used -= nbytes
+                self._changed.notify_all()
+
+
 @dataclass
 class Resources:
-    """What grading runs share: CPU slots (builds, verifies, emulator runs) and GPUs."""
+    """What grading runs share: CPU slots (builds, verifies, emulator runs), GPUs and the
+    workspace's disk."""
 
     cpu: threading.BoundedSemaphore
     cores: int                       # how many CPU slots there are
     gpus: GpuSlots | None = None
+    disk: DiskBudget = field(default_factory=lambda: DiskBudget(1 << 62))
 
     @staticmethod
-    def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1) -> "Resources":
+    def create(cores: int, gpu_indices: list[int], runs_per_gpu: int = 1,
+               disk_bytes: int = 1 << 62) -> "Resources":
         return Resources(threading.BoundedSemaphore(max(1, cores)), max(1, cores),
-                         GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None)
+                         GpuSlots(gpu_indices, runs_per_gpu) if gpu_indices else None, DiskBudget(disk_bytes))
 
     @contextmanager
     def cpu_slot(self) -> Iterator[None]:

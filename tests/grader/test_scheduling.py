@@ -70,3 +70,36 @@ def test_busy_time_counts_overlapping_runs_once():
     # Held while a run was on it; runs at once are counted once, so never above the wall time.
     assert 0.05 <= busy[0] <= wall and 0.05 <= busy[1] <= wall, (busy, wall)
     assert busy[0] + busy[1] < 4 * 0.05, busy
+
+
+def test_output_files_wait_for_room_on_the_disk():
+    """Runs reserve their outputs' bytes first: one that would pass the budget waits until
+    others give theirs back (a class batch had filled a 64 GB disk: every grade an internal
+    error); one larger than the whole budget runs alone, not never."""
+    from grader.machine.slots import DiskBudget
+    disk = DiskBudget(100)
+    order: list[str] = []
+    first_in = threading.Event()
+
+    def hold(name: str, nbytes: int, seconds: float) -> None:
+        with disk.reserve(nbytes):
+            order.append(f"{name} in")
+            first_in.set()
+            time.sleep(seconds)
+            order.append(f"{name} out")
+
+    a = threading.Thread(target=hold, args=("a", 70, 0.3))
+    a.start()
+    first_in.wait()
+    b = threading.Thread(target=hold, args=("b", 50, 0.0))      # 70 + 50 > 100: waits for a
+    b.start()
+    c = threading.Thread(target=hold, args=("c", 30, 0.0))      # 70 + 30 fits: goes at once
+    c.start()
+    c.join()
+    assert order[:3] == ["a in", "c in", "c out"]
+    a.join()
+    b.join()
+    assert order.index("b in") > order.index("a out")
+    with disk.reserve(500):                                     # alone: larger than the budget
+        assert disk.used == 500
+    assert disk.used == 0

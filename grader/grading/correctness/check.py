@@ -269,7 +269,7 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
                           f"not run: {setup.max_timeouts} earlier case(s) of this build timed out",
                           reproduce=reproduce)
     huge = setup.huge_slots if case.n >= HUGE_N else contextlib.nullcontext()
-    with huge:
+    with huge, setup.resources.disk.reserve(case.output_bytes()):
         where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
         try:
             result = _run_case(setup, binary, case, seed, reproduce, where, timeouts, track)
@@ -414,11 +414,13 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     # Huge cases run alone, after the batch (run_case).
     todo = [i for i in range(len(cases)) if i not in results and cases[i].n < HUGE_N]
     if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
-        where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
-        try:
-            results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
-        finally:
-            shutil.rmtree(where, ignore_errors=True)
+        # Its output files stay until the batch is verified: reserved on the disk first.
+        with setup.resources.disk.reserve(sum(cases[i].output_bytes() for i in todo)):
+            where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
+            try:
+                results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
+            finally:
+                shutil.rmtree(where, ignore_errors=True)
     for i, case in enumerate(cases):
         if i not in results:
             started = time.monotonic()
