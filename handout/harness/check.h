@@ -39,15 +39,16 @@ inline double floatTolerance(size_t n) {
     return std::ldexp(1.0, -23) * (16.0 + 2.0 * std::sqrt(double(n)));
 }
 
-// The operator the reference accumulates in: the operator itself, over double for float
-// elements (Add<float> -> Add<double>, Max<float> -> Max<double>).
+// The operator the reference accumulates in: the operator itself, but a float sum in
+// double (Add<float> -> Add<double>). A maximum or minimum rounds nothing, and over double
+// its identity (the lowest double) would become -inf in float, not the float operator's.
 template <class Op>
 struct Wide {
     using type = Op;
 };
-template <template <class> class F>
-struct Wide<F<float>> {
-    using type = F<double>;
+template <>
+struct Wide<Add<float>> {
+    using type = Add<double>;
 };
 
 // The CPU reference output of `task` (its type's reference(), harness/tasks/). Float

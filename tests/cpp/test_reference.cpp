@@ -183,6 +183,10 @@ TEST_CASE("the float reference is the sum, past where a float running sum stops 
     const auto scanned = referenceOutput<Add<float>>(Task::Scan, ones);
     CHECK(scanned.back() == float(n));
     CHECK(referenceOutput<Max<float>>(Task::Reduce, {-2.0f, 3.5f, 1.0f}) == std::vector<float>{3.5f});
+    // A float maximum stays in float: its exclusive scan starts at the float identity
+    // (the lowest float), not at a double's that rounds to -inf.
+    const auto maxes = referenceOutput<Max<float>>(Task::ScanExclusive, {-2.0f, 3.5f, 1.0f});
+    CHECK(maxes == std::vector<float>{std::numeric_limits<float>::lowest(), -2.0f, 3.5f});
 }
 
 TEST_CASE("tile plan covers the input with at most kMaxBlocks contiguous ranges") {
