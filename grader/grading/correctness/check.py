@@ -181,14 +181,18 @@ def verify(setup: RunSetup, case: Case, seed: int, output: Path, where: Path,
     return data
 
 
+def _checked_on_gpu(setup: RunSetup, case: Case) -> bool:
+    """Whether the trusted verify of this case's output runs on the GPU (`--on-device`)."""
+    return setup.backend.on_gpu and setup.resources.gpus is not None and case.n >= DEVICE_VERIFY_MIN_N
+
+
 @contextlib.contextmanager
 def _verify_slot(setup: RunSetup, cases: list[Case]):
     """What a verify process of these cases holds: a GPU turn where they are checked on
     the GPU (a GPU backend, DEVICE_VERIFY_MIN_N elements or more), else (no cases: on the
     CPU) a CPU slot. Yields
     its extra options and its environment (a function of its folder)."""
-    if setup.backend.on_gpu and setup.resources.gpus is not None and cases and \
-            all(c.n >= DEVICE_VERIFY_MIN_N for c in cases):
+    if cases and all(_checked_on_gpu(setup, c) for c in cases):
         with setup.resources.gpu() as gpu:
             yield ["--on-device"], lambda where: {**sandbox.base_env(where), "CUDA_DEVICE_ORDER": "PCI_BUS_ID",
                                                   "CUDA_VISIBLE_DEVICES": str(gpu)}
@@ -202,8 +206,7 @@ def verify_many(setup: RunSetup, items: list[tuple[Case, int, Path]], where: Pat
     a CPU slot (`verify --cases`) instead of one a file, and one on the GPU for the large
     ones (_verify_slot). A file its process left without a line (it crashed or timed out)
     is verified alone."""
-    on_device = setup.backend.on_gpu and setup.resources.gpus is not None
-    large = [i for i, item in enumerate(items) if on_device and item[0].n >= DEVICE_VERIFY_MIN_N]
+    large = [i for i, item in enumerate(items) if _checked_on_gpu(setup, item[0])]
     rest = [i for i in range(len(items)) if i not in set(large)]
     chunks = max(1, min(setup.resources.cores, len(rest)))
     parts = [rest[k::chunks] for k in range(chunks) if rest[k::chunks]] + ([large] if large else [])
