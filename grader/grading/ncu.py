@@ -1,16 +1,20 @@
 """Nsight Compute in a GPU grade: why a timed task is slow, beside the reference.
 
-After the timing, one `ncu` process profiles one plain run (`run --task T --op OP --n N
---block B --no-check`) of each timed task's build, every kernel it launches (a plain run
-launches the student's kernels only: its input is made on the host and its scratch is
-poisoned with cudaMemset), with a fixed, small metric set (METRICS). ncu runs in the
-sandbox, as the student's programs do (jailed, as the sandbox user): the tasks' runs are
-its children, one after another under one shell, so ncu starts once a grade. The
-reference's build is profiled the same way once per GPU and rubric, by `prepare`
-(profile_reference; else by the first grade that lacks it), and kept in the cache beside
-its build (ProfileStore). The figures are information, never points: they are
-read from ncu's log, which the profiled program could write to as well, so nothing is
-scored from them.
+After the timing, one `ncu` process profiles one plain run (`--task T --op OP --n N
+--block B --no-check`) of each timed task, every kernel it launches (a plain run launches
+the student's kernels only: its input is made on the host and its scratch is poisoned
+with cudaMemset), with a fixed, small metric set (METRICS). The runs are the cases of ONE
+`batch --mark-cases` process where one binary holds every timed task (the integration
+build, which has all the student's files; the reference's build), else one such process
+per binary: ncu's cost is mostly per profiled process (about 1 s each on an H100), not
+per metric. The driver launches an empty marker kernel (MARKER) before each case, so the
+launches are cut into cases at the markers (cases_of). ncu runs in the sandbox, as the
+student's programs do (jailed, as the sandbox user), the processes one after another
+under one shell. The reference's build is profiled the same way once per GPU and rubric,
+by `prepare` (profile_reference; else by the first grade that lacks it), and kept in the
+cache beside its build (ProfileStore). The figures are information, never points: they
+are read from ncu's log, which the profiled program could write to as well, so nothing
+is scored from them.
 
 parse_raw_csv() reads `ncu --csv --page raw --print-units base` (one header row of
 metric names, one row of units, one row per kernel launch); task_figures() makes one
@@ -151,6 +155,30 @@ def by_process(rows: list[KernelRow]) -> list[list[KernelRow]]:
     return list(groups.values())
 
 
+# The driver's empty kernel before each case of `batch --mark-cases` (harness/host/driver.cu).
+MARKER = "scanlabCaseMarker"
+
+
+def _is_marker(row: KernelRow) -> bool:
+    return MARKER in row.name
+
+
+def cases_of(rows: list[KernelRow]) -> list[list[KernelRow]]:
+    """The launches of each case, in order: each process's launches cut at its case
+    markers (the markers left out); a process without markers is one case."""
+    cases: list[list[KernelRow]] = []
+    for launches in by_process(rows):
+        if not any(_is_marker(r) for r in launches):
+            cases.append(launches)
+            continue
+        for row in launches:
+            if _is_marker(row):
+                cases.append([])
+            elif cases:
+                cases[-1].append(row)
+    return cases
+
+
 def _weighted(rows: list[KernelRow], key: str) -> float | None:
     """The time-weighted mean of a per-launch figure (launches without it left out)."""
     pairs = [(r.get("time") or 0.0, v) for r in rows if (v := r.get(key)) is not None]
@@ -230,18 +258,62 @@ def find(nvcc: str | None) -> str | None:
     return shutil.which("ncu")
 
 
-def command(ncu: str, binaries: list[Path], cases: list[PerfCase], n: int, log: Path,
+def command(ncu: str, runs: list[tuple[Path, Path]], cases: int, log: Path,
             max_kernels: int) -> list[str]:
-    """ncu over one plain run of each case, on its binary, one after another; the raw CSV
-    page into `log`."""
-    runs = "; ".join(
-        f"'{b}' run --task {c.task} --op {c.op} --n {n or c.n} --block {c.block} --no-check > /dev/null"
-        for b, c in zip(binaries, cases))
-    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
-            "--launch-count", str(max_kernels * len(cases)), "--log-file", str(log),
-            "--metrics", ",".join(METRICS), "/bin/sh", "-c", runs,
+    """ncu over one `batch --mark-cases` process per (binary, case file), one after
+    another; the raw CSV page into `log`. `cases`: how many in all (each profiles at most
+    max_kernels launches, and its marker). One process is ncu's own child (about 1 s less
+    than under a shell, on an H100); several run under a shell, each one's output into
+    its case file's `.out`."""
+    head = [ncu, "--csv", "--page", "raw", "--print-units", "base",
+            "--launch-count", str((max_kernels + 1) * cases), "--log-file", str(log),
+            "--metrics", ",".join(METRICS)]
+    if len(runs) == 1:
+        binary, case_file = runs[0]
+        return [*head, str(binary), *_batch(case_file)]
+    script = "; ".join(" ".join([f"'{binary}'", *(f"'{a}'" for a in _batch(case_file))])
+                       + f" > '{case_file}.out' 2>&1" for binary, case_file in runs)
+    return [*head[:6], "--target-processes", "all", *head[6:], "/bin/sh", "-c", script,
             # Named once each, so that the jail lets them be read (sandbox.Jail.wrap).
-            *dict.fromkeys(map(str, binaries))]
+            *dict.fromkeys(str(binary) for binary, _ in runs)]
+
+
+def _batch(case_file: Path) -> list[str]:
+    return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json", "--mark-cases"]
+
+
+def _last_words(r: "sandbox.RunResult", runs: list[tuple[Path, Path]]) -> str:
+    """The profiled program's last line of output (what it said when it stopped early)."""
+    text = r.stdout + "\n" + r.stderr
+    for _, case_file in runs:
+        out = Path(f"{case_file}.out")
+        if out.is_file() and not out.is_symlink():
+            with open(out, "rb") as f:
+                text += "\n" + f.read(LOG_LIMIT).decode("utf-8", errors="replace")
+    lines = [line.strip() for line in text.splitlines()
+             if line.strip() and not line.startswith("==PROF==") and not line.startswith('"')]
+    return "".join(ch for ch in lines[-1] if ch.isprintable())[:300] if lines else ""
+
+
+def case_line(case: PerfCase, n: int) -> str:
+    """A plain run of the case at the profiled size: a line of a --cases file. No
+    --output: such a run draws its input on the host and launches the student's kernels
+    only (with --output it draws on the GPU, and ncu would profile the harness's generator)."""
+    return f"--task {case.task} --op {case.op} --n {n or case.n} --block {case.block} --no-check"
+
+
+def case_files(home: Path, binaries: list[Path], cases: list[PerfCase], n: int) -> tuple[list[tuple[Path, Path]], list[int]]:
+    """One --cases file per distinct binary (in the order first named), and the index in
+    `cases` of each case in the order the processes run them."""
+    by_binary: dict[Path, list[int]] = {}
+    for k, binary in enumerate(binaries):
+        by_binary.setdefault(binary, []).append(k)
+    runs = []
+    for j, (binary, indices) in enumerate(by_binary.items()):
+        case_file = home / f"ncu-cases-{j}.txt"
+        case_file.write_text("".join(case_line(cases[k], n) + "\n" for k in indices))
+        runs.append((binary, case_file))
+    return runs, [k for indices in by_binary.values() for k in indices]
 
 
 @dataclass
@@ -264,7 +336,8 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         where.chmod(0o711)
         home = sandbox.make_private_dir(where / "sandbox", setup.identity)
         log = home / "ncu.csv"
-        argv = command(ncu, binaries, cases, rubric.n, log, rubric.max_kernels)
+        runs, order = case_files(home, binaries, cases, rubric.n)
+        argv = command(ncu, runs, len(cases), log, rubric.max_kernels)
         limits = sandbox.Limits(wall_s=rubric.timeout_s, cpu_s=rubric.timeout_s * 4 + 5,
                                 memory_mb=setup.memory_mb, memory_kind="data", file_mb=256,
                                 open_files=1024)
@@ -280,15 +353,21 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         if refused(text + r.stdout + r.stderr):
             return Profiled([None] * len(cases), REFUSED_NOTE, True, seconds)
         try:
-            groups = by_process(parse_raw_csv(text))
+            groups = cases_of(parse_raw_csv(text))
         except NcuOutputError as e:
             end = "" if r.ok else f"; ncu {r.describe_end()}"
             return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}",
                             seconds=seconds)
         if len(groups) != len(cases):
+            said = _last_words(r, runs)
             return Profiled([None] * len(cases), "Nsight Compute figures not measured: "
-                            f"{len(groups)} profiled processes for {len(cases)} tasks", seconds=seconds)
-        return Profiled([task_figures(g) for g in groups], seconds=seconds)
+                            f"{len(groups)} profiled cases for {len(cases)} tasks"
+                            + (f"; the profiled run said: {said}" if said else ""), seconds=seconds)
+        figures: list[ProfileFigures | None] = [None] * len(cases)
+        for k, launches in zip(order, groups):
+            figures[k] = task_figures(launches) if launches else None
+        return Profiled(figures, "" if all(figures) else "Nsight Compute saw no kernel of "
+                        + ", ".join(c.task for c, f in zip(cases, figures) if f is None), seconds=seconds)
     finally:
         shutil.rmtree(where, ignore_errors=True)
 

@@ -190,9 +190,12 @@ def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: Buil
 
 def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubric, BuildResult]],
                   say: Say, budget: Budget = NO_BUDGET) -> dict[int, TaskProfile]:
-    """One ncu process over the timed tasks' builds (ncu.profile), and the reference's
-    figures of the same cases (from the cache, else profiled now, once per GPU); each
-    task's figures, the reference's and the diagnosis, by task number. Never scored."""
+    """One ncu process over the timed tasks' builds (ncu.profile: one profiled process a
+    distinct build), and the reference's figures of the same cases (from the cache, else
+    profiled now, once per GPU); each task's figures, the reference's and the diagnosis,
+    by task number. Never scored. Each task runs in its own task build, the one that was
+    timed (the integration build would put the student's reduce inside the scan, and the
+    figures would then explain a time that was not measured)."""
     rubric = session.rubric.profile
     timed = [(t, b) for t, b in timed if t.perf and b.binary is not None]
     if not timed or not rubric.run or not session.backend.times:
@@ -218,6 +221,7 @@ def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubri
     for (t, _), c, n, figures in zip(timed, cases, sizes, got.figures):
         reference = session.profiles.known(gpu, c, rubric.n)
         out[t.number] = TaskProfile(
-            "profiled" if figures is not None else "not_profiled", got.message, n, figures, reference,
+            "profiled" if figures is not None else "not_profiled", got.message if figures is None else "",
+            n, figures, reference,
             diagnose(figures, reference) if figures is not None else [], round(got.seconds, 2))
     return out

@@ -24,7 +24,7 @@ DATA = Path(__file__).parent / "data" / "ncu"
 
 def figures_of(name: str) -> list[ProfileFigures]:
     """Each profiled process's figures (one a task) of a recorded page."""
-    return [ncu.task_figures(rows) for rows in ncu.by_process(ncu.parse_raw_csv((DATA / name).read_text()))]
+    return [ncu.task_figures(rows) for rows in ncu.cases_of(ncu.parse_raw_csv((DATA / name).read_text()))]
 
 
 @pytest.fixture(scope="module")
@@ -153,20 +153,63 @@ def test_program_output_around_the_page_is_skipped_and_names_are_printable():
     assert "\x1b" not in rows[1].name and "[2JBlocksKernel" in rows[1].name
 
 
-def test_the_command_profiles_each_task_in_one_ncu_process():
-    argv = ncu.command("/cuda/bin/ncu", [Path("/b/task2/scanlab"), Path("/b/task3/scanlab")],
-                       [PerfCase("reduce", "add-i32", 1 << 26, 256), PerfCase("scan", "add-i32", 1 << 26, 256)],
-                       1 << 24, Path("/home/ncu.csv"), 8)
-    assert argv[:6] == ["/cuda/bin/ncu", "--csv", "--page", "raw", "--print-units", "base"]
-    assert argv[argv.index("--metrics") + 1].split(",") == list(ncu.METRICS)
-    assert argv[argv.index("--launch-count") + 1] == "16"
-    script = argv[argv.index("-c") + 1]
-    assert script.index("'/b/task2/scanlab' run --task reduce --op add-i32 --n 16777216 --block 256 --no-check") \
-        < script.index("'/b/task3/scanlab' run --task scan")
-    assert argv[-2:] == ["/b/task2/scanlab", "/b/task3/scanlab"]   # named, so the jail lets them be read
+def test_the_command_profiles_each_binarys_cases_in_one_marked_batch(tmp_path):
+    cases = [PerfCase("warp-scan", "add-i32", 1 << 26, 256), PerfCase("reduce", "add-i32", 1 << 26, 256),
+             PerfCase("scan", "add-i32", 1 << 26, 512)]
+    # Tasks 1 and 3 share a build (e.g. both identical to the reference's): one process for them.
+    shared, own = Path("/b/ref/scanlab"), Path("/b/task2/scanlab")
+    runs, order = ncu.case_files(tmp_path, [shared, own, shared], cases, 1 << 24)
+    assert [b for b, _ in runs] == [shared, own] and order == [0, 2, 1]
+    assert runs[0][1].read_text() == ("--task warp-scan --op add-i32 --n 16777216 --block 256 --no-check\n"
+                                      "--task scan --op add-i32 --n 16777216 --block 512 --no-check\n")
     # No --output: such a run draws its input on the host and launches the student's kernels
     # only (with --output it draws on the GPU, and ncu profiled the harness's generator).
-    assert "--output" not in script
+    assert "--output" not in runs[0][1].read_text() + runs[1][1].read_text()
+    argv = ncu.command("/cuda/bin/ncu", runs, len(cases), Path("/home/ncu.csv"), 8)
+    assert argv[:6] == ["/cuda/bin/ncu", "--csv", "--page", "raw", "--print-units", "base"]
+    assert argv[argv.index("--metrics") + 1].split(",") == list(ncu.METRICS)
+    assert argv[argv.index("--launch-count") + 1] == "27"     # 8 launches and a marker a case
+    assert argv[argv.index("--target-processes") + 1] == "all"
+    script = argv[argv.index("-c") + 1]
+    assert script.index(f"'{shared}' 'batch' '--cases' '{runs[0][1]}'") < script.index(f"'{own}' 'batch'")
+    assert script.count("'--mark-cases' > ") == 2
+    assert argv[-2:] == [str(shared), str(own)]   # named, so the jail lets them be read
+    # One binary (the integration build's): its process is ncu's own child, no shell.
+    runs, order = ncu.case_files(tmp_path, [shared] * 3, cases, 1 << 24)
+    argv = ncu.command("/cuda/bin/ncu", runs, len(cases), Path("/home/ncu.csv"), 8)
+    assert order == [0, 1, 2] and "/bin/sh" not in argv and "--target-processes" not in argv
+    assert argv[-7:] == [str(shared), "batch", "--cases", str(runs[0][1]), "--json",
+                         f"{runs[0][1]}.json", "--mark-cases"]
+
+
+def _one_marked_process(page: str) -> str:
+    """A recorded page of one process per task rewritten as ncu shows one `batch
+    --mark-cases` process: one process ID, a marker launch before each task's launches."""
+    lines = page.splitlines()
+    header = next(k for k, line in enumerate(lines) if line.startswith('"ID","Process ID"'))
+    out, seen = lines[:header + 2], set()
+    for line in lines[header + 2:]:
+        cells = next(__import__("csv").reader([line]))
+        if cells[1] not in seen:
+            seen.add(cells[1])
+            marker = list(cells)
+            marker[4] = "scanlabCaseMarker(long)"
+            out.append(",".join(f'"{c}"' for c in [marker[0], "7", *marker[2:]]))
+        out.append(",".join(f'"{c}"' for c in [cells[0], "7", *cells[2:]]))
+    return "\n".join(out) + "\n"
+
+
+def test_one_process_is_cut_into_its_cases_at_the_markers():
+    page = (DATA / "reference.csv").read_text()
+    per_process = ncu.by_process(ncu.parse_raw_csv(page))
+    marked = ncu.parse_raw_csv(_one_marked_process(page))
+    assert len(ncu.by_process(marked)) == 1
+    cases = ncu.cases_of(marked)
+    assert [[r.name for r in c] for c in cases] == [[r.name for r in p] for p in per_process]
+    assert not any(ncu.MARKER in r.name for c in cases for r in c)
+    # A case whose kernels never launched is an empty case, not its neighbour's launches.
+    rows = [r for r in marked if r.name != cases[1][0].name or ncu.MARKER in r.name]
+    assert [len(c) for c in ncu.cases_of(rows)][1] == 0
 
 
 def test_every_diagnosis_the_grader_says_is_in_the_data_file():
@@ -289,8 +332,8 @@ def test_one_ncu_process_over_the_tasks(tmp_path, page, cases, expect):
         _, reduce, scan, _ = got.figures
         assert reduce is not None and reduce.main_kernel.startswith("void reduceBlocksKernel")
         assert scan is not None and len(scan.kernels) == 3
-    elif expect == "miscounted":   # 4 processes for 3 tasks: none is attributed
-        assert got.figures == [None] * 3 and "4 profiled processes for 3 tasks" in got.message
+    elif expect == "miscounted":   # 4 cases for 3 tasks: none is attributed
+        assert got.figures == [None] * 3 and "4 profiled cases for 3 tasks" in got.message
     else:
         assert got.refused and got.message == ncu.REFUSED_NOTE and got.figures == [None, None]
     assert got.seconds > 0
@@ -329,7 +372,6 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     again = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
     assert calls == [[Path("/sub/task2/scanlab")]]          # the reference's figures: from the cache
     assert again[2].reference == reference["reduce"]
-
     monkeypatch.setattr(ncu, "profile", lambda *a, **k: ncu.Profiled([None], ncu.REFUSED_NOTE, True))
     refused = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
     assert refused[2].status == "not_profiled" and refused[2].message == ncu.REFUSED_NOTE
@@ -363,3 +405,4 @@ def test_prepare_profiles_the_reference_so_that_no_grade_does(tmp_path, monkeypa
     monkeypatch.setattr(ncu, "profile", lambda *a, **k: ncu.Profiled([None], ncu.REFUSED_NOTE, True))
     assert not ncu.profile_reference(store, None, "ncu", Path("/ref/scanlab"), "A100", cases[:1],
                                      ProfileRubric(n=0), said.append)
+

@@ -49,7 +49,8 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--random", "--random-seed", "--random-max-n",
                                             "--schedule-seed"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
-                                           "--serve", "--isolated", "--no-isolation", "--on-device"};
+                                           "--serve", "--isolated", "--no-isolation", "--on-device",
+                                           "--mark-cases"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;
