@@ -1,0 +1,90 @@
+"""The task at fault found by builds (grader/grading/fault.py, `locate`; issue 42 item 5):
+a failing integration case re-run with the student's code of one task at a time, the
+other tasks the grader's stand-ins (grader/contract/, grader/contract/stand_in/scan.cuh),
+names the task whose code alone fails. Five emulator builds in all (the two submissions
+share their warp-scan build): each submission changes all three files the scan runs, so
+that every task is a suspect."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import REPO
+from fixtures import apply_edit, load_fixture  # tools/fixtures.py
+from grader.config.assignment import default_assignment
+from grader.config.cases import Case
+from grader.grading import fault
+from grader.grading.budget import NO_BUDGET
+from grader.grading.correctness.check import run_batch
+from grader.results import AppResult, CaseResult
+
+# Multi-block, with a partial last block: both fixtures' bugs show in it.
+FAILING = Case("scan", "add-i32", 100_037, 256)
+MINE = b"\n// my own notes (not the reference's bytes)\n"
+
+
+def _files(session, bug: str) -> dict[str, bytes]:
+    """The reference's three scan files, each changed (a comment), the fixture `bug`'s
+    edits applied to its file."""
+    files = {n: session.builder.reference_files[n] + MINE for n in ("warp_scan.cuh", "reduce.cuh", "scan.cuh")}
+    for edit in load_fixture(bug).edits:
+        files[edit.file] = apply_edit(files[edit.file].decode(), edit, bug).encode()
+    return files
+
+
+def _search(session, files: dict[str, bytes], builds: list[str] | None = None) -> fault.Search:
+    setup = session.prepare()
+
+    def build(label, files, origins, paths, tasks):
+        if builds is not None:
+            builds.append(label)
+        return session.build(session.builder, label, files, origins, paths, tasks)
+
+    return fault.Search(
+        build=build,
+        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, session.timeouts),
+        setup=setup, app_n=session.rubric.integration.application_emulator_n, files=files,
+        paths={n: f"sub/{n}" for n in files}, origins={n: f"yours (sub/{n})" for n in files},
+        reference=session.builder.reference_files, root=REPO)
+
+
+def _failing() -> list[CaseResult]:
+    return [CaseResult(FAILING, 1, "fail", "wrong output")]
+
+
+@pytest.mark.parametrize("bug, at_fault, passes", [
+    ("reduce_fault_in_scan", "your reduce alone (task 2; the other tasks: the grader's stand-ins)",
+     "your warp-scan alone (task 1) and with your scan alone (task 3)"),
+    ("large_scan_bug", "your scan alone (task 3; the other tasks: the grader's stand-ins)",
+     "your warp-scan alone (task 1) and with your reduce alone (task 2)"),
+])
+def test_the_task_whose_code_alone_fails_is_named(emu_session, bug, at_fault, passes):
+    """reduce_fault_in_scan's reduce (wrong in the scan's phase 1) is named, not the scan
+    that ran it; large_scan_bug's scan is named, not the reduce or the warp scan."""
+    found = fault.locate(_search(emu_session, _files(emu_session, bug)), default_assignment(), _failing(), [],
+                         NO_BUDGET)
+    assert found.integration == f"integration {FAILING.label} fails with {at_fault}; it passes with {passes}"
+    assert found.builds == 3
+
+
+def test_a_run_with_one_suspect_needs_no_build(emu_session):
+    """Only the reduce is not the reference's: the integration run itself had it alone."""
+    files = dict(emu_session.builder.reference_files)
+    files["reduce.cuh"] += MINE
+    builds: list[str] = []
+    app = AppResult("normal-cdf", 3, "scan", "fail", "Phi(0) wrong")
+    found = fault.locate(_search(emu_session, files, builds), default_assignment(), _failing(), [app], NO_BUDGET)
+    assert builds == [] and found.builds == 0
+    alone = "fails with your reduce alone (task 2; the other tasks: the reference's own files, as you submitted them)"
+    assert found.integration == f"integration {FAILING.label} {alone}"
+    assert found.applications == {"normal-cdf": f"the application normal-cdf {alone}"}
+
+
+def test_no_task_alone_says_two_are_needed():
+    t = {n: default_assignment().task(n) for n in (1, 2, 3)}
+    found = fault.Located("integration x", (fault.Tried(t[3], "passes"), fault.Tried(t[2], "passes")))
+    assert found.message().startswith(
+        "integration x fails only with two or more of your tasks together: it passes with your scan alone "
+        "(task 3) and with your reduce alone (task 2)")
+    unknown = fault.Located("integration x", (fault.Tried(t[3], "passes"), fault.Tried(t[1], "unknown", why="it does not build")))
+    assert unknown.message() == ("integration x: the task at fault was not found (it passes with your scan alone "
+                                 "(task 3)); your warp-scan alone (task 1) not tried: it does not build")
