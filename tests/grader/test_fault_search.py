@@ -6,6 +6,9 @@ share their warp-scan build): each submission changes all three files the scan r
 that every task is a suspect."""
 from __future__ import annotations
 
+import shutil
+import subprocess
+
 import pytest
 
 from conftest import REPO
@@ -88,3 +91,37 @@ def test_no_task_alone_says_two_are_needed():
     unknown = fault.Located("integration x", (fault.Tried(t[3], "passes"), fault.Tried(t[1], "unknown", why="it does not build")))
     assert unknown.message() == ("integration x: the task at fault was not found (it passes with your scan alone "
                                  "(task 3)); your warp-scan alone (task 1) not tried: it does not build")
+
+
+def test_the_handouts_app_names_the_task_at_fault(emu_session, tmp_path):
+    """`scanlab app` with reduce_fault_in_scan's reduce: beside the harness's drivers with
+    its own reduce.cuh and warp_scan.cuh (make grade-local's), it names the reduce, whose
+    replacement makes the application pass; alone, it names every task the scan runs.
+    Three emulator builds."""
+    files = dict(emu_session.builder.reference_files)
+    for edit in load_fixture("reduce_fault_in_scan").edits:
+        files[edit.file] = apply_edit(files[edit.file].decode(), edit, "reduce_fault_in_scan").encode()
+    builds = {"": files}
+    for name in ("reduce.cuh", "warp_scan.cuh"):
+        builds[name] = {**files, name: (REPO / "handout/harness/isolation" / name.removesuffix(".cuh")
+                                        / "student" / name).read_bytes()}
+    alone, beside = tmp_path / "alone", tmp_path / "beside"
+    for folder in (alone, beside):
+        folder.mkdir()
+    for harness_file, fileset in builds.items():
+        b = emu_session.builder.build(f"app with the harness's {harness_file or 'nothing'}", fileset, {}, {})
+        assert b.ok and b.binary is not None, b.errors
+        stem = b.binary.name + (f"-with-harness-{harness_file.removesuffix('.cuh')}" if harness_file else "")
+        for folder in ((alone, beside) if not harness_file else (beside,)):
+            shutil.copy2(b.binary, folder / stem)
+
+    def app(folder):
+        run = subprocess.run([str(folder / "scanlab-emu"), "app", "normal-cdf"], capture_output=True, text=True,
+                             timeout=600, cwd=tmp_path)
+        assert "check   FAIL" in run.stdout, run.stdout
+        return run.stdout
+
+    assert ("With the harness's student/reduce.cuh in place of yours it passes: the fault is in your reduce "
+            "(task 2), as your scan (task 3) uses it") in app(beside)
+    assert ("It uses your scan (task 3, student/scan.cuh) and, inside it, your warp-scan (task 1, "
+            "student/warp_scan.cuh) and your reduce (task 2, student/reduce.cuh)") in app(alone)
