@@ -97,7 +97,7 @@ def test_the_handouts_app_names_the_task_at_fault(emu_session, tmp_path):
     """`scanlab app` with reduce_fault_in_scan's reduce: beside the harness's drivers with
     its own reduce.cuh and warp_scan.cuh (make grade-local's), it names the reduce, whose
     replacement makes the application pass; alone, it names every task the scan runs.
-    Three emulator builds."""
+    Three emulator builds (the scan's driver tasks only)."""
     files = dict(emu_session.builder.reference_files)
     for edit in load_fixture("reduce_fault_in_scan").edits:
         files[edit.file] = apply_edit(files[edit.file].decode(), edit, "reduce_fault_in_scan").encode()
@@ -109,7 +109,7 @@ def test_the_handouts_app_names_the_task_at_fault(emu_session, tmp_path):
     for folder in (alone, beside):
         folder.mkdir()
     for harness_file, fileset in builds.items():
-        b = emu_session.builder.build(f"app with the harness's {harness_file or 'nothing'}", fileset, {}, {})
+        b = emu_session.builder.build(f"app with the harness's {harness_file or 'nothing'}", fileset, {}, {}, ("scan",))
         assert b.ok and b.binary is not None, b.errors
         stem = b.binary.name + (f"-with-harness-{harness_file.removesuffix('.cuh')}" if harness_file else "")
         for folder in ((alone, beside) if not harness_file else (beside,)):
