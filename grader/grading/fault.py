@@ -176,10 +176,13 @@ def variants(task: Task, chosen: Sequence[Task], files: Mapping[str, bytes], roo
 
 
 def _verdict(results: Sequence[CaseResult | AppResult]) -> str:
+    """"fails" (a case or application failed), "passes" (all passed), else "unknown: why"."""
     statuses = [r.status for r in results]
     if any(s in _RERUN for s in statuses):
         return "fails"
-    return "passes" if statuses and all(s == "pass" for s in statuses) else "unknown"
+    if statuses and all(s == "pass" for s in statuses):
+        return "passes"
+    return "unknown: its re-run ended " + (", ".join(sorted(set(statuses))) or "with nothing run")
 
 
 def _key(v: Variant) -> tuple[tuple[tuple[str, bytes], ...], tuple[str, ...]]:
@@ -251,6 +254,8 @@ def locate(search: Search, assignment: Assignment, failing: Sequence[CaseResult]
             decided[number] = [Tried(chosen[0], "fails", "the reference's own files, as you submitted them")]
         elif chosen:
             plans[number] = variants(task, chosen, search.files, search.root)
+    if not decided and not plans:
+        return Faults()
     unique = {_key(v): v for vs in plans.values() for v in vs if not v.why_not}
     wanted = list(unique)[:MAX_VARIANTS]
 
