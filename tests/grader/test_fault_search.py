@@ -45,7 +45,9 @@ def _search(session, files: dict[str, bytes], builds: list[str] | None = None) -
     return fault.Search(
         build=build,
         run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, session.timeouts),
-        setup=setup, app_n=session.rubric.integration.application_emulator_n, files=files,
+        setup=setup, files=files,
+        app_n=(session.rubric.integration.application_emulator_n if session.backend.reduced_sizes
+               else session.rubric.integration.application_n),
         paths={n: f"sub/{n}" for n in files}, origins={n: f"yours (sub/{n})" for n in files},
         reference=session.builder.reference_files, root=REPO)
 
@@ -54,17 +56,20 @@ def _failing() -> list[CaseResult]:
     return [CaseResult(FAILING, 1, "fail", "wrong output")]
 
 
+@pytest.mark.parametrize("backend", ["emulator", "gpu"])
 @pytest.mark.parametrize("bug, at_fault, passes", [
     ("reduce_fault_in_scan", "your reduce alone (task 2; the other tasks: the grader's stand-ins)",
      "your warp-scan alone (task 1) and with your scan alone (task 3)"),
     ("large_scan_bug", "your scan alone (task 3; the other tasks: the grader's stand-ins)",
      "your warp-scan alone (task 1) and with your reduce alone (task 2)"),
 ])
-def test_the_task_whose_code_alone_fails_is_named(emu_session, bug, at_fault, passes):
+def test_the_task_whose_code_alone_fails_is_named(request, backend, bug, at_fault, passes):
     """reduce_fault_in_scan's reduce (wrong in the scan's phase 1) is named, not the scan
-    that ran it; large_scan_bug's scan is named, not the reduce or the warp scan."""
-    found = fault.locate(_search(emu_session, _files(emu_session, bug)), default_assignment(), _failing(), [],
-                         NO_BUDGET)
+    that ran it; large_scan_bug's scan is named, not the reduce or the warp scan. On the
+    emulator, and on a GPU where there is one (the same builds, for CUDA; skipped, not
+    passed, without one: tools/gpu_fault.sh)."""
+    session = request.getfixturevalue(f"{'emu' if backend == 'emulator' else 'gpu'}_session")
+    found = fault.locate(_search(session, _files(session, bug)), default_assignment(), _failing(), [], NO_BUDGET)
     assert found.integration == f"integration {FAILING.label} fails with {at_fault}; it passes with {passes}"
     assert found.builds == 3
 
