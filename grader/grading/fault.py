@@ -105,6 +105,7 @@ class Located:
     application)."""
     what: str
     tried: tuple[Tried, ...]
+    plural: bool = False         # `what` is several cases
 
     def message(self) -> str:
         return located_message(self)
@@ -131,19 +132,20 @@ def located_message(found: Located) -> str:
     passes = [t for t in found.tried if t.verdict == "passes"]
     unknown = [t for t in found.tried if t.verdict == "unknown"]
     parts: list[str] = []
+    verb, it = ("fail", "they pass") if found.plural else ("fails", "it passes")
     if fails:
-        parts.append(f"{found.what} fails with " + " and with ".join(
+        parts.append(f"{found.what} {verb} with " + " and with ".join(
             f"your {t.task.name} alone (task {t.task.number}; the other tasks: {t.alone_in})" for t in fails))
         if passes:
-            parts.append("it passes with " + " and with ".join(_alone(t.task) for t in passes))
+            parts.append(f"{it} with " + " and with ".join(_alone(t.task) for t in passes))
     elif passes and not unknown:
-        parts.append(f"{found.what} fails only with two or more of your tasks together: it passes with "
+        parts.append(f"{found.what} {verb} only with two or more of your tasks together: {it} with "
                      + " and with ".join(_alone(t.task) for t in passes)
                      + " (the other tasks: the grader's stand-ins): look for what one of them relies on "
                        "that the other's contract does not promise")
     else:
         parts.append(f"{found.what}: the task at fault was not found"
-                     + (" (it passes with " + " and with ".join(_alone(t.task) for t in passes) + ")"
+                     + (f" ({it} with " + " and with ".join(_alone(t.task) for t in passes) + ")"
                         if passes else ""))
     parts += [f"{_alone(t.task)} not tried: {t.why}" for t in unknown]
     return "; ".join(parts)
@@ -313,7 +315,8 @@ def locate(search: Search, assignment: Assignment, failing: Sequence[CaseResult]
             else:
                 tried.append(Tried(v.task, verdict))
         decided[number] = tried
-    integration = "; ".join(Located(_integration_what(runs[n].cases), tuple(decided[n])).message()
+    integration = "; ".join(Located(_integration_what(runs[n].cases), tuple(decided[n]),
+                                    len(runs[n].cases) > 1).message()
                             for n in sorted(runs) if n in decided and runs[n].cases)
     applications = {a.name: Located(f"the application {a.name}", tuple(decided[n])).message()
                     for n, run in runs.items() if n in decided for a in run.apps}
@@ -322,4 +325,4 @@ def locate(search: Search, assignment: Assignment, failing: Sequence[CaseResult]
 
 def _integration_what(cases: Sequence[CaseResult]) -> str:
     shown = [f"a hidden case of {c.case.task}" if c.case.hidden else c.case.label for c in cases]
-    return "integration " + " and ".join(shown)
+    return ("integration cases " if len(shown) > 1 else "integration ") + " and ".join(shown)

@@ -20,8 +20,11 @@ from grader.grading.budget import NO_BUDGET
 from grader.grading.correctness.check import run_batch
 from grader.results import AppResult, CaseResult
 
-# Multi-block, with a partial last block: both fixtures' bugs show in it.
+# Multi-block, with a partial last block: both fixtures' bugs show in them; the stand-in
+# scan must pass them with the other tasks' code (a non-commutative operator, exclusive,
+# the smallest block).
 FAILING = Case("scan", "add-i32", 100_037, 256)
+FAILING_EXCLUSIVE = Case("scan-exclusive", "mssp", 70_001, 32)
 MINE = b"\n// my own notes (not the reference's bytes)\n"
 
 
@@ -52,8 +55,8 @@ def _search(session, files: dict[str, bytes], builds: list[str] | None = None) -
         reference=session.builder.reference_files, root=REPO)
 
 
-def _failing() -> list[CaseResult]:
-    return [CaseResult(FAILING, 1, "fail", "wrong output")]
+def _failing(*cases: Case) -> list[CaseResult]:
+    return [CaseResult(c, 1, "fail", "wrong output") for c in cases or (FAILING,)]
 
 
 @pytest.mark.parametrize("backend", ["emulator", "gpu"])
@@ -69,8 +72,10 @@ def test_the_task_whose_code_alone_fails_is_named(request, backend, bug, at_faul
     emulator, and on a GPU where there is one (the same builds, for CUDA; skipped, not
     passed, without one: tools/gpu_fault.sh)."""
     session = request.getfixturevalue(f"{'emu' if backend == 'emulator' else 'gpu'}_session")
-    found = fault.locate(_search(session, _files(session, bug)), default_assignment(), _failing(), [], NO_BUDGET)
-    assert found.integration == f"integration {FAILING.label} fails with {at_fault}; it passes with {passes}"
+    found = fault.locate(_search(session, _files(session, bug)), default_assignment(),
+                         _failing(FAILING, FAILING_EXCLUSIVE), [], NO_BUDGET)
+    assert found.integration == (f"integration cases {FAILING_EXCLUSIVE.label} and {FAILING.label} fail with "
+                                 f"{at_fault}; they pass with {passes}")
     assert found.builds == 3
 
 
