@@ -206,6 +206,8 @@ def grading_header(rubric: Rubric) -> str:
         "    const char* file;                 // the student file, under student/",
         "    bool bonus;                       // left as the handout's: not attempted",
         "    uint64_t placeholderFingerprint;  // of the handout's file (placeholderFingerprint())",
+        "    const char* uses;                 // the other tasks (names, comma-separated) whose code",
+        "                                      // runs inside its driver tasks",
         "};",
         "",
         f"inline constexpr bool kAllOrNothing = {'true' if rubric.correctness_scoring == 'all-or-nothing' else 'false'};",
@@ -227,7 +229,8 @@ def grading_header(rubric: Rubric) -> str:
         handout = split_solution((SOLUTION / t.file).read_text(), t.file).handout
         out.append(f"    {{{t.number}, {c_string(t.name)}, {t.correctness_points!r}, {t.performance_points!r}, "
                    f"{hidden_count}, {hidden_emu_count}, {arr}, {c_string(t.file)}, "
-                   f"{'true' if t.bonus else 'false'}, {placeholder_fingerprint(handout):#x}u}},")
+                   f"{'true' if t.bonus else 'false'}, {placeholder_fingerprint(handout):#x}u, "
+                   f"{c_string(','.join(rubric.assignment.task(t.number).uses))}}},")
     out += ["};", "", "inline constexpr Case kCases[] = {"] + cases + ["};", "", "}  // namespace scanlab::grading", ""]
     return "\n".join(out)
 

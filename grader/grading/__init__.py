@@ -16,6 +16,8 @@ shares: the machine, the cached reference, the seed, the workspace):
                  it is built
   correctness/   the cases, run by the submission and decided by the trusted reference
                  (check), and the handout's applications (applications)
+  fault.py       on a failing integration case or application: the task at fault, from
+                 builds with one of the student's tasks each (the others the grader's stand-ins)
   timing.py      the submission timed against the reference on the GPU
   score.py       points from the results, by the rubric
   assemble.py    the submission's result, made once from what the stages returned

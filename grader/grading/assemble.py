@@ -29,12 +29,16 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
     integration = IntegrationResult(max_points=rubric.integration.points)
     check, built = graded.checks.get("integration"), graded.builds.get("integration")
     if check is not None:
-        # A graded integration run whose cases fail says the task at fault in its message.
-        message = check.message or integration_fault(check.cases, tasks, rubric.assignment)
+        # A graded integration run whose cases fail says the task at fault in its message:
+        # found by the builds with one task of the student's each (fault.locate), else from
+        # the tasks' own verdicts.
+        message = check.message or graded.faults.integration or integration_fault(check.cases, tasks,
+                                                                                     rubric.assignment)
         integration = IntegrationResult(check.status, message, built.info if built else None,
                                         list(check.cases), max_points=rubric.integration.points)
-    applications = [dataclasses.replace(a, message=f"{a.message}; {application_fault(a, tasks, rubric.assignment)}")
-                    if a.status == "fail" else a for a in graded.applications]
+    applications = [dataclasses.replace(a, message=f"{a.message}; " + (
+        graded.faults.applications.get(a.name) or application_fault(a, tasks, rubric.assignment)))
+        if a.status == "fail" else a for a in graded.applications]
     # A refused file is said by its reason; an exercise's or a bonus task's is optional.
     optional = rubric.optional_files
     result = SubmissionResult(

@@ -53,3 +53,14 @@ def without_reference_calls(student: list[Symbol], reference_unit: Path | None) 
         return student
     exported = {s.mangled for s in read_symbols(reference_unit) if s.defined and s.bind != "LOCAL"}
     return [s for s in student if s.defined or s.mangled not in exported]
+
+
+STAND_IN_DIR = "stand_in"   # grader/contract/stand_in/: a task's stand-in kernels (fault.py)
+
+
+def stand_in(root: Path, file: str) -> bytes | None:
+    """The grader's stand-in for student `file` with its kernels defined (grader/contract/
+    stand_in/), which the builds that find the task at fault run the student's other
+    files with; None: there is none."""
+    path = source(root) / STAND_IN_DIR / file
+    return path.read_bytes() if path.is_file() else None

@@ -22,6 +22,7 @@ from .build_types import BuildResult
 from .collect import Submission
 from ..config.rubric import TaskRubric
 from ..results import AppResult, BuildInfo, CaseResult, CaseTally, TaskProfile, Violation
+from .fault import Faults
 from .timing import TaskTiming
 
 
@@ -105,3 +106,4 @@ class Graded:
     notes: Sequence[str] = ()                                # ... and its notes
     profiles: Mapping[int, TaskProfile] = field(default_factory=dict)   # by task number (GPU)
     draw_seed: int = 0                                       # the drawn cases' seed (secret)
+    faults: Faults = field(default_factory=Faults)           # the task at fault (fault.locate)

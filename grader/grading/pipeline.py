@@ -23,11 +23,12 @@ from .assemble import assemble
 from .budget import NO_BUDGET, Budget
 from .build_types import BuildResult
 from .checking import Checked, build_and_check
-from .collect import collect, source_digest
+from .collect import Submission, collect, source_digest
 from .correctness.applications import ExerciseBuild, not_run, run_applications
-from .correctness.check import RunSetup
+from .correctness.check import RunSetup, run_batch
+from . import fault
 from .outcomes import CheckOutcome, Graded
-from .plan import plan
+from .plan import Plan, plan
 from ..config.rubric import PerfCase, TaskRubric
 from ..results import AppResult, SubmissionResult, TaskProfile
 from .session import GraderError, Session
@@ -84,12 +85,13 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     planned = plan(session, sub)
     phases["collect"] = time.monotonic() - phase
 
+    n = (rubric.integration.application_emulator_n if session.backend.reduced_sizes
+         else rubric.integration.application_n)
+
     def applications(binary: Path, exercises: dict[str, ExerciseBuild], skip: str) -> list[AppResult]:
         """The applications on the integration build, once it and the exercises are built
         and its cases have run (beside the other builds' cases); `skip`: why none runs."""
         started = time.monotonic()
-        n = (rubric.integration.application_emulator_n if session.backend.reduced_sizes
-             else rubric.integration.application_n)
         if skip:
             return not_run(ready(), n, skip)
         done = run_applications(ready(), binary, n, exercises)
@@ -107,6 +109,10 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
     phases["builds+cases"] = time.monotonic() - phase
     if checked.applications:
         phase_done("applications: " + ", ".join(f"{a.name} {a.status}" for a in checked.applications))
+    faults = find_faults(session, ready, planned, checked, sub, n, budget, say)
+    if faults.seconds:
+        phases["task at fault"] = faults.seconds
+        phase_done(f"task at fault: {faults.builds} build(s) ({faults.seconds:.0f} s)")
     phase = time.monotonic()
     perf_seed = session.draw_perf_seed()
     timed = time_tasks(session, ready(), [
@@ -131,7 +137,30 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
             for number, timing in measured) + f" ({phases['performance']:.0f} s)")
     return Graded(sub, graded_at, planned.parts, checked.builds, checked.checks, checked.applications,
                   timed, perf_seed, phases, profiles=profiles,
-                  draw_seed=draw_seed if drawn.grade else 0)
+                  draw_seed=draw_seed if drawn.grade else 0, faults=faults)
+
+
+def find_faults(session: Session, ready: Callable[[], RunSetup], planned: Plan, checked: Checked,
+                sub: Submission, app_n: int, budget: Budget, say: Say) -> fault.Faults:
+    """The task at fault of the failing integration cases and applications (fault.locate:
+    builds with one of the student's tasks each, the others the grader's stand-ins);
+    nothing is built or run when none fails."""
+    integ = planned.integration
+    check = checked.checks.get(integ.label)
+    failing = [c for c in check.cases if not c.passed] if check is not None and check.status == "graded" else []
+    failed_apps = [a for a in checked.applications if a.status == "fail"]
+    if integ.files is None or not (failing or failed_apps):
+        return fault.Faults()
+    setup = ready()
+    search = fault.Search(
+        build=lambda label, files, origins, paths, tasks: session.build(session.builder, label, files, origins,
+                                                                        paths, tasks),
+        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, session.timeouts,
+                                                       lambda line: say(f"task at fault: {line}")),
+        setup=setup, app_n=app_n, files={name: f.data for name, f in sub.files.items()},
+        paths={name: f.path for name, f in sub.files.items()}, origins=integ.origins,
+        reference=session.builder.reference_files, root=session.builder.layout.root)
+    return fault.locate(search, session.rubric.assignment, failing, failed_apps, budget, say)
 
 
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------

@@ -6,18 +6,24 @@
 //       checks an output file written by `app --output` (CPU only; the grader runs
 //       the reference's build of it, so your build never judges itself)
 #pragma once
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <unistd.h>
+#include <vector>
 
 #include "apps/app.h"
 #include "apps/compaction.h"
 #include "apps/normal_cdf.h"
 #include "apps/pi.h"
 #include "apps/radix_sort.h"
+#include "harness/generated/grading.h"
 #include "harness/host/args.h"
+#include "harness/host/isolation.h"
 #include "harness/host/json.h"
 #include "harness/host/report.h"
 
@@ -65,7 +71,82 @@ inline AppConfig appConfig(const Args& args, const App& app, bool emulated) {
     return c;
 }
 
-inline void printVerdict(const App& app, const AppVerdict& v) {
+// The other tasks whose code runs inside task `number`'s kernels (the manifest's `uses`:
+// the scan runs the warp scan in its kernel and the reduce as its phase 1).
+inline std::vector<const grading::Task*> usedTasks(int number) {
+    std::vector<const grading::Task*> out;
+    for (const grading::Task& t : grading::kTasks) {
+        if (t.number != number) continue;
+        std::string uses = t.uses;
+        for (size_t at = 0; at < uses.size();) {
+            const size_t end = std::min(uses.find(',', at), uses.size());
+            for (const grading::Task& u : grading::kTasks)
+                if (uses.compare(at, end - at, u.name) == 0 && std::strlen(u.name) == end - at) out.push_back(&u);
+            at = end + 1;
+        }
+    }
+    return out;
+}
+
+// The application again in the emulator driver built with the harness's own `file` in place
+// of the student's (harness/isolation/: make grade-local builds them): 1 it passes, 0 it
+// fails, -1 not run (no such driver here).
+inline int appWithHarnessFile(const App& app, const AppConfig& c, const std::string& file) {
+    const std::string driver = isolationDriver(file);
+    if (driver.empty()) return -1;
+    const std::string json = "/tmp/scanlab-app-" + std::to_string(getpid()) + ".json";
+    const std::string command = "'" + driver + "' app " + app.name + " --n " + std::to_string(c.n) +
+                                " --block " + std::to_string(c.block) + " --seed " + std::to_string(c.seed) +
+                                " --no-isolation --json '" + json + "' >/dev/null 2>&1";
+    (void)std::system(command.c_str());
+    std::string text;
+    const bool read = readText(json, text);
+    std::remove(json.c_str());
+    if (!read) return -1;
+    if (text.find("\"status\": \"pass\"") != std::string::npos) return 1;
+    return text.find("\"status\": \"fail\"") != std::string::npos ? 0 : -1;
+}
+
+// Which of the student's tasks a failed application points at. Where the harness's own
+// versions of the files the task uses are built here (emulator; make grade-local), the
+// application runs again with each in place of the student's: one that passes so names the
+// task at fault (as the grader does with its stand-ins). Else it says every task it ran.
+inline void printTaskAtFault(const App& app, const AppConfig& c, bool isolate) {
+    const TaskInfo& t = taskInfo(app.uses);
+    const std::vector<const grading::Task*> used = usedTasks(t.number);
+    if (used.empty()) {
+        std::printf("  It uses your %s (task %d, student/%s): run `scanlab test --tasks %s` to find "
+                    "the case that fails.\n", t.name, t.number, t.studentFile, t.name);
+        return;
+    }
+    std::string others, tried, names = t.name;
+    bool found = false, all = isolate;
+    for (const grading::Task* u : used) {
+        others += std::string(others.empty() ? "" : " and ") + "your " + u->name + " (task " +
+                  std::to_string(u->number) + ", student/" + u->file + ")";
+        names += std::string(",") + u->name;
+        const int with = isolate ? appWithHarnessFile(app, c, u->file) : -1;
+        if (with < 0) all = false;
+        if (with == 1) {
+            found = true;
+            std::printf("  With the harness's student/%s in place of yours it passes: the fault is in your "
+                        "%s (task %d), as your %s (task %d) uses it; run `scanlab test --tasks %s`.\n",
+                        u->file, u->name, u->number, t.name, t.number, u->name);
+        }
+        if (with == 0) tried += std::string(tried.empty() ? "" : ", and with its ") + "student/" + u->file;
+    }
+    if (found) return;
+    if (all)
+        std::printf("  It still fails with the harness's %s in place of yours: look at your %s (task %d, "
+                    "student/%s) first (`scanlab test --tasks %s`); or both of the others are wrong.\n",
+                    tried.c_str(), t.name, t.number, t.studentFile, t.name);
+    else
+        std::printf("  It uses your %s (task %d, student/%s) and, inside it, %s: `make grade-local` "
+                    "(with the harness's versions of those files) or `scanlab test --tasks %s` finds which.\n",
+                    t.name, t.number, t.studentFile, others.c_str(), names.c_str());
+}
+
+inline void printVerdict(const App& app, const AppVerdict& v, const AppConfig& c, bool isolate) {
     for (const auto& [what, value] : v.figures) std::printf("  %-34s %s\n", what.c_str(), value.c_str());
     if (v.passed) {
         std::printf("  check   PASS\n");
@@ -77,8 +158,7 @@ inline void printVerdict(const App& app, const AppVerdict& v) {
                         "exercise first, then `scanlab test --tasks %s`.\n",
                         exercise(app.exercise).name, exercise(app.exercise).file, t.name, t.number, t.name);
         else
-            std::printf("  It uses your %s (task %d, student/%s): run `scanlab test --tasks %s` to find "
-                        "the case that fails.\n", t.name, t.number, t.studentFile, t.name);
+            printTaskAtFault(app, c, isolate);
     }
 }
 
@@ -122,7 +202,7 @@ inline int cmdApp(const Args& args, bool emulated) {
             if (!f) throw std::runtime_error("cannot write " + args.get("--output", ""));
         }
         const AppVerdict v = app.check(c, out.bytes);
-        printVerdict(app, v);
+        printVerdict(app, v, c, emulated && !args.flag("--no-isolation"));
         if (emulated)
             std::printf("  %.3g elements/s on the CPU emulator (not GPU performance)\n",
                         out.ms > 0 ? double(c.n) / (out.ms * 1e-3) : 0.0);
@@ -146,9 +226,10 @@ inline int cmdVerifyApp(const Args& args) {
     std::ifstream f(args.get("--output", ""), std::ios::binary);
     if (!f) throw std::runtime_error("cannot read " + args.get("--output", ""));
     const std::vector<unsigned char> bytes{std::istreambuf_iterator<char>(f), {}};
-    const AppVerdict v = app->check(appConfig(args, *app, false), bytes);
+    const AppConfig c = appConfig(args, *app, false);
+    const AppVerdict v = app->check(c, bytes);
     std::printf("scanlab verify-app %s:\n", app->name);
-    printVerdict(*app, v);
+    printVerdict(*app, v, c, false);
     JsonObject j;
     j.add("app", app->name).add("status", v.passed ? "pass" : "fail").add("message", v.message);
     writeJson(args.get("--json", ""), j.str(), true);

@@ -327,29 +327,29 @@ def test_applications_run_on_the_students_kernels(emulator):
     assert handout["radix-sort"].message.startswith("needs the exercise split (student/split.cuh)")
     broken = {a.name: a for a in emulator("large_scan_bug").applications}
     assert broken["normal-cdf"].status == "fail"
-    assert "Phi(" in broken["normal-cdf"].message and "your scan (task 3)" in broken["normal-cdf"].message
+    assert "Phi(" in broken["normal-cdf"].message and "your scan alone (task 3" in broken["normal-cdf"].message
     assert broken["pi"].status == "pass"
 
 
 @pytest.mark.parametrize("name", ["reduce_fault_in_scan"])
 def test_a_reduce_wrong_inside_the_scan_is_the_task_at_fault(emulator, name):
-    """Task 2's reduce runs inside the scan (its phase 1): with it wrong on its own cases
-    and the scan right on its own, the integration run and the scan's applications name
-    task 2's reduce, not task 3; the pi application (the reduce itself) names it as what
-    it uses."""
+    """Task 2's reduce runs inside the scan (its phase 1): with it wrong and the scan's
+    other files the reference's own, the integration run and the scan's applications
+    name task 2's reduce alone, not task 3 (fault.locate: no build needed, the run itself
+    had the reduce alone); the pi application (the reduce itself) names it as what it uses."""
     result = emulator(name)
     by_name = {tr.name: tr for tr in result.tasks}
     assert by_name["reduce"].verdict == "wrong" and by_name["scan"].verdict == "correct"
-    blame = "task 2's reduce (student/reduce.cuh), which your scan (task 3) uses, fails its own cases: fix it first"
+    alone = "with your reduce alone (task 2; the other tasks: the reference's own files, as you submitted them)"
     integ = result.integration
     assert integ.passed < integ.total
-    assert integ.message == blame
+    assert re.fullmatch(r"integration (scan\S* \S+ n=\d+ block=\d+ \S+ fails|cases scan.* fail) " + re.escape(alone),
+                        integ.message), integ.message
     apps = {a.name: a for a in result.applications}
     assert apps["normal-cdf"].status == "fail", apps["normal-cdf"]
     for a in apps.values():
-        if a.status == "fail" and a.task == 3:
-            assert "; task 2's reduce (student/reduce.cuh), which your " in a.message, a.message
-            assert "it uses your" not in a.message, a.message
+        if a.status == "fail" and a.task == 3 and not a.exercise:
+            assert a.message.endswith(f"; the application {a.name} fails {alone}"), a.message
     if apps["pi"].status == "fail":
         assert apps["pi"].message.endswith("; it uses your reduce (task 2)"), apps["pi"].message
 

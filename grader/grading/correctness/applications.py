@@ -19,7 +19,8 @@ from .check import VERIFY_TIMEOUT_S, RunSetup, read_json
 from ...results import AppResult
 
 # The lines of the trusted check that are figures, not the verdict.
-_VERDICT_PREFIXES = ("check ", "It uses your", "scanlab verify-app")
+_VERDICT_PREFIXES = ("check ", "It uses your", "It runs your", "It still fails", "With the harness's",
+                     "scanlab verify-app")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,8 @@ struct Task {
     const char* file;                 // the student file, under student/
     bool bonus;                       // left as the handout's: not attempted
     uint64_t placeholderFingerprint;  // of the handout's file (placeholderFingerprint())
+    const char* uses;                 // the other tasks (names, comma-separated) whose code
+                                      // runs inside its driver tasks
 };
 
 inline constexpr bool kAllOrNothing = false;
@@ -60,10 +62,10 @@ inline constexpr PerfCase kScanPerf[] = {{"scan", "add-i32", 67108864u, 256u, 0.
 inline constexpr PerfCase kLookbackScanPerf[] = {{"lookback-scan", "add-i32", 67108864u, 256u, 0.2005}};
 
 inline constexpr Task kTasks[] = {
-    {1, "warp-scan", 10.0, 5.0, 37, 36, kWarpScanPerf, 1, "warp_scan.cuh", false, 0xc1b4289e1fce9b11u},
-    {2, "reduce", 20.0, 15.0, 37, 37, kReducePerf, 1, "reduce.cuh", false, 0x3654e48ead658cf6u},
-    {3, "scan", 30.0, 20.0, 41, 41, kScanPerf, 1, "scan.cuh", false, 0x43bc2b9eb4467fccu},
-    {4, "lookback-scan", 5.0, 10.0, 41, 40, kLookbackScanPerf, 1, "lookback_scan.cuh", true, 0x83e4587457ae2f1fu},
+    {1, "warp-scan", 10.0, 5.0, 37, 36, kWarpScanPerf, 1, "warp_scan.cuh", false, 0xc1b4289e1fce9b11u, ""},
+    {2, "reduce", 20.0, 15.0, 37, 37, kReducePerf, 1, "reduce.cuh", false, 0x3654e48ead658cf6u, ""},
+    {3, "scan", 30.0, 20.0, 41, 41, kScanPerf, 1, "scan.cuh", false, 0x43bc2b9eb4467fccu, "warp-scan,reduce"},
+    {4, "lookback-scan", 5.0, 10.0, 41, 40, kLookbackScanPerf, 1, "lookback_scan.cuh", true, 0x83e4587457ae2f1fu, ""},
 };
 
 inline constexpr Case kCases[] = {
