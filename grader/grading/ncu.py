@@ -28,6 +28,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -163,11 +164,17 @@ def _is_marker(row: KernelRow) -> bool:
     return MARKER in row.name
 
 
-def cases_of(rows: list[KernelRow]) -> list[list[KernelRow]]:
+def cases_of(rows: list[KernelRow], processes: list[str] | None = None) -> list[list[KernelRow]]:
     """The launches of each case, in order: each process's launches cut at its case
-    markers (the markers left out); a process without markers is one case."""
+    markers (the markers left out); a process without markers is one case. `processes`:
+    the process IDs in the order their cases come (processes that ran side by side
+    launch in any order); None: the order they first launched in."""
+    groups = by_process(rows)
+    if processes is not None:
+        mine = {g[0].process: g for g in groups}
+        groups = [mine.get(pid, []) for pid in processes]
     cases: list[list[KernelRow]] = []
-    for launches in by_process(rows):
+    for launches in groups:
         if not any(_is_marker(r) for r in launches):
             cases.append(launches)
             continue
@@ -177,6 +184,20 @@ def cases_of(rows: list[KernelRow]) -> list[list[KernelRow]]:
             elif cases:
                 cases[-1].append(row)
     return cases
+
+
+_CONNECTED = re.compile(r"^==PROF== Connected to process (\d+) \((.*)\)\s*$", re.M)
+
+
+def process_order(log: str, binaries: list[Path]) -> list[str] | None:
+    """The process ID of each binary's run, in the order of `binaries`, from ncu's
+    "Connected to process PID (PATH)" lines; None where they do not name each binary once
+    (ncu's own lines: the profiled program's output does not go to the log)."""
+    found: dict[str, list[str]] = {}
+    for pid, path in _CONNECTED.findall(log):
+        found.setdefault(os.path.realpath(path), []).append(pid)
+    order = [found.get(os.path.realpath(b), []) for b in binaries]
+    return [pids[0] for pids in order] if all(len(pids) == 1 for pids in order) else None
 
 
 def _weighted(rows: list[KernelRow], key: str) -> float | None:
@@ -263,16 +284,17 @@ def command(ncu: str, runs: list[tuple[Path, Path]], cases: int, log: Path,
     """ncu over one `batch --mark-cases` process per (binary, case file), one after
     another; the raw CSV page into `log`. `cases`: how many in all (each profiles at most
     max_kernels launches, and its marker). One process is ncu's own child (about 1 s less
-    than under a shell, on an H100); several run under a shell, each one's output into
-    its case file's `.out`."""
+    than under a shell, on an H100); several run side by side under a shell (ncu profiles
+    one kernel at a time, whatever the process; what overlaps is their start-up, about
+    1 s each), each one's output into its case file's `.out`."""
     head = [ncu, "--csv", "--page", "raw", "--print-units", "base",
             "--launch-count", str((max_kernels + 1) * cases), "--log-file", str(log),
             "--metrics", ",".join(METRICS)]
     if len(runs) == 1:
         binary, case_file = runs[0]
         return [*head, str(binary), *_batch(case_file)]
-    script = "; ".join(" ".join([f"'{binary}'", *(f"'{a}'" for a in _batch(case_file))])
-                       + f" > '{case_file}.out' 2>&1" for binary, case_file in runs)
+    script = " ".join(" ".join([f"'{binary}'", *(f"'{a}'" for a in _batch(case_file))])
+                      + f" > '{case_file}.out' 2>&1 &" for binary, case_file in runs) + " wait"
     return [*head[:6], "--target-processes", "all", *head[6:], "/bin/sh", "-c", script,
             # Named once each, so that the jail lets them be read (sandbox.Jail.wrap).
             *dict.fromkeys(str(binary) for binary, _ in runs)]
@@ -353,7 +375,11 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         if refused(text + r.stdout + r.stderr):
             return Profiled([None] * len(cases), REFUSED_NOTE, True, seconds)
         try:
-            groups = cases_of(parse_raw_csv(text))
+            rows = parse_raw_csv(text)
+            pids = process_order(text, [b for b, _ in runs]) if len(runs) > 1 else None
+            if len(runs) > 1 and pids is None:
+                raise NcuOutputError("ncu's log does not say which process ran which build")
+            groups = cases_of(rows, pids)
         except NcuOutputError as e:
             end = "" if r.ok else f"; ncu {r.describe_end()}"
             return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}",

@@ -172,7 +172,8 @@ def test_the_command_profiles_each_binarys_cases_in_one_marked_batch(tmp_path):
     assert argv[argv.index("--target-processes") + 1] == "all"
     script = argv[argv.index("-c") + 1]
     assert script.index(f"'{shared}' 'batch' '--cases' '{runs[0][1]}'") < script.index(f"'{own}' 'batch'")
-    assert script.count("'--mark-cases' > ") == 2
+    assert script.count("'--mark-cases' > ") == 2 and script.count(" 2>&1 &") == 2   # side by side
+    assert script.endswith(" wait")
     assert argv[-2:] == [str(shared), str(own)]   # named, so the jail lets them be read
     # One binary (the integration build's): its process is ncu's own child, no shell.
     runs, order = ncu.case_files(tmp_path, [shared] * 3, cases, 1 << 24)
@@ -210,6 +211,25 @@ def test_one_process_is_cut_into_its_cases_at_the_markers():
     # A case whose kernels never launched is an empty case, not its neighbour's launches.
     rows = [r for r in marked if r.name != cases[1][0].name or ncu.MARKER in r.name]
     assert [len(c) for c in ncu.cases_of(rows)][1] == 0
+
+
+def test_processes_that_ran_side_by_side_are_told_apart_by_their_builds():
+    # Several builds' processes run at once under one ncu: their launches interleave in
+    # any order, and ncu's "Connected to process" lines say which process ran which build.
+    page = (DATA / "reference.csv").read_text()
+    rows = ncu.parse_raw_csv(page)
+    per_process = ncu.by_process(rows)
+    pids = [g[0].process for g in per_process]
+    builds = [Path(f"/b/task{k}/scanlab") for k in range(1, 5)]
+    log = "".join(f"==PROF== Connected to process {pid} ({b})\n" for pid, b in reversed(list(zip(pids, builds))))
+    log += "==PROF== Connected to process 9 (/usr/bin/dash)\n"
+    assert ncu.process_order(log, builds) == pids
+    shuffled = [r for g in reversed(per_process) for r in g]          # task 4's process first
+    cases = ncu.cases_of(shuffled, ncu.process_order(log, builds))
+    assert [[r.name for r in c] for c in cases] == [[r.name for r in g] for g in per_process]
+    # A build with no process, or with two: not told apart.
+    assert ncu.process_order(log, [*builds, Path("/b/task5/scanlab")]) is None
+    assert ncu.process_order(log + f"==PROF== Connected to process 99 ({builds[0]})\n", builds) is None
 
 
 def test_every_diagnosis_the_grader_says_is_in_the_data_file():
