@@ -304,7 +304,7 @@ def _batch(case_file: Path) -> list[str]:
     return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json", "--mark-cases"]
 
 
-def _last_words(r: "sandbox.RunResult", runs: list[tuple[Path, Path]]) -> str:
+def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path]]) -> str:
     """The profiled program's last line of output (what it said when it stopped early)."""
     text = r.stdout + "\n" + r.stderr
     for _, case_file in runs:
