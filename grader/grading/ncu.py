@@ -7,8 +7,8 @@ with cudaMemset), with a fixed, small metric set (METRICS). The runs are the cas
 `batch --mark-cases` process where one binary holds every timed task (the integration
 build, which has all the student's files; the reference's build), else one such process
 per binary: ncu's cost is mostly per profiled process (about 1 s each on an H100), not
-per metric. The driver launches an empty marker kernel (MARKER) before each case, so the
-launches are cut into cases at the markers (cases_of). ncu runs in the sandbox, as the
+per metric. Where a process runs several cases, the driver launches an empty marker
+kernel (MARKER) before each, so the launches are cut into cases at the markers (cases_of). ncu runs in the sandbox, as the
 student's programs do (jailed, as the sandbox user), the processes one after another
 under one shell. The reference's build is profiled the same way once per GPU and rubric,
 by `prepare` (profile_reference; else by the first grade that lacks it), and kept in the
@@ -301,7 +301,11 @@ def command(ncu: str, runs: list[tuple[Path, Path]], cases: int, log: Path,
 
 
 def _batch(case_file: Path) -> list[str]:
-    return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json", "--mark-cases"]
+    """The batch over a case file, its cases marked where it has several (ncu profiles a
+    marker as it does any launch: about 0.25 s each on an H100)."""
+    several = case_file.is_file() and len(case_file.read_text().splitlines()) > 1
+    return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json",
+            *(["--mark-cases"] if several else [])]
 
 
 def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path]]) -> str:
