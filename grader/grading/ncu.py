@@ -1,16 +1,17 @@
 """Nsight Compute in a GPU grade: why a timed task is slow, beside the reference.
 
 After the timing, one `ncu` process profiles one plain run (`--task T --op OP --n N
---block B --no-check`) of each timed task, every kernel it launches (a plain run launches
-the student's kernels only: its input is made on the host and its scratch is poisoned
-with cudaMemset), with a fixed, small metric set (METRICS). The runs are the cases of ONE
-`batch --mark-cases` process where one binary holds every timed task (the integration
-build, which has all the student's files; the reference's build), else one such process
-per binary: ncu's cost is mostly per profiled process (about 1 s each on an H100), not
-per metric. Where a process runs several cases, the driver launches an empty marker
-kernel (MARKER) before each, so the launches are cut into cases at the markers (cases_of). ncu runs in the sandbox, as the
-student's programs do (jailed, as the sandbox user), the processes one after another
-under one shell. The reference's build is profiled the same way once per GPU and rubric,
+--block B --no-check`) of each timed task in the task's own build (the one timed), every
+kernel it launches (a plain run launches the student's kernels only: its input is made on
+the host and its scratch is poisoned with cudaMemset), with a fixed, small metric set
+(METRICS). ncu's cost is mostly per profiled process (about 1 s each on an H100) and per
+profiled launch (about 0.25 s), not per metric. So each distinct build runs its tasks as
+the cases of one `batch` process (case_files), and the processes run side by side under
+one shell (ncu profiles one kernel at a time; their start-up overlaps), told apart by
+ncu's "Connected to process" lines (process_order). Where a process runs several cases,
+the driver launches an empty marker kernel (MARKER) before each, and the launches are cut
+into cases at the markers (cases_of). ncu runs in the sandbox, as the student's programs
+do (jailed, as the sandbox user). The reference's build is profiled the same way once per GPU and rubric,
 by `prepare` (profile_reference; else by the first grade that lacks it), and kept in the
 cache beside its build (ProfileStore). The figures are information, never points: they
 are read from ncu's log, which the profiled program could write to as well, so nothing
