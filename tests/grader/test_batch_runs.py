@@ -171,3 +171,35 @@ def test_large_outputs_are_verified_on_the_gpu_in_one_process(monkeypatch, tmp_p
     on_gpu = [c for c in calls if "--on-device" in c[1]]
     assert len(on_gpu) == 1 and on_gpu[0][3] == 2 and on_gpu[0][2]["CUDA_VISIBLE_DEVICES"] == "0"
     assert sum(c[3] for c in calls) == 5 and len({c[0] for c in calls}) == len(calls)
+
+
+def test_a_huge_case_runs_beside_its_builds_batch_not_after_it(tmp_path, monkeypatch):
+    # The n >= 2^31 cases run in processes of their own (run_case), started with the
+    # batch: the batch here waits for the huge case to begin, and would wait in vain if
+    # the huge case came after it.
+    import threading
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+    from grader.config.cases import Case
+    from grader.grading.correctness import check
+    begun = threading.Event()
+    order: list[str] = []
+
+    def fake_run_case(setup, binary, key, case, run_seed, timeouts):
+        order.append(f"huge {case.n}")
+        begun.set()
+        return f"result {case.n}"
+
+    def fake_batch(setup, binary, key, cases, seeds, todo, where, say):
+        order.append("batch begins")
+        assert begun.wait(10), "the huge case did not start beside the batch"
+        return {i: f"result {cases[i].n}" for i in todo}
+
+    monkeypatch.setattr(check, "run_case", fake_run_case)
+    monkeypatch.setattr(check, "_run_batch", fake_batch)
+    setup = SimpleNamespace(memo_lock=threading.Lock(), memo={}, workdir=tmp_path, max_timeouts=3,
+                            resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
+    cases = [Case("scan", "add-i32", 1000), Case("scan", "add-i32", (1 << 31) + 5), Case("scan", "add-i32", 5000)]
+    got = check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
+    assert got == ["result 1000", f"result {(1 << 31) + 5}", "result 5000"]
+    assert order.count("batch begins") == 1 and order.count(f"huge {(1 << 31) + 5}") == 1

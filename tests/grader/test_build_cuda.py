@@ -51,7 +51,6 @@ CUDA_CHECKS = {  # fixture -> (its file, rules it must break: empty for an hones
     "honest_printf_kernel": ("reduce.cuh", set()),         # printf's format: a $str
     "honest_device_const_table": ("warp_scan.cuh", set()),  # __device__ const: .nv.global.init
     "honest_static_const_local": ("warp_scan.cuh", set()),
-    "attack_arg_constructor": ("reduce.cuh", {"state"}),    # host state, a host constructor
     # Issue 45: host code only where it runs, calls by their symbols, placeholders by the
     # compiled calls.
     "honest_host_device_helper": ("reduce.cuh", set()),     # its host body never runs
@@ -107,6 +106,15 @@ def test_a_placeholder_call_is_read_from_the_ptx(cuda_builder, tmp_path, name, f
     assert result.ok and not result.violations, (result.errors, [str(v) for v in result.violations])
     said = result.placeholders.get(f"alice/{file}", "")
     assert said.startswith(f"alice/{file}:") and "baseline::" in said, result.placeholders
+
+
+def test_a_kernel_parameter_built_on_the_host_does_not_build(fixture_builds):
+    # A constructor from the harness's pointer would run on the host at every launch
+    # (it counts launches): launchKernel's assertion stops the build, as on the emulator.
+    result = fixture_builds("attack_arg_constructor", "reduce.cuh")
+    assert not result.ok and not result.violations
+    assert "a kernel's parameter must take the harness's argument as it is" in result.errors
+    assert "CountedInput" in result.errors
 
 
 def test_the_reference_unit_has_no_host_code_of_its_own(cuda_builder, tmp_path):
@@ -203,6 +211,9 @@ def test_both_backends_give_the_same_rule_verdict(cuda_builder, fixture_builds, 
         on_emulator = ({v.rule for v in tr.violations} - NOT_COMPARED, tr.placeholder)
         assert on_gpu == on_emulator, (name, tr.name, [str(v) for v in built.violations],
                                        built.placeholders, [str(v) for v in tr.violations], tr.message)
+        # And whether it builds at all (attack_arg_constructor: launchKernel's assertion).
+        assert (not built.ok and not built.violations) == (tr.status == "build_failed"), \
+            (name, tr.name, built.errors[:500], tr.status, tr.message)
         if name.startswith("honest_") or name == "unused_fnptr_launch":
             assert built.ok and not built.placeholders, (name, built.errors, built.placeholders)
         compared += 1

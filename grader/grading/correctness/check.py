@@ -414,21 +414,32 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
         for i, (case, seed) in enumerate(zip(cases, seeds)):
             if (build_key, case.id, seed) in setup.memo:
                 results[i] = setup.memo[(build_key, case.id, seed)]
-    # Huge cases run alone, after the batch (run_case).
+    def alone(i: int) -> CaseResult:
+        started = time.monotonic()
+        result = run_case(setup, binary, build_key, cases[i], run_seed, timeouts)
+        say(f"case n={cases[i].n} ({cases[i].task} {cases[i].op}) alone: {time.monotonic() - started:.1f} s")
+        return result
+
+    # Huge cases run alone (run_case), each in a process of its own, beside the batch: they
+    # wait for GPU memory (huge_slots), not for the batch and its verify (on an H100 the
+    # batch of a scan's 164 cases and its verify took 7 s before its huge case began).
+    huge = [i for i in range(len(cases)) if i not in results and cases[i].n >= HUGE_N]
     todo = [i for i in range(len(cases)) if i not in results and cases[i].n < HUGE_N]
-    if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
-        # Its output files stay until the batch is verified: reserved on the disk first.
-        with setup.resources.disk.reserve(sum(cases[i].output_bytes() for i in todo)):
-            where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
-            try:
-                results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
-            finally:
-                shutil.rmtree(where, ignore_errors=True)
-    for i, case in enumerate(cases):
+    with ThreadPoolExecutor(max_workers=max(1, len(huge)), thread_name_prefix="huge") as pool:
+        beside = {i: pool.submit(alone, i) for i in huge}
+        if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
+            # Its output files stay until the batch is verified: reserved on the disk first.
+            with setup.resources.disk.reserve(sum(cases[i].output_bytes() for i in todo)):
+                where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
+                try:
+                    results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
+                finally:
+                    shutil.rmtree(where, ignore_errors=True)
+        for i, future in beside.items():
+            results[i] = future.result()
+    for i in range(len(cases)):
         if i not in results:
-            started = time.monotonic()
-            results[i] = run_case(setup, binary, build_key, case, run_seed, timeouts)
-            say(f"case n={case.n} ({case.task} {case.op}) alone: {time.monotonic() - started:.1f} s")
+            results[i] = alone(i)
     return [results[i] for i in range(len(cases))]
 
 
