@@ -220,7 +220,7 @@ def repo_with_task(tmp_path_factory) -> RepoWithTask:
         pytest.skip("cmake and g++ are needed to build the emulator driver")
     root = tmp_path_factory.mktemp("task") / "scanlab"
     shutil.copytree(REPO, root, ignore=shutil.ignore_patterns(*IGNORED))
-    # The four hand-written files.
+    # The hand-written files: four of code and data, and the page.
     manifest = root / "data" / "assignment.toml"
     insert_before(manifest, "# ---- exercises", MANIFEST_TASK)
     manifest.write_text(manifest.read_text() + MANIFEST_DRIVER_TASK)
