@@ -61,7 +61,8 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
 FAST_ROUND = ('{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
               '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
               '"reps": 3, "repetitions": {"first": FIRST, "last": LAST, "warmup": 1, "timed": 3}}}')
-ROUND_K = (f"echo '{FAST_ROUND}' | sed \"s/FIRST/$((4 * k - 4))/; s/LAST/$((4 * k - 1))/\"")
+ROUND_K = (f"echo '{FAST_ROUND}' | sed \"s/FIRST/$((4 * k - 4))/; s/LAST/$((4 * k - 1))/\" "
+           '> "$JSON.tmp" && mv "$JSON.tmp" "$JSON.$k"')   # whole when it appears, as the harness's
 
 
 def _fake_driver(session, name: str, body: str):
@@ -132,7 +133,7 @@ def _liar(session):
     return _fake_driver(session, "liar-timed",
                         'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
                         'while read line && [ "$line" = time ]; do k=$((k+1))\n'
-                        f"  {ROUND_K} > \"$JSON.$k\"\n"
+                        f"  {ROUND_K}\n"
                         'done\n'
                         '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
 
@@ -382,7 +383,7 @@ def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu
     setup = session.prepare()
     # Writes every round's report at once, then answers nothing.
     eager = _fake_driver(session, "eager-timed",
-                         f"for k in 1 2 3; do {ROUND_K} > \"$JSON.$k\"; done\n"
+                         f"for k in 1 2 3; do {ROUND_K}; done\n"
                          'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
                          'while read line; do :; done\n')
     p = measure(setup, eager, session.run_reference, session.rubric.tasks[2].perf[0],
