@@ -23,6 +23,10 @@
                              points and timed case (data/rubric.toml), its CHUNK per
                              operator and its tile (harness/policy.cuh, the operators'
                              element sizes of data/assignment.toml).
+  handout/tools/code_rules.py, compiled_program.py, cpp_text.py
+                             copies of grader/rules/ (the code rules' one
+                             implementation), their imports of each other made
+                             those of scripts side by side: `make rules` needs no grader.
   grader/README.md           the table of rubric settings, from grader/config/rubric.py.
   (The text pages' tables and facts are made by tools/handout_text.py.)
 
@@ -468,7 +472,7 @@ def task_page_with_facts(path: Path, a: Assignment, rubric: Rubric, policy: Poli
 def code_rules_data(rubric: Rubric, assignment: Assignment) -> str:
     """handout/tools/code_rules.json: the rubric's [forbidden] tables, the student files
     and each one's kernels (the manifest's), the data of the code rules
-    (handout/tools/code_rules.py) a student runs."""
+    (grader/rules/code_rules.py, whose handout copy a student runs)."""
     f = rubric.forbidden
     kernels = {t.file: list(t.kernels) for t in assignment.tasks}
     kernels.update({e.file: list(e.kernels) for e in assignment.exercises})
@@ -482,6 +486,20 @@ def code_rules_data(rubric: Rubric, assignment: Assignment) -> str:
             "rules": [{"name": r.name, "pattern": r.pattern.pattern, "message": r.message}
                       for r in f.rules]}
     return json.dumps(data, indent=1) + "\n"
+
+
+CODE_RULES = ROOT / "grader" / "rules"
+SIBLING_IMPORT = re.compile(r"^from \.(\w+) import ", re.MULTILINE)
+
+
+def handout_tool(source: Path) -> str:
+    """handout/tools/NAME.py: grader/rules/NAME.py for the handout, which has no grader: a
+    note after its first line (a script's #!) and `from .x import` as `from x import`."""
+    # (grader/rules/ imports nothing but its own modules: test_structure.py holds it)
+    copied = SIBLING_IMPORT.sub(r"from \1 import ", source.read_text(encoding="utf-8"))
+    note = generated_note(f"grader/rules/{source.name}", "that file", "#")
+    first, rest = copied.split("\n", 1) if copied.startswith("#!") else ("", copied)
+    return (first + "\n" if first else "") + note + rest
 
 
 def diagnoses_header() -> str:
@@ -522,6 +540,9 @@ def expected_files() -> tuple[dict[Path, str], dict[Path, set[str]]]:
     files[generated / "diagnoses.h"] = diagnoses_header()
     files[HANDOUT / "cmake" / "assignment.cmake"] = assignment_cmake(assignment)
     files[HANDOUT / "tools" / "code_rules.json"] = code_rules_data(load_rubric(RUBRIC), assignment)
+    for module in sorted(CODE_RULES.glob("*.py")):
+        if module.name != "__init__.py":
+            files[HANDOUT / "tools" / module.name] = handout_tool(module)
     for page in (GRADING_PAGE, REFERENCE_PAGE):
         files[page] = readme_with_tables(page.read_text(), assignment)
     rubric, policy = load_rubric(RUBRIC), read_policy(POLICY.read_text())

@@ -31,7 +31,8 @@ from .build_log import failure_message, first_errors, shown_paths
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from .build_types import BuildResult, Layout, Toolchain
-from .checks.rules_engine import code_rules, violations as as_violations
+from ..rules import code_rules
+from .checks.rules_engine import violations as as_violations
 from ..config.assignment import default_assignment
 
 T = TypeVar("T")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .checks.rules_engine import code_rules
+from ..rules import code_rules
 from ..printable import printable
 
 ERROR_LINES = 30

@@ -78,6 +78,50 @@ def parse_timing(data: dict | None, case: Case, seed: int, reps: int) -> tuple[f
     return values["median_ms"], ""
 
 
+class TimingReportError(Exception):
+    """The trusted reference's timed report lacks what this grader reads (a driver built
+    before it reported its repetitions): the grader's own fault, an internal error."""
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    """A timed round's repetitions as the driver reports them (timing.repetitions): numbered
+    on across the rounds of its process, warm-ups included (`verify --rep` rebuilds one)."""
+
+    first: int
+    last: int
+    warmup: int     # the first `warmup` of them untimed
+    timed: int
+
+
+def read_repetitions(data: dict | None) -> Repetitions | None:
+    """The repetitions a timed round's report says it ran; None where it says none that
+    hold together (a report of a driver that does not report them, or a malformed one)."""
+    timing = data.get("timing") if isinstance(data, dict) else None
+    said = timing.get("repetitions") if isinstance(timing, dict) else None
+    if not isinstance(said, dict):
+        return None
+    values = [said.get(key) for key in ("first", "last", "warmup", "timed")]
+    counts = [v for v in values if isinstance(v, int) and not isinstance(v, bool) and v >= 0]
+    if len(counts) != len(values):
+        return None
+    reps = Repetitions(*counts)
+    return reps if reps.last - reps.first + 1 == reps.warmup + reps.timed else None
+
+
+def reference_repetitions(data: dict | None, rubric: PerformanceRubric) -> Repetitions:
+    """The repetitions of the trusted reference's round: the ones the submission's round
+    must have run too. A report without them, or with other counts than the rubric's, is
+    the grader's own (a stale reference build): TimingReportError, never a guess."""
+    reps = read_repetitions(data)
+    if reps is None or (reps.warmup, reps.timed) != (rubric.warmup, rubric.reps):
+        raise TimingReportError(
+            f"the reference driver's timed report has no timing.repetitions for warmup="
+            f"{rubric.warmup}, reps={rubric.reps} ({reps}): a driver built before it "
+            "reported them? Rebuild the reference")
+    return reps
+
+
 def parse_baselines(data: dict | None) -> dict[str, float]:
     out: dict[str, float] = {}
     if not data or not isinstance(data.get("baselines"), list):
@@ -239,6 +283,7 @@ class _Tally:
     reference_runs: list[float] = field(default_factory=list)
     student_runs: list[float] = field(default_factory=list)
     message: str = ""                    # why the rounds or their check failed
+    last_repetition: int = -1            # of the last round, as both sides reported it
 
     @property
     def rounds(self) -> int:
@@ -298,10 +343,12 @@ def _one_round(ref: _Served, stu: _Served, tally: _Tally, case: Case, rubric: Pe
                seed: int) -> bool:
     """Times one round, A (the reference) then B (the submission), into `tally`; whether
     both gave a usable timing (else tally.message says why)."""
-    ms, why = parse_timing(ref.time(), case, seed, rubric.reps)
+    said = ref.time()
+    ms, why = parse_timing(said, case, seed, rubric.reps)
     if ms is None:
         tally.message = f"the reference's timed run failed ({why}; {ref.why()})"
         return False
+    repetitions = reference_repetitions(said, rubric)
     tally.reference_runs.append(ms)
     data = stu.time()
     if data is None:
@@ -312,10 +359,12 @@ def _one_round(ref: _Served, stu: _Served, tally: _Tally, case: Case, rubric: Pe
         tally.message = f"the timed run is wrong: {data['message'][:400]}"
         return False
     ms, why = parse_timing(data, case, seed, rubric.reps)
-    if ms is None:
+    if ms is None or read_repetitions(data) != repetitions:
+        why = why or f"its repetitions are not the reference's ({repetitions})"
         tally.message = f"the timed run's report is unusable: {why}"
         return False
     tally.student_runs.append(ms)
+    tally.last_repetition = repetitions.last
     return True
 
 
@@ -338,9 +387,9 @@ def _wind_down(setup: RunSetup, sides: tuple[_Served, _Served], timed: bool, tal
     started = time.monotonic()
     vdir = folder / "verify"
     vdir.mkdir()
-    # Repetitions are counted on across rounds, warm-ups included.
+    # The last round's last repetition, as both drivers reported it.
     v = verify(setup, job.perf.as_case(), seed, stu.report.parent / "out.bin", vdir,
-               timed_rep=tally.rounds * (rubric.warmup + rubric.reps) - 1, on_gpu=False)
+               timed_rep=tally.last_repetition, on_gpu=False)
     say(f"{job.perf.task}: verifying the timed output took {time.monotonic() - started:.2f} s")
     if v.get("status") != "pass":
         tally.message = "the output of the timed run is wrong (trusted check)"

@@ -197,3 +197,25 @@ def test_driver_output_and_baselines_follow_the_manifest(tmp_path: Path):
             # never in the emulator's.
             assert tuple(b["name"] for b in result["baselines"]) == \
                 tuple(b for b in d.baselines if b != "cub")
+
+
+def test_the_timed_run_reports_its_repetitions(tmp_path: Path):
+    # Served rounds (what the grader's timing runs) number their repetitions on across
+    # rounds, warm-ups included, and say so in their JSON; the last one's output is the one
+    # `verify --rep LAST` checks, on the input that repetition saw.
+    if not EMU_DRIVER.is_file():
+        pytest.skip(f"{EMU_DRIVER} is not built (make)")
+    case = ["--task", "scan", "--op", "add-i32", "--n", "5000", "--seed", "11"]
+    js, out = tmp_path / "time.json", tmp_path / "out.bin"
+    r = subprocess.run([str(EMU_DRIVER), "run", *case, "--time", "--warmup", "2", "--reps", "3",
+                        "--no-check", "--json", str(js), "--output", str(out), "--serve"],
+                       input="time\ntime\nend\n", capture_output=True, text=True, timeout=120)
+    assert r.returncode == default_assignment().exit_codes.passed, r.stdout + r.stderr
+    said = [json.loads(js.with_name(f"time.json.{k}").read_text())["timing"] for k in (1, 2)]
+    assert [t["repetitions"] for t in said] == [{"first": 0, "last": 4, "warmup": 2, "timed": 3},
+                                                {"first": 5, "last": 9, "warmup": 2, "timed": 3}]
+    assert all(t["reps"] == 3 and t["checked"] == 5 for t in said)
+    for rep, expected in ((9, "pass"), (8, "fail")):
+        vjs = tmp_path / f"verify{rep}.json"
+        v = driver("verify", *case, "--output", str(out), "--json", str(vjs), "--rep", str(rep))
+        assert json.loads(vjs.read_text())["status"] == expected, v.stdout + v.stderr

@@ -1,4 +1,4 @@
-"""The code rules (handout/tools/code_rules.py, the one implementation the grader and the
+"""The code rules (grader/rules/code_rules.py, the one implementation the grader and the
 students' `make rules` share): line markers that follow the include stack, includes read
 from the compiler's view, the files a unit reads, messages that quote no outside file,
 placeholders and __constant__ tables found in what the compiler saw."""
@@ -13,7 +13,8 @@ import pytest
 
 from conftest import REPO
 from grader.config.rubric import load_rubric
-from grader.grading.checks.rules_engine import code_rules, rules_of
+from grader.rules import code_rules
+from grader.grading.checks.rules_engine import rules_of
 
 RULES = rules_of(load_rubric(REPO / "data" / "rubric.toml").forbidden)
 STUDENT = {"/b/src/student/reduce.cuh": "student/reduce.cuh"}

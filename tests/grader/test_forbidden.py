@@ -1,5 +1,5 @@
 """The rubric's forbidden constructs, found in what the compiler sees (its -M and -E, as
-the grader's builds and `make rules` run them: handout/tools/code_rules.py), not in
+the grader's builds and `make rules` run them: grader/rules/code_rules.py, copied into the handout), not in
 comments or strings, with line numbers."""
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from conftest import REPO, TEST_RUBRIC, compose
 from grader.grading.checks.forbidden import strip_source
 from grader.config.rubric import ForbiddenRubric, load_rubric
-from grader.grading.checks.rules_engine import code_rules, rules_of
+from grader.rules import code_rules
+from grader.grading.checks.rules_engine import rules_of
 
 RULES = load_rubric(REPO / "data" / "rubric.toml").forbidden
 pytestmark = pytest.mark.skipif(not shutil.which("g++"), reason="no g++ to preprocess with")

@@ -109,3 +109,36 @@ def test_a_kernel_missing_from_its_file_is_reported(tmp_path: Path):
     problems = make_handout.kernel_problems(a, tmp_path)[len(first.kernels):]
     assert problems == [f"{tmp_path / exercise.file} does not define {exercise.kernels[1]} "
                         f"(exercise {exercise.name} in data/assignment.toml)"]
+
+
+def test_the_handout_code_rules_are_the_graders_own():
+    # grader/rules/ is the code rules' one implementation; the handout's tools/ holds the
+    # copies make_handout writes: the same lines but for the note and the sibling imports.
+    copies = {p.name: p for p in (REPO / "handout" / "tools").glob("*.py")}
+    modules = [p for p in (REPO / "grader" / "rules").glob("*.py") if p.name != "__init__.py"]
+    assert {"code_rules.py", "compiled_program.py", "cpp_text.py"} <= {p.name for p in modules}
+    for module in modules:
+        copy = copies[module.name].read_text(encoding="utf-8")
+        assert copy == make_handout.handout_tool(module)
+        note = make_handout.generated_note(f"grader/rules/{module.name}", "that file", "#")
+        assert note in copy
+        kept = copy.replace(note, "", 1).splitlines()
+        source = module.read_text(encoding="utf-8").splitlines()
+        assert len(kept) == len(source), module.name
+        changed = [(a, b) for a, b in zip(source, kept) if a != b]
+        assert all(a.startswith("from .") and a == b.replace("from ", "from .", 1) for a, b in changed), changed
+    assert any("from .cpp_text import" in p.read_text() for p in modules)
+
+
+def test_the_handout_code_rules_need_no_grader(tmp_path: Path):
+    # The handout is self-contained: its copy imports, in an isolated interpreter, with
+    # only its own folder on the path (no checkout, no grader package).
+    import shutil
+    import subprocess
+    tools = tmp_path / "tools"
+    shutil.copytree(REPO / "handout" / "tools", tools)
+    r = subprocess.run([sys.executable, "-I", "-c", "import sys; sys.path.insert(0, '.'); import code_rules; "
+                        "print(code_rules.blank('a \"b\" c', comments=False).code)"],
+                       cwd=tools, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "a \" \" c\n"

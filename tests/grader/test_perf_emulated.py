@@ -56,10 +56,13 @@ def pseudo_gpu(test_rubric, tmp_path_factory):
 
 
 # A fast time, as a served round of the scan perf case reports it (this module's perf
-# size, 2^15; the perf seed; 3 reps).
+# size, 2^15; the perf seed; 1 warm-up and 3 reps: round k's repetitions are FIRST =
+# 4(k-1) to LAST = 4k-1, which ROUND_K below fills in as a driver numbers them).
 FAST_ROUND = ('{"status": "pass", "task": "scan", "op": "add-i32", "n": 32768, "block": 256, '
               '"seed": 20240601, "timing": {"median_ms": 0.001, "min_ms": 0.001, "max_ms": 0.001, '
-              '"reps": 3}}')
+              '"reps": 3, "repetitions": {"first": FIRST, "last": LAST, "warmup": 1, "timed": 3}}}')
+ROUND_K = (f"echo '{FAST_ROUND}' | sed \"s/FIRST/$((4 * k - 4))/; s/LAST/$((4 * k - 1))/\" "
+           '> "$JSON.tmp" && mv "$JSON.tmp" "$JSON.$k"')   # whole when it appears, as the harness's
 
 
 def _fake_driver(session, name: str, body: str):
@@ -130,7 +133,7 @@ def _liar(session):
     return _fake_driver(session, "liar-timed",
                         'echo \'{"status": "ready"}\' > "$JSON.ready"; k=0\n'
                         'while read line && [ "$line" = time ]; do k=$((k+1))\n'
-                        f"  echo '{FAST_ROUND}' > \"$JSON.$k\"\n"
+                        f"  {ROUND_K}\n"
                         'done\n'
                         '[ -n "$OUT" ] && head -c 131072 /dev/zero > "$OUT"\n')
 
@@ -380,7 +383,7 @@ def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu
     setup = session.prepare()
     # Writes every round's report at once, then answers nothing.
     eager = _fake_driver(session, "eager-timed",
-                         f"for k in 1 2 3; do echo '{FAST_ROUND}' > \"$JSON.$k\"; done\n"
+                         f"for k in 1 2 3; do {ROUND_K}; done\n"
                          'echo \'{"status": "ready"}\' > "$JSON.ready"\n'
                          'while read line; do :; done\n')
     p = measure(setup, eager, session.run_reference, session.rubric.tasks[2].perf[0],

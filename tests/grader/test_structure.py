@@ -530,3 +530,38 @@ def test_the_function_length_scans_find_them():
     assert set(found) == {"cmdLong:2", "short_one:93", "templated:94"}, found
     py = "def f():\n" + "".join(f"    x = {i}\n" for i in range(81)) + "\ndef g():\n    pass\n"
     assert python_function_lengths(py) == {"f:1": 82, "g:84": 2}
+
+
+# grader/README.md's layers ("Code map"), from the top, and the imports that run up
+# against them on purpose (importer, imported), each explained there.
+LAYERS = (("grader.__main__", "grader.entry", "grader.cli"), ("grader.classroom",),
+          ("grader.report", "grader.gradescope"), ("grader.grading",), ("grader.results",),
+          ("grader.config",),
+          ("grader.rules", "grader.machine", "grader.exits", "grader.printable", "grader"))
+UPWARD = {("grader.report.class_summary", "grader.classroom.roster"),
+          ("grader.report.html", "grader.classroom.roster"),
+          ("grader.machine.doctor", "grader.grading.sandbox")}
+
+
+def layer_of(module: str) -> int:
+    if module == "grader":   # its __init__.py
+        return len(LAYERS) - 1
+    for depth, names in enumerate(LAYERS):
+        if any(module == n or module.startswith(n + ".") for n in names if n != "grader"):
+            return depth
+    raise AssertionError(f"{module} is in no layer of grader/README.md")
+
+
+def test_every_import_goes_down_the_layers_of_the_readme():
+    found, upward = 0, set()
+    for path in GRADER.rglob("*.py"):
+        module = module_name(path)
+        for imported in grader_imports(path):
+            found += 1
+            if layer_of(imported) < layer_of(module):
+                upward.add((module, imported))
+    assert found > 100
+    assert upward == UPWARD, sorted(upward ^ UPWARD)
+    # The code rules import nothing else of the grader: the handout runs a copy of them.
+    assert not {i for p in (GRADER / "rules").glob("*.py") for i in grader_imports(p)
+                if not i.startswith("grader.rules")}

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from conftest import TEST_RUBRIC
 from grader.config.cases import Case
 from grader.grading.correctness.check import TimeoutTracker, read_json, run_case
-from grader.grading.timing import parse_baselines, parse_timing
+from grader.config.rubric import load_rubric
+from grader.grading.timing import (Repetitions, TimingReportError, parse_baselines, parse_timing,
+                                   read_repetitions, reference_repetitions)
 
 CASE = Case("scan", "add-i32", 1000, 256, "random")
 
@@ -164,6 +167,41 @@ def test_parse_timing_rejects_forgeries(overrides):
 
 def test_parse_timing_without_report():
     assert parse_timing(None, TIMED, 5, 30)[0] is None
+
+
+def test_the_repetitions_are_read_from_the_report_not_counted_again():
+    said = timing_report()
+    said["timing"]["repetitions"] = {"first": 35, "last": 69, "warmup": 5, "timed": 30}
+    assert read_repetitions(said) == Repetitions(35, 69, 5, 30)
+    performance = load_rubric(TEST_RUBRIC).performance
+    said["timing"]["repetitions"].update(warmup=performance.warmup, timed=performance.reps,
+                                         last=35 + performance.warmup + performance.reps - 1)
+    assert reference_repetitions(said, performance).last == 35 + performance.warmup + performance.reps - 1
+
+
+@pytest.mark.parametrize("repetitions", [
+    None, "35-69", {"first": 35, "last": 69, "warmup": 5}, {"first": 35, "last": 70, "warmup": 5, "timed": 30},
+    {"first": -1, "last": 33, "warmup": 5, "timed": 30}, {"first": 35, "last": 69, "warmup": True, "timed": 30},
+    {"first": 35.0, "last": 69, "warmup": 5, "timed": 30},
+])
+def test_repetitions_that_do_not_hold_together_are_none(repetitions):
+    said = timing_report()
+    if repetitions is not None:
+        said["timing"]["repetitions"] = repetitions
+    assert read_repetitions(said) is None
+
+
+def test_a_reference_report_without_repetitions_is_an_internal_error():
+    # A reference driver built before the driver reported them: the grader's own fault,
+    # said so, never a counter rebuilt in its place.
+    performance = load_rubric(TEST_RUBRIC).performance
+    with pytest.raises(TimingReportError, match="no timing.repetitions"):
+        reference_repetitions(timing_report(), performance)
+    other = timing_report()
+    other["timing"]["repetitions"] = {"first": 0, "last": performance.warmup + performance.reps,
+                                      "warmup": performance.warmup + 1, "timed": performance.reps}
+    with pytest.raises(TimingReportError):
+        reference_repetitions(other, performance)
 
 
 def test_parse_baselines_skips_junk():

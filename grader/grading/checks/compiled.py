@@ -33,7 +33,8 @@ from .forbidden import strip_source
 from ...results import Violation
 from ...config.rubric import ForbiddenRubric
 from ...config.assignment import default_assignment
-from .rules_engine import code_rules, rules_of
+from ...rules import code_rules
+from .rules_engine import rules_of
 
 TOOL_TIMEOUT_S = 120
 # What the unit may call: the handout's one implementation (code_rules.forbidden_reference).

@@ -32,7 +32,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .rules_engine import code_rules
+from ...rules import code_rules
 
 TOOL_TIMEOUT_S = 120
 # Host functions the toolchain writes (demangled names).

@@ -1,20 +1,13 @@
-"""The code rules' one implementation is the handout's (handout/tools/code_rules.py: a
-student runs the same code locally with `make rules`); this module makes it importable
-as `code_rules` and turns the rubric's [forbidden] tables into its Rules."""
+"""The rubric's [forbidden] tables as the code rules' Rules (grader/rules/code_rules.py,
+the code rules' one implementation, of which the handout holds a generated copy for
+`make rules`), and their findings as the results' Violations."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
-from ... import REPO_ROOT
 from ...results import Violation
 from ...config.rubric import ForbiddenRubric
-
-_TOOLS = str(REPO_ROOT / "handout" / "tools")
-if _TOOLS not in sys.path:
-    sys.path.append(_TOOLS)
-
-import code_rules  # noqa: E402  (found through the path above)
+from ...rules import code_rules
 
 
 def rules_of(forbidden: ForbiddenRubric) -> code_rules.Rules:

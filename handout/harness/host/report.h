@@ -45,6 +45,12 @@ inline JsonObject timingJson(const Timing& t) {
     j.add("name", t.name).add("median_ms", t.medianMs).add("min_ms", t.minMs).add("max_ms", t.maxMs)
         .add("reps", t.reps);
     if (t.checked) j.add("checked", t.checked).add("check_ms", t.checkMs);
+    if (t.repetitions) {
+        JsonObject reps;
+        reps.add("first", t.repetitions->first).add("last", t.repetitions->last)
+            .add("warmup", t.repetitions->warmup).add("timed", t.repetitions->timed);
+        j.add("repetitions", reps);
+    }
     return j;
 }
 

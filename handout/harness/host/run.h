@@ -413,6 +413,7 @@ class TimedRounds {
         EventTimer timer;
         std::vector<double> ms;
         double checkMs = 0;
+        const uint64_t first = nextRep_;
         for (int k = 0; k < c_.warmup + c_.reps; ++k) {
             const uint64_t rep = nextRep_++;
             const uint64_t seed = timedInputSeed(c_.seed, rep);
@@ -426,7 +427,8 @@ class TimedRounds {
         }
         r.timing = Timing{c_.task->name, median(ms), *std::min_element(ms.begin(), ms.end()),
                           *std::max_element(ms.begin(), ms.end()), c_.reps,
-                          c_.warmup + c_.reps, checkMs};
+                          c_.warmup + c_.reps, checkMs,
+                          Repetitions{first, nextRep_ - 1, c_.warmup, c_.reps}};
         return true;
     }
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,12 +43,22 @@ private:
     cudaEvent_t stop_{};
 };
 
+// A timed round's repetitions (run --time), numbered on across the rounds of one process,
+// warm-ups included: `verify --rep R` rebuilds the input of repetition R. The grader reads
+// them from the JSON report ("repetitions") rather than counting them again.
+struct Repetitions {
+    unsigned long long first = 0, last = 0;  // the round's first and last repetition
+    int warmup = 0;                          // of them, untimed (the first `warmup`)
+    int timed = 0;                           // and timed
+};
+
 struct Timing {
     std::string name;
     double medianMs = 0, minMs = 0, maxMs = 0;
     int reps = 0;
     int checked = 0;       // repetitions checked on the device (run --time: all, warm-ups too)
     double checkMs = 0;    // host time spent drawing their inputs and checking them (untimed)
+    std::optional<Repetitions> repetitions;  // run --time's; none for the baselines
 };
 
 inline double median(std::vector<double> v) {
