@@ -140,6 +140,10 @@ struct Site {
     int line;
     const char* callerFile = nullptr;
     int callerLine = 0;
+    // Set by the emulator's entry point (its return address): the code that called it,
+    // which messages name by the student's line where the line tables tell it
+    // (emu_bounds.h), through harness helpers inlined there.
+    const void* pc = nullptr;
 };
 
 // The built-in variables of the running fiber. The scheduler copies the fiber's
@@ -186,8 +190,9 @@ inline To bitCast(From from) {
     return to;
 }
 
+// Always inlined, so that the call to shuffle() is in the caller's code (Site::pc).
 template <class T>
-inline T shuffleAny(Site site, ShflMode mode, unsigned mask, T var, int lane, int width) {
+inline __attribute__((always_inline)) T shuffleAny(Site site, ShflMode mode, unsigned mask, T var, int lane, int width) {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8);
     unsigned long long bits = 0;
     std::memcpy(&bits, &var, sizeof(T));
@@ -199,7 +204,7 @@ inline T shuffleAny(Site site, ShflMode mode, unsigned mask, T var, int lane, in
 
 // CUDA's overload set of the shuffles: smaller integers promote to int.
 #define SCANLAB_EMU_SHUFFLE_OVERLOAD(T)                                                 \
-    inline T shfl(Site s, ShflMode m, unsigned mask, T var, int lane, int width = 32) { \
+    inline __attribute__((always_inline)) T shfl(Site s, ShflMode m, unsigned mask, T var, int lane, int width = 32) { \
         return shuffleAny<T>(s, m, mask, var, lane, width);                             \
     }
 SCANLAB_EMU_SHUFFLE_OVERLOAD(int)

@@ -74,6 +74,7 @@ struct ModuleQuery {
     std::string file;
     uintptr_t bias = 0;
     bool found = false;
+    bool program = false;  // the executable itself, not a shared library
 };
 
 int findModule(dl_phdr_info* info, size_t, void* data) {
@@ -84,6 +85,7 @@ int findModule(dl_phdr_info* info, size_t, void* data) {
         const uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
         if (q->pc < lo || q->pc >= lo + ph.p_memsz) continue;
         q->file = info->dlpi_name != nullptr ? info->dlpi_name : "";
+        q->program = q->file.empty();
         if (q->file.empty()) {  // the program itself: its path (addr2line's /proc/self is its own)
             char path[4096];
             const ssize_t k = readlink("/proc/self/exe", path, sizeof path - 1);
@@ -97,7 +99,8 @@ int findModule(dl_phdr_info* info, size_t, void* data) {
 }
 
 // addr2line's answer for `address` of `file`: "file:line" per line, the innermost
-// inlined frame first; "" when it cannot run.
+// inlined frame first; "" when it cannot run. Buffers on the heap: it may run on a
+// fiber's small stack (a message built where the thread fails).
 std::string runAddr2line(const std::string& file, uintptr_t address) {
     int out[2];
     if (pipe(out) != 0) return "";
@@ -106,19 +109,19 @@ std::string runAddr2line(const std::string& file, uintptr_t address) {
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&actions, out[0]);
-    char hex[32];
-    std::snprintf(hex, sizeof hex, "0x%zx", size_t(address));
+    std::string hex(32, '\0');
+    hex.resize(size_t(std::snprintf(hex.data(), hex.size(), "0x%zx", size_t(address))));
     std::string exe = file;
-    char arg0[] = "addr2line", e[] = "-e", inl[] = "-i";
-    char* argv[] = {arg0, e, exe.data(), inl, hex, nullptr};
+    std::string arg0 = "addr2line", e = "-e", inl = "-i";
+    char* argv[] = {arg0.data(), e.data(), exe.data(), inl.data(), hex.data(), nullptr};
     pid_t pid = 0;
     const int spawned = posix_spawnp(&pid, "addr2line", &actions, nullptr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     close(out[1]);
     std::string text;
     if (spawned == 0) {
-        char buf[4096];
-        for (ssize_t k; (k = read(out[0], buf, sizeof buf)) > 0;) text.append(buf, size_t(k));
+        std::vector<char> buf(4096);
+        for (ssize_t k; (k = read(out[0], buf.data(), buf.size())) > 0;) text.append(buf.data(), size_t(k));
         int status = 0;
         waitpid(pid, &status, 0);
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) text.clear();
@@ -127,10 +130,12 @@ std::string runAddr2line(const std::string& file, uintptr_t address) {
     return text;
 }
 
-// The course's own code, not the student's: the harness and the emulator's headers.
+// The course's own code, not the student's: the harness, the emulator (its headers
+// and its library) and the system's headers.
 bool isCourseFile(const std::string& file) {
     return file.find("/harness/") != std::string::npos ||
-           file.find("/emulator/cuda_emu") != std::string::npos || file.rfind("/usr/", 0) == 0;
+           file.find("/emulator/cuda_emu") != std::string::npos ||
+           file.find("/emulator/emu_") != std::string::npos || file.rfind("/usr/", 0) == 0;
 }
 
 // "student/scan.cuh:57": the last two components of a path, with the line.
@@ -141,13 +146,17 @@ std::string shortFrame(const std::string& frame) {
     return prev == std::string::npos ? frame : frame.substr(prev + 1);
 }
 
-std::string symbolize(const void* pc) {
+// The source frames of one instruction ("path:line", the innermost inlined one first),
+// from addr2line and the program's line tables; none where it has none (code built
+// without -g) or the instruction is in a shared library (the C library's abort(), which
+// may have line tables too): the student's code is always linked into the program.
+std::vector<std::string> sourceFrames(uintptr_t instruction) {
     ModuleQuery q;
-    q.pc = reinterpret_cast<uintptr_t>(pc) - 1;  // inside the call, not after it
+    q.pc = instruction;
     dl_iterate_phdr(findModule, &q);
-    if (!q.found || q.file.empty()) return "";
+    std::vector<std::string> frames;
+    if (!q.found || !q.program || q.file.empty()) return frames;
     const std::string text = runAddr2line(q.file, q.pc - q.bias);
-    std::vector<std::string> frames;  // "path:line", innermost first
     size_t at = 0;
     while (at < text.size()) {
         size_t end = text.find('\n', at);
@@ -159,22 +168,50 @@ std::string symbolize(const void* pc) {
             continue;
         frames.push_back(line);
     }
-    if (frames.empty()) return "";
+    return frames;
+}
+
+// The frames of `pcs` (innermost call first), each looked up once per program.
+std::vector<std::string> stackFrames(const void* const* pcs, size_t count, bool firstIsExact) {
+    static std::mutex m;
+    static std::map<uintptr_t, std::vector<std::string>> known;
+    std::lock_guard<std::mutex> lock(m);
+    std::vector<std::string> frames;
+    for (size_t i = 0; i < count; ++i) {
+        // A return address is just after its call: look up the call itself.
+        const uintptr_t instruction =
+            reinterpret_cast<uintptr_t>(pcs[i]) - (i == 0 && firstIsExact ? 0 : 1);
+        auto it = known.find(instruction);
+        if (it == known.end()) it = known.emplace(instruction, sourceFrames(instruction)).first;
+        frames.insert(frames.end(), it->second.begin(), it->second.end());
+    }
+    return frames;
+}
+
+// The innermost frame in the student's files, then the innermost harness frame inside
+// it: "student/scan.cuh:80 (in harness/tile_io.cuh:52)"; "" when there is no student frame.
+std::string studentFrame(const std::vector<std::string>& frames) {
     size_t student = 0;
     while (student < frames.size() && isCourseFile(frames[student])) ++student;
-    if (student == frames.size() || student == 0) return shortFrame(frames[0]);
-    return shortFrame(frames[student]) + " (in " + shortFrame(frames[0]) + ")";
+    if (student == frames.size()) return "";
+    for (size_t k = 0; k < student; ++k) {
+        if (frames[k].find("/harness/") != std::string::npos)
+            return shortFrame(frames[student]) + " (in " + shortFrame(frames[k]) + ")";
+    }
+    return shortFrame(frames[student]);
 }
 
 }  // namespace
 
 std::string describeCodeAddress(const void* pc) {
-    static std::mutex m;
-    static std::map<const void*, std::string> known;
-    std::lock_guard<std::mutex> lock(m);
-    auto it = known.find(pc);
-    if (it == known.end()) it = known.emplace(pc, symbolize(pc)).first;
-    return it->second;
+    const std::vector<std::string> frames = stackFrames(&pc, 1, false);
+    if (frames.empty()) return "";
+    const std::string student = studentFrame(frames);
+    return student.empty() ? shortFrame(frames[0]) : student;
+}
+
+std::string describeStudentCode(const void* const* pcs, size_t count, bool firstIsExact) {
+    return studentFrame(stackFrames(pcs, count, firstIsExact));
 }
 
 }  // namespace scanlab::emu::detail

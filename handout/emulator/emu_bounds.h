@@ -35,6 +35,11 @@ void checkAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc
 // inlined there: the innermost frame in the student's files, then the innermost one.
 // From addr2line and the unit's line tables (-g1); "" when they are not there.
 std::string describeCodeAddress(const void* pc);
+// The same lookup over a call stack (`pcs` innermost first: return addresses, and the
+// first one the faulting instruction itself when `firstIsExact`): the innermost frame
+// in the student's files, then the innermost harness frame inside it; "" when no frame
+// is the student's. Every message that names the student's line comes through here.
+std::string describeStudentCode(const void* const* pcs, size_t count, bool firstIsExact);
 
 inline void checkAccess(uintptr_t address, size_t bytes, bool write, const void* pc) {
     const BoundsCache& c = tlsBounds;

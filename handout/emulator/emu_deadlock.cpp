@@ -93,4 +93,69 @@ std::string describeStuck(Worker& w, std::string& headline) {
     return s;
 }
 
+namespace {
+
+// "0-31, 64-95": ascending thread numbers as ranges.
+std::string fmtRanges(const std::vector<unsigned>& ids) {
+    std::string out;
+    for (size_t i = 0; i < ids.size();) {
+        size_t e = i;
+        while (e + 1 < ids.size() && ids[e + 1] == ids[e] + 1) ++e;
+        if (!out.empty()) out += ", ";
+        out += std::to_string(ids[i]);
+        if (e > i) out += "-" + std::to_string(ids[e]);
+        i = e + 1;
+    }
+    return out;
+}
+
+// Where thread `t` is, as a verb phrase for one thread and for several.
+std::pair<std::string, std::string> whereThreadIs(const Worker& w, const Thread& t) {
+    switch (t.state) {
+        case State::Exited: return {"has finished", "have finished"};
+        case State::AtBarrier:
+        case State::AtWarp: {
+            const std::string at = std::string(t.opName) + " at " + formatSite(t.site);
+            return {"waits at " + at, "wait at " + at};
+        }
+        case State::AtActiveMask: return {"waits in __activemask()", "wait in __activemask()"};
+        default: break;
+    }
+    std::string at;
+    if (t.linear < w.spinStacks.size()) {
+        const SpinStack& s = w.spinStacks[t.linear];
+        if (s.depth > 0) at = describeStudentCode(s.pcs, size_t(s.depth), false);
+    }
+    if (at.empty()) return {"spins", "spin"};
+    return {"spins at " + at, "spin at " + at};
+}
+
+}  // namespace
+
+std::string describeThreads(Worker& w) {
+    struct Group {
+        std::pair<std::string, std::string> where;
+        std::vector<unsigned> ids;
+    };
+    std::vector<Group> groups;
+    // threadIdx.x in a one-dimensional block; else the thread's linear number.
+    const bool flat = w.launch->block.y == 1 && w.launch->block.z == 1;
+    for (const Thread& t : w.threads) {
+        auto where = whereThreadIs(w, t);
+        auto it = std::find_if(groups.begin(), groups.end(),
+                               [&](const Group& g) { return g.where == where; });
+        if (it == groups.end()) it = groups.insert(groups.end(), Group{std::move(where), {}});
+        it->ids.push_back(t.linear);
+    }
+    std::string s;
+    for (const Group& g : groups) {
+        if (!s.empty()) s += "; ";
+        const bool one = g.ids.size() == 1;
+        s += (one ? "thread " : "threads ") + fmtRanges(g.ids) +
+             (flat ? "" : " (linear)") + " of block " + fmtDim(tlsBuiltins.bIdx) + " " +
+             (one ? g.where.first : g.where.second);
+    }
+    return s;
+}
+
 }  // namespace scanlab::emu::detail

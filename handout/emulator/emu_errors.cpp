@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 
+#include "emulator/emu_bounds.h"
 #include "emulator/emu_internal.h"
 
 namespace scanlab::emu::detail {
@@ -50,6 +51,13 @@ std::string shortPath(const char* file, int line) {
 
 // The caller's line first (the student's call of a harness helper), then the helper's.
 std::string formatSite(Site site) {
+    // The student's line from the call's address where the line tables have one (a
+    // barrier inside a harness helper inlined into the student's code names both);
+    // else the line the macro recorded.
+    if (site.pc != nullptr) {
+        if (std::string student = describeStudentCode(&site.pc, 1, false); !student.empty())
+            return student;
+    }
     if (site.file == nullptr) return "?";
     const std::string at = shortPath(site.file, site.line);
     if (site.callerFile == nullptr) return at;

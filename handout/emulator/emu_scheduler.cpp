@@ -19,6 +19,8 @@
 //   launch fails. Errors found at a call (bad mask, ...) fail it at once.
 // - A block that fails is abandoned: its fibers are never resumed, their stacks are
 //   simply reused (destructors of kernel locals do not run).
+#include <execinfo.h>
+
 #include <cstdlib>
 
 #include "emulator/emu_bounds.h"
@@ -363,6 +365,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.stuck = false;
     w.error.clear();
     w.accessPc = nullptr;
+    w.spinStacks.clear();
     tlsBounds = BoundsCache{};
     ensureStacks(w, n);
     w.threads.resize(n);
@@ -403,10 +406,14 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     tlsBuiltins.preemptBudget = kHostBudget;
     if (!w.failed && w.faultMessage[0] != '\0') {
         w.failed = true;
-        w.errorCode = cudaErrorIllegalAddress;
+        w.errorCode = w.faultCode;
         w.error = std::string("emulator: kernel ") + L.name + ": " + w.faultMessage;
+        if (const std::string line = describeStudentCode(w.faultPcs, size_t(w.faultDepth), true);
+            !line.empty())
+            w.error += ", at " + line;
     }
     w.faultMessage[0] = '\0';
+    w.faultDepth = 0;
     if (w.accessPc != nullptr) {
         if (const std::string line = describeCodeAddress(w.accessPc); !line.empty())
             w.error += ", at " + line;
@@ -458,6 +465,18 @@ void madeProgress(Worker& w) {
 // every worker of the launch sits in a block that has spun this long without a
 // barrier or an exit, and blocks are still to start, no block can ever end: the ones
 // running wait for what only a block that cannot start would write.
+// Once the block looks stuck, where `self` spins: its call stack (once, then every
+// 1024 forced yields of the block, in case it moved on to another wait).
+void recordSpinStack(Worker& w, Thread* self) {
+    if (w.spinStacks.size() != w.nThreads) {
+        w.spinStacks.resize(w.nThreads);
+        for (SpinStack& s : w.spinStacks) s.depth = 0;
+    }
+    SpinStack& s = w.spinStacks[self->linear];
+    if (s.depth == 0 || (w.spinsWithoutProgress & 1023) == 0)
+        s.depth = backtrace(const_cast<void**>(s.pcs), SpinStack::kFrames);
+}
+
 void checkSpinning(Worker& w, Thread* self) {
     Launch& L = *w.launch;
     if (L.failed.load(std::memory_order_relaxed)) {
@@ -469,16 +488,35 @@ void checkSpinning(Worker& w, Thread* self) {
         w.stuck = true;
         L.stuck.fetch_add(1);
     }
+    recordSpinStack(w, self);
     const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
-    if (L.stuck.load() < L.participants || started >= L.blocks) return;
+    if (started >= L.blocks) {
+        // Every block has started: when every block still running has spun far longer
+        // without progress, none of them can end (a flag nobody sets).
+        if (w.spinsWithoutProgress < kHangYields || L.stuck.load() < L.workers.load()) return;
+        std::string detail = "every block of the launch has started, and every block still "
+                             "running (" + std::to_string(L.workers.load()) + " here) has spun "
+                             "(atomics, fences, __nanosleep) for a long time without passing a "
+                             "barrier or ending a thread: " + describeThreads(w) +
+                             ". A wait for a flag or counter that no thread sets never ends, "
+                             "on a GPU as here";
+        SCANLAB_EMU_FAIL(w, self, "deadlock", detail);
+    }
+    if (L.stuck.load() < L.participants) return;
     std::string waiting;
     for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
         waiting += (waiting.empty() ? "" : ", ") +
                    fmtDim(blockIndexOf(L, L.blockAt(k)));
     }
     if (L.blocks - started > 8) waiting += ", ...";
+    std::string spinning = threadName(*self);
+    if (const SpinStack& s = w.spinStacks[self->linear]; s.depth > 0) {
+        if (const std::string line = describeStudentCode(s.pcs, size_t(s.depth), false);
+            !line.empty())
+            spinning += " (at " + line + ")";
+    }
     SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",
-                     threadName(*self) + " has spun (atomics, fences, __nanosleep) without progress while "
+                     spinning + " has spun (atomics, fences, __nanosleep) without progress while "
                      "block(s) " + waiting + " of the same launch have not started, and every "
                      "block that has (" + std::to_string(L.participants) + " run at once here) "
                      "spins too. Blocks start in any order, on a GPU as here: a block must never "
@@ -490,6 +528,7 @@ void checkSpinning(Worker& w, Thread* self) {
 // The device-side entry points (cuda_emu.h).
 
 int syncthreads(Site site, BarrierMode mode, int predicate) {
+    site.pc = __builtin_return_address(0);
     Worker& w = inKernel("__syncthreads()", site);
     Thread* self = w.current;
     if (w.barrierCount == 0) {
@@ -543,6 +582,7 @@ void preemptSlow() {
 }
 
 void trap(Site site, const char* what) {
+    site.pc = __builtin_return_address(0);
     Worker& w = inKernel(what, site);
     SCANLAB_EMU_FAIL(w, w.current, "trap",
               threadName(*w.current) + " called " + what + " at " + formatSite(site));

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "emulator/emu_bounds.h"
 #include "emulator/emu_internal.h"
 
 namespace bctx = boost::context::detail;
@@ -55,6 +56,11 @@ constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yi
 // Forced yields of one block without progress (a barrier passed, a thread exited)
 // after which it counts as stuck: spinning on what another block should write.
 constexpr uint64_t kStuckYields = uint64_t(1) << 14;
+// Forced yields of every running block without progress, once every block has started,
+// after which the launch is a deadlock: no block is left that could set what they wait for.
+// Far more than kStuckYields: a block doing long honest work with atomics and no barrier
+// must never reach it (16M atomics or fences per block).
+constexpr uint64_t kHangYields = uint64_t(1) << 18;
 constexpr size_t kMaxDynamicShared = kMaxDynamicSharedBytes;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32
@@ -96,6 +102,14 @@ struct Thread {
     int predicate = 0;
     unsigned long long value = 0;
     unsigned long long result = 0;
+};
+
+// Where a thread last gave way in a spin (atomics, fences, __nanosleep): its call stack,
+// innermost first. Recorded only once its block has spun long (checkSpinning).
+struct SpinStack {
+    static constexpr int kFrames = 12;
+    const void* pcs[kFrames];
+    int depth;
 };
 
 struct Warp {
@@ -187,8 +201,16 @@ struct Worker {
     cudaError_t errorCode = cudaSuccess;
     std::string error;
     char faultMessage[512] = {};
+    cudaError_t faultCode = cudaErrorIllegalAddress;
     // Where an out-of-bounds access was made (emu_bounds.cpp): runBlock adds its line.
     const void* accessPc = nullptr;
+    // The call stack of a fault (emu_faults.cpp), the faulting instruction first:
+    // runBlock adds the student's line.
+    static constexpr int kFaultFrames = 32;
+    const void* faultPcs[kFaultFrames] = {};
+    int faultDepth = 0;
+    // Per thread of the running block, sized when the block first looks stuck.
+    std::vector<SpinStack> spinStacks;
     // Profiling: barriers and warp operations of the running block.
     uint64_t profileBarriers = 0;
     uint64_t profileWarpOps = 0;
@@ -336,6 +358,9 @@ inline Thread& laneThread(Worker& w, unsigned warp, unsigned lane) {
 
 // Why the running block cannot go on; sets `headline` (emu_deadlock.cpp).
 std::string describeStuck(Worker& w, std::string& headline);
+// Where each thread of the running block is, grouped: "threads 0-31 spin at
+// student/scan.cuh:88; threads 32-63 have finished" (emu_deadlock.cpp).
+std::string describeThreads(Worker& w);
 // Runs blocks of L until none is left or one failed (emu_scheduler.cpp).
 void workLoop(Launch& L);
 // A barrier passed or a thread exited: the running block is not stuck.

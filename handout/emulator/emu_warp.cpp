@@ -204,6 +204,7 @@ void warpArrive(Worker& w, Thread* self) {
 // ---- the device-side entry points of warp operations (cuda_emu.h) ----
 
 void syncwarp(Site site, unsigned mask) {
+    site.pc = __builtin_return_address(0);
     Worker& w = inKernel("__syncwarp()", site);
     Thread* self = w.current;
     checkMask(w, self, mask, site, "__syncwarp");
@@ -216,6 +217,7 @@ void syncwarp(Site site, unsigned mask) {
 
 unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned long long bits,
                            int srcArg, int width) {
+    site.pc = __builtin_return_address(0);
     const char* op = shuffleName(mode);
     Worker& w = inKernel(op, site);
     Thread* self = w.current;
@@ -248,6 +250,7 @@ unsigned long long shuffle(Site site, ShflMode mode, unsigned mask, unsigned lon
 }
 
 unsigned vote(Site site, VoteMode mode, unsigned mask, bool predicate) {
+    site.pc = __builtin_return_address(0);
     const char* op = voteName(mode);
     Worker& w = inKernel(op, site);
     Thread* self = w.current;
