@@ -239,6 +239,20 @@ cudaError_t launch(const char* name, dim3 grid, dim3 block, size_t dynamicShared
         [](const void* closure) { (*static_cast<const Fn*>(closure))(); }, &kernel);
 }
 
+// The arguments of the next launch made by this thread, in the kernel's parameter order:
+// each pointer's value, nullptr for one that is not a pointer. An out-of-bounds message
+// then says which parameter of the kernel pointed into the buffer (its name is not
+// known here). harness/tasks/launch.cuh sets them; the launch uses them up.
+void setLaunchArguments(const void* const* pointers, size_t count);
+template <class T>
+inline const void* launchArgumentPointer(const T& value) {
+    if constexpr (std::is_pointer_v<T>) {
+        return static_cast<const void*>(value);
+    } else {
+        return nullptr;
+    }
+}
+
 // The dynamic shared memory of the calling thread's block: the byte count the launch
 // asked for, 16-byte aligned, filled with a poison pattern when the block starts.
 inline void* dynamicSharedMemory() { return detail::tlsBuiltins.dynamicShared; }

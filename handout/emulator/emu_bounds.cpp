@@ -27,7 +27,7 @@ namespace {
     Thread* self = w.current;
     {
         const std::string detail = threadName(*self) + (write ? " wrote " : " read ") +
-                                   describeDeviceAccess(address, bytes);
+                                   describeDeviceAccess(address, bytes, w.launch->arguments);
         recordFailure(w, write ? "out-of-bounds write" : "out-of-bounds read", detail, -1,
                       cudaErrorIllegalAddress);
     }

@@ -104,7 +104,7 @@ void faultHandler(int sig, siginfo_t* info, void* uctx) {
                           "stack overflow in block %s, thread %s: each emulated thread has %zu "
                           "KiB of stack (set SCANLAB_EMU_STACK_KB for more)",
                           block, thread, w->stackBytes / 1024);
-        } else if (const std::string element = describeDeviceAddress(addr); !element.empty()) {
+        } else if (const std::string element = describeDeviceAddress(addr, w->launch->arguments); !element.empty()) {
             std::snprintf(w->faultMessage, sizeof w->faultMessage,
                           "illegal memory access in block %s by thread %s: %s", block, thread,
                           element.c_str());

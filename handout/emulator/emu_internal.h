@@ -27,13 +27,15 @@ bool freeDevice(void* p);  // false: not an allocation of allocateDevice
 std::string checkDeviceRange(const void* p, size_t count);
 // After a launch: "" when every guard zone is intact; else which element the
 // kernel wrote past the end (or before the start) of which allocation. Restores them.
-std::string checkGuards(const char* kernel);
+// `arguments`: the kernel's pointer arguments (Launch::arguments), to say which
+// parameter pointed into the buffer.
+std::string checkGuards(const char* kernel, const std::vector<const void*>& arguments);
 // Whether `address` lies in a live cudaMalloc allocation (read without the lock: for
 // the profiler, while a kernel runs and no allocation can change).
 bool isDeviceAddress(const void* address);
 // The allocation element at `address` (in a guard zone or beyond), for a fault
 // message; "" when it is near no allocation.
-std::string describeDeviceAddress(const void* address);
+std::string describeDeviceAddress(const void* address, const std::vector<const void*>& arguments);
 
 // The stretch of address space reserved for one allocation ([mapLo, mapHi), guards and
 // inaccessible reaches included) and the allocation's bytes in it ([lo, hi)).
@@ -45,5 +47,8 @@ struct DeviceStretch {
 const std::vector<DeviceStretch>& deviceStretches();
 // The elements of an access of `bytes` at `address` that lie outside the allocation
 // whose stretch holds it: "in[1011], 12 elements past the end of `in` (n = 1000)".
-std::string describeDeviceAccess(uintptr_t address, size_t bytes);
+// Where the allocation has a name, whose it is: "(n = 1000; the harness's name for your
+// kernel's 1st parameter)", or "(...; the harness's name)" when no argument points into it.
+std::string describeDeviceAccess(uintptr_t address, size_t bytes,
+                                 const std::vector<const void*>& arguments);
 }  // namespace scanlab::emu::detail

@@ -101,9 +101,16 @@ std::mutex gLaunchMutex;
 // Grids up to this many blocks start in a shuffled order (4 MiB of indices at most).
 constexpr uint64_t kMaxShuffledBlocks = uint64_t(1) << 20;
 
+namespace {
+// setLaunchArguments's list, for the calling thread's next launch.
+thread_local std::vector<const void*> tlsNextArguments;
+}  // namespace
+
 cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedBytes,
                          KernelThunk thunk, const void* closure) {
     loadConfig();
+    std::vector<const void*> arguments = std::move(tlsNextArguments);
+    tlsNextArguments.clear();
     const std::string prefix = "emulator: kernel " + std::string(name) + ": ";
     if (tlsWorker != nullptr && tlsWorker->current != nullptr) {
         recordError(cudaErrorNotSupported,
@@ -144,6 +151,7 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
     L.sharedBytes = sharedBytes;
     L.thunk = thunk;
     L.closure = closure;
+    L.arguments = std::move(arguments);
     L.blocks = uint64_t(grid.x) * grid.y * grid.z;
     L.threads = unsigned(threads);
     const uint64_t k = config().launches.fetch_add(1);
@@ -164,7 +172,7 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
     pool().run(L);
     if (L.profile) gProfiles.push_back(KernelProfile{name, grid, block, profile.counters});
     // Guards are checked (and restored) after every launch, even a failed one.
-    const std::string overrun = checkGuards(name);
+    const std::string overrun = checkGuards(name, L.arguments);
     if (L.haveError) {
         recordError(L.errorCode, L.error);
         return L.errorCode;
@@ -179,6 +187,10 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
 }  // namespace scanlab::emu::detail
 
 namespace scanlab::emu {
+
+void setLaunchArguments(const void* const* pointers, size_t count) {
+    detail::tlsNextArguments.assign(pointers, pointers + count);
+}
 
 uint64_t scheduleSeed() {
     detail::loadConfig();

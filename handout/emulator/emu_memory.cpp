@@ -102,16 +102,49 @@ std::string plural(long long k, const char* one, const char* many) {
 
 std::string elements(long long k) { return k == 1 ? "one" : plural(k, "element", "elements"); }
 
-// "in[1011], 12 elements past the end of `in` (n = 1000)", or for several elements
-// "out[1000] to out[1023], 1 to 24 elements past the end of `out` (n = 1000)".
-// `firstByte` and `lastByte` are offsets from the allocation's start (negative: before it).
-std::string describeElements(const Allocation& a, long long firstByte, long long lastByte) {
+std::string ordinal(size_t k) {
+    const size_t tens = k % 100;
+    const char* suffix = tens >= 11 && tens <= 13 ? "th"
+                         : k % 10 == 1             ? "st"
+                         : k % 10 == 2             ? "nd"
+                         : k % 10 == 3             ? "rd"
+                                                   : "th";
+    return std::to_string(k) + suffix;
+}
+
+// "your kernel's 2nd parameter" (or "1st and 3rd parameters"): the kernel's arguments
+// that point into `a`, from the first element to one past the end; "" when none does.
+// The parameter's name is the student's and is not known here: its position is.
+std::string parametersInto(const Allocation& a, uintptr_t base,
+                           const std::vector<const void*>& arguments) {
+    std::vector<size_t> found;
+    for (size_t k = 0; k < arguments.size(); ++k) {
+        const auto p = reinterpret_cast<uintptr_t>(arguments[k]);
+        if (arguments[k] != nullptr && p >= base && p <= base + a.size) found.push_back(k + 1);
+    }
+    if (found.empty()) return "";
+    std::string which;
+    for (size_t i = 0; i < found.size(); ++i) {
+        if (i > 0) which += i + 1 == found.size() ? " and " : ", ";
+        which += ordinal(found[i]);
+    }
+    return "your kernel's " + which + (found.size() == 1 ? " parameter" : " parameters");
+}
+
+// "in[1011], 12 elements past the end of `in` (n = 1000; the harness's name for your
+// kernel's 1st parameter)", or for several elements "out[1000] to out[1023], 1 to 24
+// elements past the end of `out` (n = 1000; ...)". `firstByte` and `lastByte` are offsets
+// from the allocation's start at `base` (negative: before it).
+std::string describeElements(const Allocation& a, uintptr_t base, long long firstByte,
+                             long long lastByte, const std::vector<const void*>& arguments) {
     const bool before = firstByte < 0;
     const auto size = static_cast<long long>(a.size);
+    const std::string parameter = parametersInto(a, base, arguments);
     if (a.name.empty() || a.elementBytes == 0) {
         const long long out = before ? -lastByte : firstByte - size + 1;
         return "byte " + std::to_string(firstByte) + " of a " + std::to_string(a.size) +
-               "-byte device allocation, " + plural(out, "byte", "bytes") +
+               "-byte device allocation" + (parameter.empty() ? "" : " (" + parameter + ")") +
+               ", " + plural(out, "byte", "bytes") +
                (before ? " before its start" : " past its end");
     }
     const auto e = static_cast<long long>(a.elementBytes);
@@ -127,7 +160,10 @@ std::string describeElements(const Allocation& a, long long firstByte, long long
                             ? elements(nearest)
                             : std::to_string(nearest) + " to " + plural(farthest, "element", "elements");
     where += before ? " before the start" : " past the end";
-    return what + ", " + where + " of `" + a.name + "` (n = " + std::to_string(count) + ")";
+    // The name is the one the harness gave the allocation: the student's kernel may call
+    // it otherwise, so the message says whose name it is, and which parameter it was.
+    return what + ", " + where + " of `" + a.name + "` (n = " + std::to_string(count) +
+           "; the harness's name" + (parameter.empty() ? "" : " for " + parameter) + ")";
 }
 
 }  // namespace
@@ -202,7 +238,7 @@ std::string checkDeviceRange(const void* p, size_t count) {
     return "";
 }
 
-std::string checkGuards(const char* kernel) {
+std::string checkGuards(const char* kernel, const std::vector<const void*>& arguments) {
     Allocations& all = allocations();
     std::lock_guard<std::mutex> lock(all.m);
     std::string found;
@@ -214,11 +250,12 @@ std::string checkGuards(const char* kernel) {
         const auto [f0, f1] = changedBytes(front, kGuardBytes);
         const auto [t0, t1] = changedBytes(p + a.size, a.tailBytes);
         if (found.empty() && f0 != kGuardBytes) {
-            found = describeElements(a, static_cast<long long>(f0) - static_cast<long long>(kGuardBytes),
-                                  static_cast<long long>(f1) - static_cast<long long>(kGuardBytes));
+            found = describeElements(a, base, static_cast<long long>(f0) - static_cast<long long>(kGuardBytes),
+                                     static_cast<long long>(f1) - static_cast<long long>(kGuardBytes),
+                                     arguments);
         } else if (found.empty() && t0 != a.tailBytes) {
-            found = describeElements(a, static_cast<long long>(a.size + t0),
-                                  static_cast<long long>(a.size + t1));
+            found = describeElements(a, base, static_cast<long long>(a.size + t0),
+                                     static_cast<long long>(a.size + t1), arguments);
         }
         if (f0 != kGuardBytes) std::memset(front, kGuardByte, kGuardBytes);
         if (t0 != a.tailBytes) std::memset(p + a.size, kGuardByte, a.tailBytes);
@@ -238,7 +275,7 @@ bool isDeviceAddress(const void* address) {
     return u < it->first + it->second.size;
 }
 
-std::string describeDeviceAddress(const void* address) {
+std::string describeDeviceAddress(const void* address, const std::vector<const void*>& arguments) {
     // Called from the fault handler while a kernel runs: no cudaMalloc or cudaFree can
     // run then (launches are synchronous), so the map is read without its lock.
     const uintptr_t u = reinterpret_cast<uintptr_t>(address);
@@ -247,14 +284,15 @@ std::string describeDeviceAddress(const void* address) {
         const uintptr_t start = reinterpret_cast<uintptr_t>(a.mapping);
         if (u < start || u >= start + a.mappingBytes) continue;
         const auto offset = static_cast<long long>(u) - static_cast<long long>(base);
-        return describeElements(a, offset, offset);
+        return describeElements(a, base, offset, offset, arguments);
     }
     return "";
 }
 
 const std::vector<DeviceStretch>& deviceStretches() { return allocations().stretches; }
 
-std::string describeDeviceAccess(uintptr_t address, size_t bytes) {
+std::string describeDeviceAccess(uintptr_t address, size_t bytes,
+                                 const std::vector<const void*>& arguments) {
     const Allocations& all = allocations();
     for (const auto& [base, a] : all.live) {
         const auto start = reinterpret_cast<uintptr_t>(a.mapping);
@@ -265,7 +303,7 @@ std::string describeDeviceAccess(uintptr_t address, size_t bytes) {
         long long hi = lo + static_cast<long long>(bytes) - 1;
         if (lo < 0) hi = std::min(hi, -1LL);
         else lo = std::max(lo, static_cast<long long>(a.size));
-        return describeElements(a, lo, hi);
+        return describeElements(a, base, lo, hi, arguments);
     }
     return "";
 }

@@ -153,6 +153,8 @@ struct Launch {
     unsigned participants = 1;
     std::atomic<bool> failed{false};
     std::mutex m;
+    // The kernel's arguments that are pointers (setLaunchArguments), else nullptr.
+    std::vector<const void*> arguments;
     bool haveError = false;
     uint64_t errorBlock = 0;
     cudaError_t errorCode = cudaSuccess;

@@ -64,7 +64,7 @@ TEST_CASE("a read past the end names the buffer, the element and the line", "[bo
     const std::string msg = takeError(&code);
     CHECK(code == cudaErrorIllegalAddress);
     CHECK(msg == "emulator: kernel readPastKernel: out-of-bounds read in block (0,0,0): thread "
-                 "(5,0,0) read in[1011], 12 elements past the end of `in` (n = 1000), at " +
+                 "(5,0,0) read in[1011], 12 elements past the end of `in` (n = 1000; the harness's name), at " +
                      at(kReadPastLine));
     // The emulator is still usable, and the cache of what it looked up is not stale.
     DeviceArray<int> small(10);
@@ -84,7 +84,7 @@ TEST_CASE("a read before the start names the buffer, the element and the line", 
     CHECK(code == cudaErrorIllegalAddress);
     // Whichever of threads 0, 1, 2 the random schedule runs first is the one named.
     std::smatch m;
-    REQUIRE(std::regex_search(msg, m, std::regex(R"(thread \((\d),0,0\) read in\[-(\d)\], (one|\d elements) before the start of `in` \(n = 100\), at (.*)$)")));
+    REQUIRE(std::regex_search(msg, m, std::regex(R"(thread \((\d),0,0\) read in\[-(\d)\], (one|\d elements) before the start of `in` \(n = 100; the harness's name\), at (.*)$)")));
     const int thread = std::stoi(m[1]);
     CHECK(std::stoi(m[2]) == 3 - thread);
     CHECK(m[3] == (thread == 2 ? std::string("one") : std::to_string(3 - thread) + " elements"));
@@ -102,7 +102,7 @@ TEST_CASE("a write overrun names the element written and how far it is out", "[b
     CHECK(code == cudaErrorIllegalAddress);
     // The first of threads 1000..1023 to run is stopped at its write, before it is made.
     std::smatch m;
-    REQUIRE(std::regex_search(msg, m, std::regex(R"(out-of-bounds write in block \(0,0,0\): thread \((\d+),0,0\) wrote out\[(\d+)\], (one|\d+ elements) past the end of `out` \(n = 1000\), at (.*)$)")));
+    REQUIRE(std::regex_search(msg, m, std::regex(R"(out-of-bounds write in block \(0,0,0\): thread \((\d+),0,0\) wrote out\[(\d+)\], (one|\d+ elements) past the end of `out` \(n = 1000; the harness's name\), at (.*)$)")));
     const int index = std::stoi(m[2]);
     CHECK(std::stoi(m[1]) == index);
     CHECK((index >= 1000 && index < 1024));

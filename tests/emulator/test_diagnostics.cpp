@@ -512,7 +512,7 @@ TEST_CASE("writes past the end or before the start of an allocation name the ele
     std::string msg = store(1000);
     CHECK(code == cudaErrorIllegalAddress);
     CHECK(msg == "emulator: kernel storeAtKernel wrote out[1000], one past the end of `out` "
-                 "(n = 1000)");
+                 "(n = 1000; the harness's name)");
     // The guard was restored: the next launch is clean.
     CHECK(store(0).empty());
     CHECK_THAT(store(1031), Catch::Contains("wrote out[1031], 32 elements past the end of `out`"));
@@ -520,7 +520,8 @@ TEST_CASE("writes past the end or before the start of an allocation name the ele
     // An overrun of 24 elements is named as such, not by its first element alone.
     emu::launch("storeRangeKernel", dim3(1), dim3(32), 0, [=] { storeRangeKernel(p, 990, 34); });
     CHECK(takeError(&code) == "emulator: kernel storeRangeKernel wrote out[1000] to out[1023], "
-                              "1 to 24 elements past the end of `out` (n = 1000)");
+                              "1 to 24 elements past the end of `out` (n = 1000; the harness's "
+                              "name)");
     // Beyond the 16 KiB guard zone (out[5096] on): the inaccessible reach after it
     // faults, and the element is named.
     msg = store(5500);

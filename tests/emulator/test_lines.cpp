@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "emu_test_util.h"
+#include "harness/runtime.cuh"
+#include "harness/tasks/launch.cuh"
 #include "harness/tile_io.cuh"
 
 using emutest::DeviceArray;
@@ -141,4 +143,38 @@ TEST_CASE("a spin that no block can end is a deadlock naming where each thread w
                                        at(kSpinLine) + "; threads 32-63 of block \\(\\1,0,0\\) "
                                        "have finished\\. .*"));
     }
+}
+
+// Launched as the harness launches a student's kernel (launchKernel), which tells the
+// emulator the arguments: the message names the harness's buffer and says which of the
+// kernel's parameters pointed into it (the student's name for it is not known).
+constexpr int kPartialsLine = __LINE__ + 4;
+__global__ void sumPartialsKernel(const int* values, size_t n, int* d_partials, int parts) {
+    const int i = int(threadIdx.x);
+    if (i < parts) d_partials[i] = values[i];
+    if (i == 0) d_partials[parts + 2] = int(n);  // BUG: 3 past the end of d_partials
+}
+
+TEST_CASE("an out-of-bounds access names the harness's buffer and the kernel's parameter",
+          "[lines][bounds]") {
+    scanlab::DeviceBuffer<int> values(64, "in"), partials(8, "blockResults");
+    std::string msg;
+    try {
+        scanlab::launchKernel("sumPartialsKernel", sumPartialsKernel, dim3(1), dim3(32), 0,
+                              static_cast<const int*>(values.data()), size_t(64), partials.data(), 8);
+    } catch (const scanlab::CudaError& e) {
+        msg = e.what();
+    }
+    CHECK_THAT(msg, Catch::EndsWith("thread (0,0,0) wrote blockResults[10], 3 elements past the "
+                                    "end of `blockResults` (n = 8; the harness's name for your "
+                                    "kernel's 3rd parameter), at " + at(kPartialsLine)));
+    // The same buffer passed twice (a scan in place): both parameters.
+    try {
+        scanlab::launchKernel("sumPartialsKernel", sumPartialsKernel, dim3(1), dim3(32), 0,
+                              static_cast<const int*>(partials.data()), size_t(8), partials.data(), 8);
+    } catch (const scanlab::CudaError& e) {
+        msg = e.what();
+    }
+    CHECK_THAT(msg, Catch::Contains("(n = 8; the harness's name for your kernel's 1st and 3rd "
+                                    "parameters)"));
 }
