@@ -158,23 +158,22 @@ __global__ void sumPartialsKernel(const int* values, size_t n, int* d_partials, 
 TEST_CASE("an out-of-bounds access names the harness's buffer and the kernel's parameter",
           "[lines][bounds]") {
     scanlab::DeviceBuffer<int> values(64, "in"), partials(8, "blockResults");
-    std::string msg;
-    try {
-        scanlab::launchKernel("sumPartialsKernel", sumPartialsKernel, dim3(1), dim3(32), 0,
-                              static_cast<const int*>(values.data()), size_t(64), partials.data(), 8);
-    } catch (const scanlab::CudaError& e) {
-        msg = e.what();
-    }
+    // The failed launch's message (launchKernel throws it).
+    auto launch = [&](const int* in, size_t n) -> std::string {
+        try {
+            scanlab::launchKernel("sumPartialsKernel", sumPartialsKernel, dim3(1), dim3(32), 0,
+                                  in, n, partials.data(), 8);
+        } catch (const scanlab::CudaError& e) {
+            return e.what();
+        }
+        return "";
+    };
+    std::string msg = launch(values.data(), 64);
     CHECK_THAT(msg, Catch::EndsWith("thread (0,0,0) wrote blockResults[10], 3 elements past the "
                                     "end of `blockResults` (n = 8; the harness's name for your "
                                     "kernel's 3rd parameter), at " + at(kPartialsLine)));
     // The same buffer passed twice (a scan in place): both parameters.
-    try {
-        scanlab::launchKernel("sumPartialsKernel", sumPartialsKernel, dim3(1), dim3(32), 0,
-                              static_cast<const int*>(partials.data()), size_t(8), partials.data(), 8);
-    } catch (const scanlab::CudaError& e) {
-        msg = e.what();
-    }
+    msg = launch(partials.data(), 8);
     CHECK_THAT(msg, Catch::Contains("(n = 8; the harness's name for your kernel's 1st and 3rd "
                                     "parameters)"));
 }
