@@ -204,11 +204,15 @@ def test_a_write_past_the_end_is_named_and_the_suite_goes_on(emulator, emu_sessi
         # out[n]; or, with the largest grid, blockResults[1024] (phase 2 scans the block
         # results in place with the same kernel).
         # Stopped at the write, with the thread and the student's line (issue 42).
+        # The buffer by the harness's name, and which parameter of the student's kernel
+        # pointed into it: `out` (its 2nd), or in place both `in` and `out`.
         m = re.search(r"kernel scanBlocksKernel(?:\(block results\))?: out-of-bounds write in block "
                       r"\(\d+,0,0\): thread \(\d+,0,0\) wrote (out|blockResults)\[(\d+)\], "
-                      r"one past the end of `\1` \(n = (\d+)\), at student/scan\.cuh:\d+", c.summary)
+                      r"one past the end of `\1` \(n = (\d+); the harness's name for your kernel's "
+                      r"([^)]*)\), at student/scan\.cuh:\d+", c.summary)
         assert m, c.summary
         assert m[2] == m[3] and (m[1] != "out" or int(m[2]) == c.case.n), c.summary
+        assert m[4] in ("2nd parameter", "1st and 2nd parameters"), c.summary
     # The student's suite: every case runs, and the JUnit file is written.
     import subprocess
     from conftest import fixture_driver
@@ -218,7 +222,8 @@ def test_a_write_past_the_end_is_named_and_the_suite_goes_on(emulator, emu_sessi
                         "add-i32", "--max-n", "3000", "--junit", str(junit)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 1
-    assert "wrote out[1000], one past the end of `out` (n = 1000), at student/scan.cuh:" in r.stdout
+    assert ("wrote out[1000], one past the end of `out` (n = 1000; the harness's name for your "
+            "kernel's 2nd parameter), at student/scan.cuh:") in r.stdout
     assert "reproduce: " in r.stdout
     total = int(re.search(r"scanlab test \[emulator\]: (\d+) cases", r.stdout).group(1))
     cases = ET.parse(junit).getroot().findall(".//testcase")
@@ -243,11 +248,12 @@ def test_a_read_past_the_end_stops_the_case_and_names_it(emulator):
     for c in named:
         m = re.search(r"kernel reduceBlocksKernel(?:\([^)]*\))?: out-of-bounds read in block \(\d+,0,0\): "
                       r"thread \(\d+,0,0\) read (in|blockResults)\[(\d+)\], (one|\d+ elements) past "
-                      r"the end of `\1` \(n = (\d+)\), at student/reduce\.cuh:(\d+)", c.summary)
+                      r"the end of `\1` \(n = (\d+); the harness's name for your kernel's "
+                      r"(1st[^)]*)\), at student/reduce\.cuh:(\d+)", c.summary)
         assert m, c.summary
         index, n = int(m[2]), int(m[4])
         assert index >= n and m[3] == ("one" if index == n else f"{index - n + 1} elements"), c.summary
-        assert int(m[5]) == line, c.summary
+        assert int(m[6]) == line, c.summary
     from grader.report import terminal
     assert "out-of-bounds read" in terminal.render(result)
 
