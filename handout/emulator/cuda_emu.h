@@ -218,6 +218,21 @@ SCANLAB_EMU_SHUFFLE_OVERLOAD(double)
 #undef SCANLAB_EMU_SHUFFLE_OVERLOAD
 
 using KernelThunk = void (*)(const void* closure);
+// The arguments of the next launch made by this thread, in the kernel's parameter order:
+// each pointer's value, nullptr for one that is not a pointer. An out-of-bounds message
+// then says which parameter of the kernel pointed into the buffer (its name is not
+// known here). harness/tasks/launch.cuh sets them (launchKernel, instantiated in the
+// student unit: in `detail`, the calls the grader's object check lets it make); the
+// launch uses them up.
+void setLaunchArguments(const void* const* pointers, size_t count);
+template <class T>
+inline const void* launchArgumentPointer(const T& value) {
+    if constexpr (std::is_pointer_v<T>) {
+        return static_cast<const void*>(value);
+    } else {
+        return nullptr;
+    }
+}
 cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t dynamicSharedBytes,
                          KernelThunk thunk, const void* closure);
 
@@ -237,20 +252,6 @@ cudaError_t launch(const char* name, dim3 grid, dim3 block, size_t dynamicShared
     return detail::launchErased(
         name, grid, block, dynamicSharedBytes,
         [](const void* closure) { (*static_cast<const Fn*>(closure))(); }, &kernel);
-}
-
-// The arguments of the next launch made by this thread, in the kernel's parameter order:
-// each pointer's value, nullptr for one that is not a pointer. An out-of-bounds message
-// then says which parameter of the kernel pointed into the buffer (its name is not
-// known here). harness/tasks/launch.cuh sets them; the launch uses them up.
-void setLaunchArguments(const void* const* pointers, size_t count);
-template <class T>
-inline const void* launchArgumentPointer(const T& value) {
-    if constexpr (std::is_pointer_v<T>) {
-        return static_cast<const void*>(value);
-    } else {
-        return nullptr;
-    }
 }
 
 // The dynamic shared memory of the calling thread's block: the byte count the launch

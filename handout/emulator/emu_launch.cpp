@@ -184,13 +184,13 @@ cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t sharedB
     return cudaSuccess;
 }
 
+void setLaunchArguments(const void* const* pointers, size_t count) {
+    tlsNextArguments.assign(pointers, pointers + count);
+}
+
 }  // namespace scanlab::emu::detail
 
 namespace scanlab::emu {
-
-void setLaunchArguments(const void* const* pointers, size_t count) {
-    detail::tlsNextArguments.assign(pointers, pointers + count);
-}
 
 uint64_t scheduleSeed() {
     detail::loadConfig();

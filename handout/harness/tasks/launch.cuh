@@ -32,9 +32,9 @@ void launchKernel(const char* name, void (*kernel)(Params...), dim3 grid, dim3 b
     kernel<<<grid, block, dynamicSharedBytes>>>(static_cast<Params>(args)...);
 #else
     // Which argument points into a buffer, for the emulator's out-of-bounds messages.
-    const void* pointers[] = {::scanlab::emu::launchArgumentPointer(static_cast<Params>(args))...,
-                              nullptr};
-    ::scanlab::emu::setLaunchArguments(pointers, sizeof...(Params));
+    const void* pointers[] = {
+        ::scanlab::emu::detail::launchArgumentPointer(static_cast<Params>(args))..., nullptr};
+    ::scanlab::emu::detail::setLaunchArguments(pointers, sizeof...(Params));
     ::scanlab::emu::launch(name, grid, block, dynamicSharedBytes,
                            [=] { kernel(static_cast<Params>(args)...); });
 #endif
