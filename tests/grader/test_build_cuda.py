@@ -211,9 +211,12 @@ def test_both_backends_give_the_same_rule_verdict(cuda_builder, fixture_builds, 
         on_emulator = ({v.rule for v in tr.violations} - NOT_COMPARED, tr.placeholder)
         assert on_gpu == on_emulator, (name, tr.name, [str(v) for v in built.violations],
                                        built.placeholders, [str(v) for v in tr.violations], tr.message)
-        # And whether it builds at all (attack_arg_constructor: launchKernel's assertion).
-        assert (not built.ok and not built.violations) == (tr.status == "build_failed"), \
-            (name, tr.name, built.errors[:500], tr.status, tr.message)
+        # A file that does not build for the GPU among the reference's files does not build
+        # in the emulator's grade either (attack_arg_constructor: launchKernel's assertion).
+        # (Not the converse: the grade builds it among the student's own files, so a file
+        # that borrows another student file's code fails there alone.)
+        if not built.ok and not built.violations:
+            assert tr.status == "build_failed", (name, tr.name, built.errors[:500], tr.status, tr.message)
         if name.startswith("honest_") or name == "unused_fnptr_launch":
             assert built.ok and not built.placeholders, (name, built.errors, built.placeholders)
         compared += 1
