@@ -227,11 +227,8 @@ using KernelThunk = void (*)(const void* closure);
 void setLaunchArguments(const void* const* pointers, size_t count);
 template <class T>
 inline const void* launchArgumentPointer(const T& value) {
-    if constexpr (std::is_pointer_v<T>) {
-        return static_cast<const void*>(value);
-    } else {
-        return nullptr;
-    }
+    if constexpr (std::is_pointer_v<T>) return static_cast<const void*>(value);
+    return nullptr;
 }
 cudaError_t launchErased(const char* name, dim3 grid, dim3 block, size_t dynamicSharedBytes,
                          KernelThunk thunk, const void* closure);
