@@ -26,6 +26,7 @@ form for the tests.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import os
@@ -280,7 +281,7 @@ def find(nvcc: str | None) -> str | None:
     return shutil.which("ncu")
 
 
-def command(ncu: str, runs: list[tuple[Path, Path]], cases: int, log: Path,
+def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
             max_kernels: int) -> list[str]:
     """ncu over one `batch --mark-cases` process per (binary, case file), one after
     another; the raw CSV page into `log`. `cases`: how many in all (each profiles at most
@@ -292,27 +293,26 @@ def command(ncu: str, runs: list[tuple[Path, Path]], cases: int, log: Path,
             "--launch-count", str((max_kernels + 1) * cases), "--log-file", str(log),
             "--metrics", ",".join(METRICS)]
     if len(runs) == 1:
-        binary, case_file = runs[0]
-        return [*head, str(binary), *_batch(case_file)]
-    script = " ".join(" ".join([f"'{binary}'", *(f"'{a}'" for a in _batch(case_file))])
-                      + f" > '{case_file}.out' 2>&1 &" for binary, case_file in runs) + " wait"
+        binary, case_file, count = runs[0]
+        return [*head, str(binary), *_batch(case_file, count)]
+    script = " ".join(" ".join([f"'{binary}'", *(f"'{a}'" for a in _batch(case_file, count))])
+                      + f" > '{case_file}.out' 2>&1 &" for binary, case_file, count in runs) + " wait"
     return [*head[:6], "--target-processes", "all", *head[6:], "/bin/sh", "-c", script,
             # Named once each, so that the jail lets them be read (sandbox.Jail.wrap).
-            *dict.fromkeys(str(binary) for binary, _ in runs)]
+            *dict.fromkeys(str(binary) for binary, _, _ in runs)]
 
 
-def _batch(case_file: Path) -> list[str]:
-    """The batch over a case file, its cases marked where it has several (ncu profiles a
-    marker as it does any launch: about 0.25 s each on an H100)."""
-    several = case_file.is_file() and len(case_file.read_text().splitlines()) > 1
+def _batch(case_file: Path, cases: int) -> list[str]:
+    """The batch over a case file of `cases` cases, marked where it has several (ncu
+    profiles a marker as it does any launch: about 0.25 s each on an H100)."""
     return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json",
-            *(["--mark-cases"] if several else [])]
+            *(["--mark-cases"] if cases > 1 else [])]
 
 
-def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path]]) -> str:
+def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path, int]]) -> str:
     """The profiled program's last line of output (what it said when it stopped early)."""
     text = r.stdout + "\n" + r.stderr
-    for _, case_file in runs:
+    for _, case_file, _ in runs:
         out = Path(f"{case_file}.out")
         if out.is_file() and not out.is_symlink():
             with open(out, "rb") as f:
@@ -323,13 +323,14 @@ def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path]]) -> str:
 
 
 def case_line(case: PerfCase, n: int) -> str:
-    """A plain run of the case at the profiled size: a line of a --cases file. No
-    --output: such a run draws its input on the host and launches the student's kernels
-    only (with --output it draws on the GPU, and ncu would profile the harness's generator)."""
-    return f"--task {case.task} --op {case.op} --n {n or case.n} --block {case.block} --no-check"
+    """A plain run of the case at the profiled size: a line of a --cases file (the options
+    of Case.driver_args). No --output: such a run draws its input on the host and launches
+    the student's kernels only (with --output it draws on the GPU, and ncu would profile
+    the harness's generator)."""
+    return " ".join([*dataclasses.replace(case.as_case(), n=n or case.n).driver_args(1), "--no-check"])
 
 
-def case_files(home: Path, binaries: list[Path], cases: list[PerfCase], n: int) -> tuple[list[tuple[Path, Path]], list[int]]:
+def case_files(home: Path, binaries: list[Path], cases: list[PerfCase], n: int) -> tuple[list[tuple[Path, Path, int]], list[int]]:
     """One --cases file per distinct binary (in the order first named), and the index in
     `cases` of each case in the order the processes run them."""
     by_binary: dict[Path, list[int]] = {}
@@ -339,7 +340,7 @@ def case_files(home: Path, binaries: list[Path], cases: list[PerfCase], n: int) 
     for j, (binary, indices) in enumerate(by_binary.items()):
         case_file = home / f"ncu-cases-{j}.txt"
         case_file.write_text("".join(case_line(cases[k], n) + "\n" for k in indices))
-        runs.append((binary, case_file))
+        runs.append((binary, case_file, len(indices)))
     return runs, [k for indices in by_binary.values() for k in indices]
 
 
@@ -381,7 +382,7 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
             return Profiled([None] * len(cases), REFUSED_NOTE, True, seconds)
         try:
             rows = parse_raw_csv(text)
-            pids = process_order(text, [b for b, _ in runs]) if len(runs) > 1 else None
+            pids = process_order(text, [b for b, _, _ in runs]) if len(runs) > 1 else None
             if len(runs) > 1 and pids is None:
                 raise NcuOutputError("ncu's log does not say which process ran which build")
             groups = cases_of(rows, pids)
