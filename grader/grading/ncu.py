@@ -5,14 +5,12 @@ After the timing, one `ncu` process profiles one plain run (`--task T --op OP --
 kernel it launches (a plain run launches the student's kernels only: its input is made on
 the host and its scratch is poisoned with cudaMemset), with a fixed, small metric set
 (METRICS). ncu's cost is mostly per profiled process (about 1 s each on an H100) and per
-profiled launch (about 0.25 s: 7 replay passes), far less per metric. So each distinct
-build runs its tasks as the cases of one `batch` process (case_files), and the processes
-run side by side under one shell (ncu profiles one kernel at a time; their start-up
-overlaps), told apart by ncu's "Connected to process" lines (process_order). Where a
-process runs several cases, the driver runs each inside an NVTX range "scanlab case K"
-(`batch --mark-cases`), which ncu --nvtx writes beside each launch, and the launches are
-grouped by it (cases_of): a range costs no profiled launch, where the empty marker
-kernel it replaces cost 0.25 s. ncu runs in the sandbox, as the student's programs
+profiled launch (about 0.25 s), not per metric. So each distinct build runs its tasks as
+the cases of one `batch` process (case_files), and the processes run side by side under
+one shell (ncu profiles one kernel at a time; their start-up overlaps), told apart by
+ncu's "Connected to process" lines (process_order). Where a process runs several cases,
+the driver launches an empty marker kernel (MARKER) before each, and the launches are cut
+into cases at the markers (cases_of). ncu runs in the sandbox, as the student's programs
 do (jailed, as the sandbox user). The reference's build is profiled the same way once per GPU and rubric,
 by `prepare` (profile_reference; else by the first grade that lacks it), and kept in the
 cache beside its build (ProfileStore). The figures are information, never points: they
@@ -84,14 +82,9 @@ REFUSED = "ERR_NVGPUCTRPERM"
 REFUSED_NOTE = ("Nsight Compute figures not measured: this machine does not let the sandbox user "
                 "read the GPU's performance counters (ERR_NVGPUCTRPERM)")
 LOG_LIMIT = 4 * 1024 * 1024
-# The columns of a raw page that say which launch a row is (with --nvtx, ncu puts its NVTX
-# columns after "Host Name"); the metrics come after the last of them, "CC".
+# The part of a CSV row before the metrics.
 _FIXED = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
           "Block Size", "Grid Size", "Device", "CC")
-# ncu --nvtx's column of the push/pop ranges open at a launch, and the driver's range name
-# of a case (harness/host/driver.cu, CaseRange): `1234  "<default domain>:scanlab case 2:none:..."`.
-_NVTX_COLUMN = "thread Domain:Push/Pop_Range"
-_CASE_RANGE = re.compile(r":scanlab case (\d+):")
 # ncu 2025.3 writes times in "ns" under --print-units base (older ones "nsecond").
 _SCALE = {"": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1024.0,
           "MB": 1024.0 ** 2, "nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0, "second": 1e3,
@@ -110,7 +103,6 @@ class KernelRow:
     process: str
     name: str
     values: dict[str, float | None] = field(default_factory=dict)
-    case: int | None = None    # the driver's case range it ran in (`batch --mark-cases`)
 
     def get(self, key: str) -> float | None:
         return self.values.get(METRIC[key])
@@ -138,11 +130,8 @@ def parse_raw_csv(text: str) -> list[KernelRow]:
     table = [line for line in lines[start:] if line.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(table))))
     header = rows[0]
-    nvtx = [k for k, h in enumerate(header) if h.startswith(_NVTX_COLUMN)]
-    fixed = [h for h in header if not h.startswith(_NVTX_COLUMN) and not h.startswith("Id:Domain:")]
-    if tuple(fixed[:len(_FIXED)]) != _FIXED:
-        raise NcuOutputError(f"unexpected columns in ncu's raw page: {fixed[:len(_FIXED)]}")
-    first = header.index("CC") + 1
+    if tuple(header[:len(_FIXED)]) != _FIXED:
+        raise NcuOutputError(f"unexpected columns in ncu's raw page: {header[:len(_FIXED)]}")
     missing = [m for m in METRICS if m not in header]
     if missing:
         raise NcuOutputError(f"ncu's raw page lacks {len(missing)} metrics asked for ({missing[0]}, ...)")
@@ -154,11 +143,10 @@ def parse_raw_csv(text: str) -> list[KernelRow]:
     for row in body:
         if len(row) != len(header) or not row[0].strip().isdigit():
             continue
-        name = "".join(ch for ch in row[header.index("Kernel Name")] if ch.isprintable())[:200]   # the log is the program's to write too
-        ranges = _CASE_RANGE.search(row[nvtx[0]]) if nvtx else None
+        name = "".join(ch for ch in row[4] if ch.isprintable())[:200]   # the log is the program's to write too
         out.append(KernelRow(row[1], name, {name: _number(value, unit) for name, value, unit
-                                              in zip(header[first:], row[first:], units[first:])},
-                             int(ranges.group(1)) if ranges else None))
+                                              in zip(header[len(_FIXED):], row[len(_FIXED):],
+                                                     units[len(_FIXED):])}))
     return out
 
 
@@ -170,31 +158,33 @@ def by_process(rows: list[KernelRow]) -> list[list[KernelRow]]:
     return list(groups.values())
 
 
-def cases_of(rows: list[KernelRow], processes: list[str] | None = None,
-             counts: list[int] | None = None) -> list[list[KernelRow]]:
-    """The launches of each case, in order: each process's launches grouped by the case
-    range they ran in (counts[k]: how many cases process k ran, so that a case whose
-    kernels never launched is an empty case, not missing; a launch outside every range
-    is no case's); a process of one case is that case. `processes`: the process IDs in
-    the order their cases come (processes that ran side by side launch in any order);
-    None: the order they first launched in. More processes than `counts`, or a range
-    past a process's count, is an NcuOutputError."""
+# The driver's empty kernel before each case of `batch --mark-cases` (harness/host/driver.cu).
+MARKER = "scanlabCaseMarker"
+
+
+def _is_marker(row: KernelRow) -> bool:
+    return MARKER in row.name
+
+
+def cases_of(rows: list[KernelRow], processes: list[str] | None = None) -> list[list[KernelRow]]:
+    """The launches of each case, in order: each process's launches cut at its case
+    markers (the markers left out); a process without markers is one case. `processes`:
+    the process IDs in the order their cases come (processes that ran side by side
+    launch in any order); None: the order they first launched in."""
     groups = by_process(rows)
     if processes is not None:
         mine = {g[0].process: g for g in groups}
         groups = [mine.get(pid, []) for pid in processes]
-    if counts is None:
-        return groups
-    if len(groups) > len(counts):
-        raise NcuOutputError(f"ncu profiled {len(groups)} processes for {len(counts)} builds")
     cases: list[list[KernelRow]] = []
-    for launches, count in zip(groups, counts):
-        if count <= 1:
+    for launches in groups:
+        if not any(_is_marker(r) for r in launches):
             cases.append(launches)
             continue
-        if any(r.case is not None and r.case >= count for r in launches):
-            raise NcuOutputError(f"a launch in a case range past the {count} cases run")
-        cases.extend([r for r in launches if r.case == j] for j in range(count))
+        for row in launches:
+            if _is_marker(row):
+                cases.append([])
+            elif cases:
+                cases[-1].append(row)
     return cases
 
 
@@ -294,13 +284,13 @@ def find(nvcc: str | None) -> str | None:
 def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
             max_kernels: int) -> list[str]:
     """ncu over one `batch --mark-cases` process per (binary, case file), one after
-    another; the raw CSV page, with each launch's NVTX ranges, into `log`. `cases`: how
-    many in all (each profiles at most max_kernels launches). One process is ncu's own child (about 1 s less
+    another; the raw CSV page into `log`. `cases`: how many in all (each profiles at most
+    max_kernels launches, and its marker). One process is ncu's own child (about 1 s less
     than under a shell, on an H100); several run side by side under a shell (ncu profiles
     one kernel at a time, whatever the process; what overlaps is their start-up, about
     1 s each), each one's output into its case file's `.out`."""
     head = [ncu, "--csv", "--page", "raw", "--print-units", "base",
-            "--launch-count", str(max_kernels * cases), "--log-file", str(log), "--nvtx",
+            "--launch-count", str((max_kernels + 1) * cases), "--log-file", str(log),
             "--metrics", ",".join(METRICS)]
     if len(runs) == 1:
         binary, case_file, count = runs[0]
@@ -313,8 +303,8 @@ def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
 
 
 def _batch(case_file: Path, cases: int) -> list[str]:
-    """The batch over a case file of `cases` cases, each in its NVTX range where it has
-    several."""
+    """The batch over a case file of `cases` cases, marked where it has several (ncu
+    profiles a marker as it does any launch: about 0.25 s each on an H100)."""
     return ["batch", "--cases", str(case_file), "--json", f"{case_file}.json",
             *(["--mark-cases"] if cases > 1 else [])]
 
@@ -395,7 +385,7 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
             pids = process_order(text, [b for b, _, _ in runs]) if len(runs) > 1 else None
             if len(runs) > 1 and pids is None:
                 raise NcuOutputError("ncu's log does not say which process ran which build")
-            groups = cases_of(rows, pids, [count for _, _, count in runs])
+            groups = cases_of(rows, pids)
         except NcuOutputError as e:
             end = "" if r.ok else f"; ncu {r.describe_end()}"
             return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}",

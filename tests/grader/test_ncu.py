@@ -171,12 +171,11 @@ def test_the_command_profiles_each_binarys_cases_in_one_marked_batch(tmp_path):
     argv = ncu.command("/cuda/bin/ncu", runs, len(cases), Path("/home/ncu.csv"), 8)
     assert argv[:6] == ["/cuda/bin/ncu", "--csv", "--page", "raw", "--print-units", "base"]
     assert argv[argv.index("--metrics") + 1].split(",") == list(ncu.METRICS)
-    assert argv[argv.index("--launch-count") + 1] == "24"     # 8 launches a case: no marker launch
-    assert "--nvtx" in argv[:argv.index("--metrics")]       # each launch's case range, in the page
+    assert argv[argv.index("--launch-count") + 1] == "27"     # 8 launches and a marker a case
     assert argv[argv.index("--target-processes") + 1] == "all"
     script = argv[argv.index("-c") + 1]
     assert script.index(f"'{shared}' 'batch' '--cases' '{runs[0][1]}'") < script.index(f"'{own}' 'batch'")
-    # Case ranges where a process runs several cases (the shared build's), not the lone one's.
+    # Marked where a process runs several cases (the shared build's), not the lone one's.
     assert script.count("'--mark-cases' > ") == 1 and script.count(" 2>&1 &") == 2   # side by side
     assert script.endswith(" wait")
     assert argv[-2:] == [str(shared), str(own)]   # named, so the jail lets them be read
@@ -188,51 +187,34 @@ def test_the_command_profiles_each_binarys_cases_in_one_marked_batch(tmp_path):
                          f"{runs[0][1]}.json", "--mark-cases"]
 
 
-def _one_process_in_case_ranges(page: str, thread: str = "4242") -> str:
-    """A recorded page of one process per task rewritten as ncu --nvtx shows one `batch
-    --mark-cases` process: one process ID, and ncu's two NVTX columns after "Host Name",
-    the push/pop one naming the driver's range of each launch's case (the format an H100's
-    ncu 2025.3 wrote: `4242  "<default domain>:scanlab case 1:none:...:none" `)."""
-    import csv
-    import io
+def _one_marked_process(page: str) -> str:
+    """A recorded page of one process per task rewritten as ncu shows one `batch
+    --mark-cases` process: one process ID, a marker launch before each task's launches."""
     lines = page.splitlines()
     header = next(k for k, line in enumerate(lines) if line.startswith('"ID","Process ID"'))
-    rows = list(csv.reader(io.StringIO("\n".join(lines[header:]))))
-    def cells(row: list[str], ranges: list[str]) -> list[str]:
-        return [*row[:4], *ranges, *row[4:]]
-    out = [cells(rows[0], ["thread Domain:Push/Pop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg",
-                           "Id:Domain:Start/Stop_Range:PL_Type:PL_Value:CLR_Type:Color:Msg_Type:Msg"]),
-           cells(rows[1], ["", ""])]
-    cases: dict[str, int] = {}
-    for row in rows[2:]:
-        case = cases.setdefault(row[1], len(cases))
-        pushed = f'{thread}  "<default domain>:scanlab case {case}:none:none:none:none:none:none" '
-        out.append(cells([row[0], "7", *row[2:]], [pushed, ""]))
-    text = io.StringIO()
-    csv.writer(text, quoting=csv.QUOTE_ALL, lineterminator="\n").writerows(out)
-    return "".join(line + "\n" for line in lines[:header]) + text.getvalue()
+    out, seen = lines[:header + 2], set()
+    for line in lines[header + 2:]:
+        cells = next(__import__("csv").reader([line]))
+        if cells[1] not in seen:
+            seen.add(cells[1])
+            marker = list(cells)
+            marker[4] = "scanlabCaseMarker(long)"
+            out.append(",".join(f'"{c}"' for c in [marker[0], "7", *marker[2:]]))
+        out.append(",".join(f'"{c}"' for c in [cells[0], "7", *cells[2:]]))
+    return "\n".join(out) + "\n"
 
 
-def test_one_process_is_cut_into_its_cases_by_their_nvtx_ranges():
+def test_one_process_is_cut_into_its_cases_at_the_markers():
     page = (DATA / "reference.csv").read_text()
     per_process = ncu.by_process(ncu.parse_raw_csv(page))
-    ranged = ncu.parse_raw_csv(_one_process_in_case_ranges(page))
-    assert len(ncu.by_process(ranged)) == 1
-    assert [r.case for r in ranged] == [0, 1, 1, 2, 2, 2, 3, 3]
-    # Each metric still read by its name, past the NVTX columns.
-    assert [r.values for r in ranged] == [r.values for p in per_process for r in p]
-    cases = ncu.cases_of(ranged, None, [4])
+    marked = ncu.parse_raw_csv(_one_marked_process(page))
+    assert len(ncu.by_process(marked)) == 1
+    cases = ncu.cases_of(marked)
     assert [[r.name for r in c] for c in cases] == [[r.name for r in p] for p in per_process]
+    assert not any(ncu.MARKER in r.name for c in cases for r in c)
     # A case whose kernels never launched is an empty case, not its neighbour's launches.
-    rows = [r for r in ranged if r.case != 1]
-    assert [len(c) for c in ncu.cases_of(rows, None, [4])] == [1, 0, 3, 2]
-    # A lone case is its process's launches, ranges or not.
-    assert [len(c) for c in ncu.cases_of(ranged, None, [1])] == [8]
-    # A range past the cases run, or more processes than builds, attributes nothing.
-    with pytest.raises(ncu.NcuOutputError, match="past the 3 cases"):
-        ncu.cases_of(ranged, None, [3])
-    with pytest.raises(ncu.NcuOutputError, match="4 processes for 1 builds"):
-        ncu.cases_of(ncu.parse_raw_csv(page), None, [4])
+    rows = [r for r in marked if r.name != cases[1][0].name or ncu.MARKER in r.name]
+    assert [len(c) for c in ncu.cases_of(rows)][1] == 0
 
 
 def test_tasks_that_use_no_other_are_profiled_together_in_the_integration_build():
@@ -364,7 +346,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --log-file) log=$2; shift 2 ;;
     --page|--print-units|--target-processes|--launch-count|--metrics) shift 2 ;;
-    --csv|--nvtx) shift ;;
+    --csv) shift ;;
     *) break ;;
   esac
 done
@@ -407,19 +389,15 @@ def test_one_ncu_process_over_the_tasks(tmp_path, page, cases, expect):
     fake.write_text(FAKE_NCU)
     fake.chmod(0o755)
     perf = [PerfCase(t, "add-i32", 1 << 26, 256) for t in ("warp-scan", "reduce", "scan", "lookback-scan")][:cases]
-    recorded = DATA / page
-    if expect == "four tasks":    # as ncu --nvtx shows the one process of the one build run
-        recorded = tmp_path / "ranged.csv"
-        recorded.write_text(_one_process_in_case_ranges((DATA / page).read_text()))
-    got = ncu.profile(_Setup(tmp_path, recorded), str(fake), [Path("/bin/true")] * cases, perf,
+    got = ncu.profile(_Setup(tmp_path, DATA / page), str(fake), [Path("/bin/true")] * cases, perf,
                       ProfileRubric(timeout_s=60), sandboxed=False)
     if expect == "four tasks":
         assert got.message == "" and not got.refused
         _, reduce, scan, _ = got.figures
         assert reduce is not None and reduce.main_kernel.startswith("void reduceBlocksKernel")
         assert scan is not None and len(scan.kernels) == 3
-    elif expect == "miscounted":   # 4 processes for the one build run: none is attributed
-        assert got.figures == [None] * 3 and "ncu profiled 4 processes for 1 builds" in got.message
+    elif expect == "miscounted":   # 4 cases for 3 tasks: none is attributed
+        assert got.figures == [None] * 3 and "4 profiled cases for 3 tasks" in got.message
     else:
         assert got.refused and got.message == ncu.REFUSED_NOTE and got.figures == [None, None]
     assert got.seconds > 0
