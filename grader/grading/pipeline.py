@@ -17,7 +17,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable
 
 from .assemble import assemble
 from .budget import NO_BUDGET, Budget
@@ -120,7 +120,10 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         for p in planned.parts if p.task is not None], say, perf_seed, budget)
     phases["performance"] = time.monotonic() - phase
     phase = time.monotonic()
-    profiles = profile_tasks(session, ready(), profiled_builds(session, planned, checked, timed), say, budget)
+    profiles = profile_tasks(session, ready(), [
+        (p.task, b.build) for p in planned.parts
+        if p.task is not None and p.task.number in timed and timed[p.task.number].status == "measured"
+        and (b := checked.builds.get(p.label)) is not None and b.build is not None], say, budget)
     if profiles:
         phases["profile"] = time.monotonic() - phase
         phase_done("profiled: " + ", ".join(f"task {k} {p.status}" for k, p in profiles.items())
@@ -214,45 +217,14 @@ def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: Buil
 
 # ---- profile: a timed task's figures under Nsight Compute, beside the reference's ------------
 
-def profiled_builds(session: Session, planned: Plan, checked: Checked,
-                    timed: Mapping[int, TaskTiming]) -> list[tuple[TaskRubric, BuildResult]]:
-    """The build each measured task is profiled in. The integration build (every student
-    file: one process for all its tasks, where each task build would be a process of its
-    own, about 1 s each under ncu) for a task whose kernels run no other task's code
-    (data/assignment.toml: no `uses`) and whose file there is the one its own build
-    timed: the same code, compiled the same way. A task that uses others (the scan runs
-    the student's warp scan and reduce inside) is profiled in its own build, the one
-    timed, with the grader's stand-ins for those (else the figures would explain a time
-    that was not measured), and so is a file identical to the reference's (its build is
-    the reference's, one process for every such task)."""
-    integ = planned.integration
-    together = checked.builds.get(integ.label)
-    shared = together.build if together is not None and together.status == "built" \
-        and together.build.binary is not None else None
-    uses = {t.number: t.uses for t in session.rubric.assignment.tasks}
-    out = []
-    for p in planned.parts:
-        if p.task is None or p.task.number not in timed or timed[p.task.number].status != "measured":
-            continue
-        own = checked.builds.get(p.label)
-        if own is None or own.build is None:
-            continue
-        same_file = (p.files is not None and integ.files is not None
-                     and p.files.get(p.task.file) == integ.files.get(p.task.file))
-        # A file identical to the reference's has the reference's build, shared by every such task.
-        use_shared = (shared is not None and same_file and not uses.get(p.task.number)
-                      and not p.identical_to_reference)
-        out.append((p.task, shared if use_shared else own.build))
-    return out
-
-
 def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubric, BuildResult]],
                   say: Say, budget: Budget = NO_BUDGET) -> dict[int, TaskProfile]:
     """One ncu process over the timed tasks' builds (ncu.profile: one profiled process a
     distinct build), and the reference's figures of the same cases (from the cache, else
     profiled now, once per GPU); each task's figures, the reference's and the diagnosis,
-    by task number. Never scored. `timed`: each task with the build it runs in
-    (profiled_builds)."""
+    by task number. Never scored. Each task runs in its own task build, the one that was
+    timed (the integration build would put the student's reduce inside the scan, and the
+    figures would then explain a time that was not measured)."""
     rubric = session.rubric.profile
     timed = [(t, b) for t, b in timed if t.perf and b.binary is not None]
     if not timed or not rubric.run or not session.backend.times:

@@ -217,46 +217,6 @@ def test_one_process_is_cut_into_its_cases_at_the_markers():
     assert [len(c) for c in ncu.cases_of(rows)][1] == 0
 
 
-def test_tasks_that_use_no_other_are_profiled_together_in_the_integration_build():
-    # One process (about 1 s under ncu) for the tasks whose code is the same there; the
-    # scan, which runs the student's warp scan and reduce inside, stays in the build timed.
-    from types import SimpleNamespace as NS
-    from grader.config.assignment import default_assignment
-    from grader.grading import pipeline
-    from grader.grading.build_types import BuildResult
-    from grader.grading.outcomes import BuildOutcome, PartPlan
-    from grader.grading.plan import Plan
-    from grader.grading.timing import TaskTiming
-    assignment = default_assignment()
-    tasks = [NS(number=t.number, file=t.file) for t in assignment.tasks]
-    users = {t.number for t in assignment.tasks if t.uses}
-    assert users and len(users) < len(tasks)
-    files = {t.file: f"code of {t.file}".encode() for t in tasks}
-    parts = [PartPlan(f"task {t.number}", t, "graded", files={t.file: files[t.file]}) for t in tasks]
-    parts.append(PartPlan("integration", None, "not_graded", files=files))
-    builds = {p.label: BuildOutcome(BuildResult(p.label, True, Path(f"/b/{p.label}/scanlab")), "built")
-              for p in parts}
-    session = NS(rubric=NS(assignment=assignment))
-    timed = {t.number: TaskTiming("measured") for t in tasks}
-    chosen = pipeline.profiled_builds(session, Plan(tuple(parts)), NS(builds=builds), timed)
-    assert [(t.number, b.label) for t, b in chosen] == [
-        (t.number, f"task {t.number}" if t.number in users else "integration") for t in tasks]
-    # Not where the integration build failed, nor for a file other than the one timed, nor
-    # for a file identical to the reference's (the reference's build, one process for all).
-    failed = {**builds, "integration": BuildOutcome(BuildResult("integration", False), "build_failed")}
-    chosen = pipeline.profiled_builds(session, Plan(tuple(parts)), NS(builds=failed), timed)
-    assert all(b.label == f"task {t.number}" for t, b in chosen)
-    other = [dataclasses.replace(p, files={p.task.file: b"another version"}) if p.task else p for p in parts]
-    same = [dataclasses.replace(p, identical_to_reference=True) if p.task else p for p in parts]
-    for variant in (other, same):
-        chosen = pipeline.profiled_builds(session, Plan(tuple(variant)), NS(builds=builds), timed)
-        assert all(b.label == f"task {t.number}" for t, b in chosen)
-    # Only measured tasks are profiled.
-    timed[tasks[0].number] = TaskTiming("failed")
-    chosen = pipeline.profiled_builds(session, Plan(tuple(parts)), NS(builds=builds), timed)
-    assert [t.number for t, _ in chosen] == [t.number for t in tasks[1:]]
-
-
 def test_processes_that_ran_side_by_side_are_told_apart_by_their_builds():
     # Several builds' processes run at once under one ncu: their launches interleave in
     # any order, and ncu's "Connected to process" lines say which process ran which build.
