@@ -310,16 +310,20 @@ def _batch(case_file: Path, cases: int) -> list[str]:
 
 
 def _last_words(r: sandbox.Result, runs: list[tuple[Path, Path, int]]) -> str:
-    """The profiled program's last line of output (what it said when it stopped early)."""
-    text = r.stdout + "\n" + r.stderr
-    for _, case_file, _ in runs:
+    """What the profiled programs said last (why one stopped early): ncu's own last line,
+    then each process's, where it said something ("process 2 of 3: ...")."""
+    def last(text: str) -> str:
+        lines = [line.strip() for line in text.splitlines()
+                 if line.strip() and not line.startswith("==PROF==") and not line.startswith('"')]
+        return "".join(ch for ch in lines[-1] if ch.isprintable())[:300] if lines else ""
+    said = [last(r.stdout + "\n" + r.stderr)]
+    for k, (_, case_file, _) in enumerate(runs, 1):
         out = Path(f"{case_file}.out")
         if out.is_file() and not out.is_symlink():
             with open(out, "rb") as f:
-                text += "\n" + f.read(LOG_LIMIT).decode("utf-8", errors="replace")
-    lines = [line.strip() for line in text.splitlines()
-             if line.strip() and not line.startswith("==PROF==") and not line.startswith('"')]
-    return "".join(ch for ch in lines[-1] if ch.isprintable())[:300] if lines else ""
+                words = last(f.read(LOG_LIMIT).decode("utf-8", errors="replace"))
+            said.append(f"process {k} of {len(runs)}: {words}" if words and len(runs) > 1 else words)
+    return "; ".join(w for w in said if w)
 
 
 def case_line(case: PerfCase, n: int) -> str:

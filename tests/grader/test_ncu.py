@@ -217,6 +217,21 @@ def test_one_process_is_cut_into_its_cases_at_the_markers():
     assert [len(c) for c in ncu.cases_of(rows)][1] == 0
 
 
+def test_a_run_that_stops_early_is_quoted_process_by_process(tmp_path):
+    # Each process's last line, in the order of the builds: the one that stopped after its
+    # first line is told apart from the one that ran to its end.
+    from grader.grading.sandbox import Result
+    runs = []
+    for k, said in enumerate(["scanlab run: task warp-scan (task 1) ...", "  check   skipped (--no-check)"]):
+        case_file = tmp_path / f"ncu-cases-{k}.txt"
+        Path(f"{case_file}.out").write_text(f"first line\n{said}\n")
+        runs.append((Path(f"/b/{k}/scanlab"), case_file, 2 - k))
+    r = Result(["ncu"], 0, "==PROF== Disconnected from process 28\n", "")
+    assert ncu._last_words(r, runs) == ("process 1 of 2: scanlab run: task warp-scan (task 1) ...; "
+                                        "process 2 of 2: check   skipped (--no-check)")
+    assert ncu._last_words(r, runs[1:]) == "check   skipped (--no-check)"
+
+
 def test_processes_that_ran_side_by_side_are_told_apart_by_their_builds():
     # Several builds' processes run at once under one ncu: their launches interleave in
     # any order, and ncu's "Connected to process" lines say which process ran which build.
