@@ -24,8 +24,13 @@ from grader.config.rubric import load_rubric  # noqa: E402
 
 MAX_LINES = 200
 TASK_PAGES = sorted(p for p in (HANDOUT / "tasks").glob("*.md") if p.name[0].isdigit())
-PARTS = ["## What to write", "## Where you start", "## What to do", "## How to test it",
-         "## The three commonest mistakes", "## What the grader checks"]
+
+
+
+def parts(text: str) -> tuple[str, ...]:
+    """The parts a page must have: all of them written by hand, those that follow from the
+    sources generated (README.md, "To add a task")."""
+    return make_handout.GENERATED_PARTS if make_handout.is_generated_page(text) else make_handout.PAGE_PARTS
 
 
 def lines(path: Path) -> int:
@@ -46,14 +51,72 @@ def test_one_task_with_the_quick_start_fits_in_200_lines(page: Path):
 @pytest.mark.parametrize("page", TASK_PAGES, ids=lambda p: p.name)
 def test_every_task_page_has_the_same_parts_in_order(page: Path):
     text = page.read_text()
-    at = [text.find(part) for part in PARTS]
-    assert all(a >= 0 for a in at), [p for p, a in zip(PARTS, at) if a < 0]
+    check_parts(text, parts(text))
+
+
+def check_parts(text: str, wanted: tuple[str, ...]) -> None:
+    at = [text.find(part) for part in wanted]
+    assert all(a >= 0 for a in at), [p for p, a in zip(wanted, at) if a < 0]
     assert at == sorted(at)
-    mistakes = text[text.index("## The three commonest mistakes"):text.index("## What the grader checks")]
-    assert re.findall(r"^(\d)\. ", mistakes, re.M) == ["1", "2", "3"]
+    assert set(make_handout.GENERATED_PARTS) <= set(wanted)
+    if "## The three commonest mistakes" in wanted:
+        mistakes = text[text.index("## The three commonest mistakes"):text.index("## What the grader checks")]
+        assert re.findall(r"^(\d)\. ", mistakes, re.M) == ["1", "2", "3"]
     # The generated facts sit between their markers, and say the task's points.
     facts = text[text.index(make_handout.FACTS_BEGIN):text.index(make_handout.FACTS_END)]
     assert "**Points**" in facts
+
+
+def generated_pages() -> dict[str, str]:
+    """The page the generator writes for each task, as if it had none written by hand."""
+    a, rubric = load_assignment(make_handout.MANIFEST), load_rubric(make_handout.RUBRIC)
+    policy = make_handout.read_policy(make_handout.POLICY.read_text())
+    return {make_handout.task_page_name(t): make_handout.generated_task_page(
+        t.number, a, rubric, policy, (make_handout.SOLUTION / t.file).read_text()) for t in a.tasks}
+
+
+def test_a_generated_page_states_every_contract_of_its_file():
+    # Any task's page, generated: never a stub. Each function the student writes with its
+    # call and its doc comment, its placeholder, the task's facts and its driver tasks'
+    # commands; within the quick start's 200 lines, with the parts that follow from the sources.
+    a, rubric = load_assignment(make_handout.MANIFEST), load_rubric(make_handout.RUBRIC)
+    pages = generated_pages()
+    for t in a.tasks:
+        text = pages[make_handout.task_page_name(t)]
+        assert make_handout.is_generated_page(text) and text.count("\n# ") == 1
+        check_parts(text, make_handout.GENERATED_PARTS)
+        assert f"# Task {t.number}: {t.title} (`student/{t.file}`" in text
+        functions = make_handout.student_functions((make_handout.SOLUTION / t.file).read_text(), t.file)
+        assert set(t.kernels) <= {f.name for f in functions}
+        for f in functions:
+            assert f"- `{f.call}`: " + "\n  ".join(f.doc) in text
+            assert "```cuda\n" + "\n".join(f.placeholder) + "\n```" in text
+        assert f"./build/scanlab-emu test --tasks {','.join(t.driver_tasks)} " in text
+        assert all(f"`{d}`" in text.split("## What the grader checks")[1] for d in t.driver_tasks)
+        scored = next(r for r in rubric.tasks if r.number == t.number)
+        assert make_handout.points_fact(scored, rubric) in text
+        assert lines(HANDOUT / "README.md") + len(text.splitlines()) <= MAX_LINES
+
+
+def test_a_function_without_its_contract_gets_no_generated_page():
+    a, rubric = load_assignment(make_handout.MANIFEST), load_rubric(make_handout.RUBRIC)
+    policy = make_handout.read_policy(make_handout.POLICY.read_text())
+    t = a.tasks[0]
+    source = (make_handout.SOLUTION / t.file).read_text()
+    first = make_handout.student_functions(source, t.file)[0]
+    undocumented = source.replace("\n".join(f"// {line}".rstrip() for line in first.doc) + "\n", "")
+    assert undocumented != source
+    with pytest.raises(SystemExit, match=f"{first.name} has no doc comment"):
+        make_handout.generated_task_page(t.number, a, rubric, policy, undocumented)
+
+
+def test_the_quick_start_links_every_task_page():
+    a = load_assignment(make_handout.MANIFEST)
+    readme = (HANDOUT / "README.md").read_text()
+    table = readme[readme.index(make_handout.TASKS_BEGIN):readme.index(make_handout.TASKS_END)]
+    for t in a.tasks:
+        page = f"tasks/{make_handout.task_page_name(t)}"
+        assert f"| [{page}]({page}) | `student/{t.file}` |" in table
 
 
 def test_task_pages_facts_are_what_the_generator_writes_from_policy():
