@@ -261,20 +261,23 @@ def paragraphs(lines: tuple[str, ...]) -> str:
 
 
 def contracts(task: Task, source: str) -> tuple[list[StudentFunction], str]:
-    """The functions of the task's file and the page's contracts section (a function
-    without a doc comment is refused: a generated page is never a stub)."""
+    """The functions of the task's file and the page's contracts section: each function's
+    doc comment, or, for one the file's first comment block names, that block (a function
+    with neither is refused: a generated page is never a stub)."""
     functions = student_functions(source, task.file)
     if not functions:
         raise SystemExit(f"solution/student/{task.file}: no function with a //@@ solution region: "
                          f"nothing for tasks/{task_page_name(task)} to describe")
-    for f in functions:
-        if not "".join(f.doc).strip():
-            raise SystemExit(f"solution/student/{task.file}: {f.name} has no doc comment (the // lines "
-                             f"right above it), which is its contract on the generated page "
-                             f"tasks/{task_page_name(task)}: document it, or write the page by hand")
     header = header_comment(source)
+    for f in functions:
+        if not "".join(f.doc).strip() and not re.search(rf"\b{f.name}\b", "\n".join(header)):
+            raise SystemExit(f"solution/student/{task.file}: {f.name} has no doc comment (the // lines "
+                             f"right above it), and the file's first comment block does not name it: one of "
+                             f"them is its contract on the generated page tasks/{task_page_name(task)}; "
+                             "document it, or write the page by hand")
     text = paragraphs(header) + "\n" if header else ""
-    text += "".join(f"- `{f.call}`: " + "\n  ".join(f.doc) + "\n" for f in functions)
+    text += "".join(f"- `{f.call}`: " + ("\n  ".join(f.doc) if f.doc else "as described above.") + "\n"
+                    for f in functions)
     return functions, text
 
 

@@ -22,13 +22,17 @@
   handout/tasks/*.md         each task page's facts (between its facts markers): its
                              points and timed case (data/rubric.toml), its CHUNK per
                              operator and its tile (harness/policy.cuh, the operators'
-                             element sizes of data/assignment.toml).
+                             element sizes of data/assignment.toml); a task with no page
+                             written by hand gets its page whole, from those and its
+                             solution file's comments (tools/handout_text.py).
+  handout/README.md          the quick start's table of task pages (between its markers).
   handout/tools/code_rules.py, compiled_program.py, cpp_text.py
                              copies of grader/rules/ (the code rules' one
                              implementation), their imports of each other made
                              those of scripts side by side: `make rules` needs no grader.
   grader/README.md           the table of rubric settings, from grader/config/rubric.py.
-  (The text pages' tables and facts are made by tools/handout_text.py.)
+  (The text pages' tables, facts and generated pages are made by tools/handout_text.py;
+  tools/student_file.py reads a solution file.)
 
   make_handout.py            write the files
   make_handout.py --check    write nothing; exit 1 if a file is stale, a handout
@@ -53,11 +57,11 @@ from grader.config.cases import parse_count  # noqa: E402
 from grader.grading.checks.forbidden import strip_source  # noqa: E402
 from grader.config.rubric import Rubric, load_rubric, settings_table  # noqa: E402
 from handout_text import (  # noqa: E402,F401  (the text pages; re-exported: the tests' names)
-    FACTS_BEGIN, FACTS_END, GENERATED_PARTS, PAGE_PARTS, TASKS_BEGIN, TASKS_END, WARP, Policy,
-    by_element_size, driver_tables, eval_product, generated_task_page, is_generated_page,
+    FACTS_BEGIN, FACTS_END, GENERATED_PAGE, GENERATED_PARTS, PAGE_PARTS, TASKS_BEGIN, TASKS_END, WARP, Policy,
+    by_element_size, driver_tables, eval_product, generated_task_page, is_generated_page, paragraphs,
     lookback_shared_bytes, points_fact, read_policy, replace_between, rubric_table, size_text,
     staged_slots, task_facts, task_page_name, task_table, tile_shared_bytes)
-from student_file import Split, split_solution, student_functions  # noqa: E402,F401  (re-exported)
+from student_file import Split, header_comment, split_solution, student_functions  # noqa: E402,F401
 
 SOLUTION = ROOT / "solution" / "student"
 HANDOUT = ROOT / "handout"
@@ -416,8 +420,9 @@ def readme_with_tables(readme: str, assignment: Assignment) -> str:
 
 def task_page_with_facts(path: Path, a: Assignment, rubric: Rubric, policy: Policy) -> str:
     number = int(path.name.split("-", 1)[0])
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
     return replace_between(path.read_text(), FACTS_BEGIN, FACTS_END, task_facts(number, a, rubric, policy),
-                           "the task's facts", str(path.relative_to(ROOT)))
+                           "the task's facts", str(shown))
 
 
 def task_pages(a: Assignment, rubric: Rubric, policy: Policy) -> dict[Path, str]:

@@ -31,9 +31,6 @@
 
 namespace scanlab {
 
-// Phases 2 and 3 (see the top of this file): block b scans its range of `in` into `out`,
-// tile by tile, starting from blockPrefixes[b-1] (the identity for block 0, or when
-// blockPrefixes == nullptr); INCLUSIVE = false asks for the exclusive scan.
 template <class Op, int CHUNK, bool INCLUSIVE>
 __global__ void scanBlocksKernel(const typename Op::Element* in, typename Op::Element* out,
                                  size_t n, size_t itemsPerBlock,

@@ -18,6 +18,9 @@ from grader.config.assignment import (AssignmentError, CountError, default_assig
                                parse_assignment, parse_count, parse_output_size)
 from grader.config.rubric import load_rubric
 
+# Its expectations follow data/'s list of tasks (pyproject.toml's markers).
+pytestmark = pytest.mark.task_list
+
 EMU_DRIVER = REPO / "build" / "scanlab-reference-emu"
 MANIFEST = REPO / "data" / "assignment.toml"
 

@@ -29,12 +29,14 @@ def grader(*args: str, cwd: Path | None = None, timeout: float = 900) -> subproc
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.task_list
 def test_help_and_version():
     r = grader("--help")
     assert r.returncode == 0 and "grade SUBMISSION" in r.stdout and "doctor" in r.stdout
     assert grader("--version").stdout.startswith("scanlab grader")
 
 
+@pytest.mark.task_list
 def test_every_command_and_argument_is_described_and_every_exit_status_documented():
     import argparse
     from grader import cli
@@ -55,6 +57,7 @@ def test_every_command_and_argument_is_described_and_every_exit_status_documente
     assert statuses == {exits.OK, exits.MISSING, exits.GRADER, exits.INTERRUPTED}
 
 
+@pytest.mark.task_list
 def test_bad_rubric_exits_2(tmp_path):
     bad = tmp_path / "r.toml"
     bad.write_text("[rubric\n")
@@ -62,6 +65,7 @@ def test_bad_rubric_exits_2(tmp_path):
     assert r.returncode == 2 and "not valid TOML" in r.stderr
 
 
+@pytest.mark.task_list
 def test_doctor_speaks_plainly():
     r = grader("doctor", timeout=300)
     assert r.returncode in (0, 1)
@@ -70,6 +74,7 @@ def test_doctor_speaks_plainly():
     assert "This machine can" in r.stdout or "cannot grade" in r.stdout
 
 
+@pytest.mark.task_list
 def test_gradescope_zip(tmp_path):
     out = tmp_path / "ag.zip"
     r = grader("gradescope-zip", "--out", str(out))
@@ -91,6 +96,7 @@ def test_gradescope_zip(tmp_path):
         assert "--backend emulator" in run and "/autograder/results/results.json" in run
 
 
+# Not marked task_list (pyproject.toml): it builds the reference, minutes in a fresh copy.
 @pytest.mark.usefixtures("emu_session")   # skips without an emulator; builds the reference
 def test_grade_reference_from_the_command_line(tmp_path):
     submission = compose("reference", tmp_path)
@@ -113,6 +119,7 @@ def test_grade_reference_from_the_command_line(tmp_path):
     assert json.loads(gs.read_text())["score"] == score
 
 
+@pytest.mark.task_list
 def test_batch_from_the_command_line(tmp_path):
     # Submissions that need no build: the CLI's batch plumbing, progress and files.
     folder = tmp_path / "class"
@@ -133,7 +140,7 @@ def test_batch_from_the_command_line(tmp_path):
     assert "class summary (2 submissions)" in (out / "class-summary.md").read_text()
 
 
-@pytest.mark.usefixtures("emu_session")   # skips without an emulator
+@pytest.mark.usefixtures("emu_session")   # skips without an emulator (and builds the reference)
 def test_gradescope_autograder_runs(tmp_path):
     rubric = load_rubric(REPO / "data" / "rubric.toml")
     zip_says = grader("gradescope-zip", "--out", str(tmp_path / "said.zip")).stdout

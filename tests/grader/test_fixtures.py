@@ -8,6 +8,9 @@ import pytest
 from conftest import REPO
 from fixtures import Edit, StaleFixture, apply_edit, compose, fixture_names, load_fixture
 
+# Its expectations follow data/'s list of tasks (pyproject.toml's markers).
+pytestmark = pytest.mark.task_list
+
 
 @pytest.mark.parametrize("name", [n for n in fixture_names() if load_fixture(n).edits])
 def test_edits_apply_to_the_solution(name, tmp_path):

@@ -12,6 +12,9 @@ from conftest import REPO, TEST_RUBRIC
 from grader.config.assignment import default_assignment
 from grader.config.rubric import load_rubric
 
+# Its expectations follow data/'s list of tasks (pyproject.toml's markers).
+pytestmark = pytest.mark.task_list
+
 spec = importlib.util.spec_from_file_location("make_handout", REPO / "tools" / "make_handout.py")
 make_handout = importlib.util.module_from_spec(spec)
 sys.modules["make_handout"] = make_handout  # its dataclasses look it up
@@ -142,3 +145,82 @@ def test_the_handout_code_rules_need_no_grader(tmp_path: Path):
                        cwd=tools, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "a \" \" c\n"
+
+
+STUDENT_FILE = """\
+// Task 9: a toy.                                                   YOUR FILE: edit it.
+//
+// What the task is.
+#pragma once
+
+namespace scanlab {
+
+//@@ solution
+// helpers of the reference (a region at the top level: no function of the student's)
+//@@ placeholder
+//| // your helpers
+//@@ end
+
+// Folds `value` over a warp;
+// lane 0 returns the total.
+template <class Op, int CHUNK = 4>
+__device__ typename Op::Element foldWarp(typename Op::Element value,
+                                         const Pair<int, int>& pair) {
+    //@@ solution
+    return value;
+    //@@ placeholder
+    //| // TODO(task 9): fold.
+    //| notImplemented();
+    //| return value;
+    //@@ end
+}
+
+// Launch bounds: the harness's.
+template <class Op>
+__global__ void __launch_bounds__(1024, 2)
+    toyKernel(const typename Op::Element* in, size_t n) {
+    if (n == 0) return;
+    //@@ solution
+    (void)in;
+    //@@ placeholder
+    //| baseline::slow<Op>(in, n);
+    //@@ end
+}
+
+}  // namespace scanlab
+"""
+
+
+def test_the_student_file_gives_each_function_its_call_contract_and_placeholder():
+    found = make_handout.student_functions(STUDENT_FILE, "toy.cuh")
+    assert [f.call for f in found] == ["foldWarp<Op, CHUNK>(value, pair)", "toyKernel<Op>(in, n)"]
+    assert found[0].doc == ("Folds `value` over a warp;", "lane 0 returns the total.")
+    assert found[0].placeholder == ("// TODO(task 9): fold.", "notImplemented();", "return value;")
+    assert found[0].stub and not found[1].stub
+    assert found[1].doc == ("Launch bounds: the harness's.",) and found[1].placeholder == ("baseline::slow<Op>(in, n);",)
+    assert make_handout.header_comment(STUDENT_FILE) == ("Task 9: a toy.", "", "What the task is.")
+
+
+def test_every_kernel_the_manifest_names_is_a_function_the_student_writes():
+    a = default_assignment()
+    for owner in (*a.tasks, *a.exercises):
+        source = (make_handout.SOLUTION / owner.file).read_text()
+        assert set(owner.kernels) <= {f.name for f in make_handout.student_functions(source, owner.file)}
+
+
+def test_a_page_by_hand_keeps_its_prose_and_a_task_without_one_gets_one(tmp_path: Path, monkeypatch):
+    a, rubric = default_assignment(), load_rubric(REPO / "data" / "rubric.toml")
+    policy = make_handout.read_policy(make_handout.POLICY.read_text())
+    by_hand, generated, stale = a.tasks[0], a.tasks[1], a.tasks[2]
+    (tmp_path / make_handout.task_page_name(by_hand)).write_text(
+        "# my prose\n" + make_handout.FACTS_BEGIN + "stale facts\n" + make_handout.FACTS_END + "more prose\n")
+    (tmp_path / make_handout.task_page_name(stale)).write_text(make_handout.GENERATED_PAGE + " edited by hand -->\n")
+    monkeypatch.setattr(make_handout, "TASK_PAGES", tmp_path)
+    pages = {p.name: text for p, text in make_handout.task_pages(a, rubric, policy).items()}
+    assert set(pages) == {make_handout.task_page_name(t) for t in a.tasks}
+    assert pages[make_handout.task_page_name(by_hand)] == (
+        "# my prose\n" + make_handout.FACTS_BEGIN + make_handout.task_facts(by_hand.number, a, rubric, policy)
+        + make_handout.FACTS_END + "more prose\n")
+    for t in (generated, stale):   # none by hand, or an edit of a generated one: written whole
+        assert pages[make_handout.task_page_name(t)] == make_handout.generated_task_page(
+            t.number, a, rubric, policy, (make_handout.SOLUTION / t.file).read_text())

@@ -11,6 +11,9 @@ from grader.config.cases import Case, CaseError, expand, parse_count
 from grader.config.assignment import default_assignment
 from grader.config.rubric import RubricError, load_rubric, rubric_settings
 
+# Its expectations follow data/'s list of tasks (pyproject.toml's markers).
+pytestmark = pytest.mark.task_list
+
 RUBRIC = REPO / "data" / "rubric.toml"
 
 

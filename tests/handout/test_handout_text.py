@@ -5,6 +5,7 @@ needed); links and anchors resolve. And the handout Makefile's laptop mode and J
 its dry run (make -n: nothing is built)."""
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -21,6 +22,9 @@ sys.path.insert(0, str(REPO / "tools"))
 import make_handout  # noqa: E402
 from grader.config.assignment import load_assignment  # noqa: E402
 from grader.config.rubric import load_rubric  # noqa: E402
+
+# Its expectations follow data/'s list of tasks (pyproject.toml's markers).
+pytestmark = pytest.mark.task_list
 
 MAX_LINES = 200
 TASK_PAGES = sorted(p for p in (HANDOUT / "tasks").glob("*.md") if p.name[0].isdigit())
@@ -88,8 +92,11 @@ def test_a_generated_page_states_every_contract_of_its_file():
         assert f"# Task {t.number}: {t.title} (`student/{t.file}`" in text
         functions = make_handout.student_functions((make_handout.SOLUTION / t.file).read_text(), t.file)
         assert set(t.kernels) <= {f.name for f in functions}
-        for f in functions:
-            assert f"- `{f.call}`: " + "\n  ".join(f.doc) in text
+        header = "\n".join(make_handout.header_comment((make_handout.SOLUTION / t.file).read_text()))
+        assert header.strip() and make_handout.paragraphs(tuple(header.splitlines())) in text
+        for f in functions:   # its doc comment, or the file's first block that names it
+            assert f"- `{f.call}`: " + ("\n  ".join(f.doc) if f.doc else "as described above.") in text
+            assert f.doc or re.search(rf"\b{f.name}\b", header)
             assert "```cuda\n" + "\n".join(f.placeholder) + "\n```" in text
         assert f"./build/scanlab-emu test --tasks {','.join(t.driver_tasks)} " in text
         assert all(f"`{d}`" in text.split("## What the grader checks")[1] for d in t.driver_tasks)
@@ -104,8 +111,12 @@ def test_a_function_without_its_contract_gets_no_generated_page():
     t = a.tasks[0]
     source = (make_handout.SOLUTION / t.file).read_text()
     first = make_handout.student_functions(source, t.file)[0]
-    undocumented = source.replace("\n".join(f"// {line}".rstrip() for line in first.doc) + "\n", "")
-    assert undocumented != source
+    # Its doc comment gone, and a first comment block that does not name it.
+    header = "".join(f"{line}\n" for line in itertools.takewhile(lambda l: l.startswith("//"), source.splitlines()))
+    undocumented = source.replace(header, "// A task.\n", 1).replace(
+        "".join(f"// {line}".rstrip() + "\n" for line in first.doc), "", 1)
+    assert first.name not in undocumented.split("#pragma")[0] and first.doc
+    assert make_handout.student_functions(undocumented, t.file)[0].doc == ()
     with pytest.raises(SystemExit, match=f"{first.name} has no doc comment"):
         make_handout.generated_task_page(t.number, a, rubric, policy, undocumented)
 
