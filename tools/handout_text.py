@@ -282,7 +282,7 @@ def contracts(task: Task, source: str) -> tuple[list[StudentFunction], str]:
 
 
 def starting_point(task: Task, functions: list[StudentFunction]) -> str:
-    out = [f"Each of these starts as a placeholder in the handout's `student/{task.file}`.", ""]
+    out = [f"In the handout's `student/{task.file}`, each function you write starts as a placeholder.", ""]
     for f in functions:
         what = (f"is a stub: it calls `notImplemented()`, so the driver says `task {task.number}: not "
                 "implemented` until you write it" if f.stub else
