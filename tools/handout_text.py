@@ -291,7 +291,7 @@ def starting_point(task: Task, functions: list[StudentFunction]) -> str:
     return "\n".join(out)
 
 
-def test_commands(task: TaskRubric, a: Assignment) -> str:
+def how_to_test(task: TaskRubric, a: Assignment) -> str:
     first = task.driver_tasks[0]
     applies = [o for o in a.operators if not o.tasks or first in o.tasks]
     op = next((o for o in applies if not o.commutative), applies[0]).name
@@ -309,21 +309,34 @@ def test_commands(task: TaskRubric, a: Assignment) -> str:
             "at every shuffle and barrier: the loop over `SCANLAB_EMU_SEED` tries many schedules.\n")
 
 
+def and_list(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def grader_checks(task: TaskRubric, a: Assignment, rubric: Rubric) -> str:
+    """What the grader runs on the task's file: its cases, drawn cases, race check and
+    sanitizer runs as the rubric and the case file have them, and its points' rules."""
     cases = rubric.cases_for(task.driver_tasks, emulator=False)
     drawn = rubric.draw(1, True, (a.task(task.number),)).grade
-    ops = ", ".join(f"`{o}`" for o in dict.fromkeys(c.op for c in cases))
+    race = [c for c in cases if c.group in rubric.race_check_groups]
+    sanitize = rubric.sanitize_for(task.driver_tasks)
     uses = [t for t in a.tasks if t.name in a.task(task.number).uses]
-    with_reference = "".join(f"; your task {t.number} is graded with the reference's `{t.file}`, not yours: "
-                             "rely on its contract only" for t in uses)
-    text = (f"Your `{task.file}` alone, with the reference's other files{with_reference}. Its "
-            f"{len(cases)} cases (driver task{'s' if len(task.driver_tasks) > 1 else ''} "
-            f"{', '.join(f'`{d}`' for d in task.driver_tasks)}) cover the operators {ops}, the block sizes "
+    text = (f"Your `{task.file}` alone, with the reference's other files"
+            + (f": the code of task{'s' if len(uses) > 1 else ''} {and_list([str(t.number) for t in uses])} "
+               f"that it calls is the reference's ({and_list([f'`{t.file}`' for t in uses])}), not yours: "
+               "rely on the contracts only" if uses else "")
+            + f". Its {len(cases)} cases (driver task{'s' if len(task.driver_tasks) > 1 else ''} "
+            f"{', '.join(f'`{d}`' for d in task.driver_tasks)}) cover the operators "
+            f"{', '.join(f'`{o}`' for o in dict.fromkeys(c.op for c in cases))}, the block sizes "
             f"{', '.join(str(b) for b in sorted({c.block for c in cases}))} and the inputs "
             f"{', '.join(f'`{d}`' for d in dict.fromkeys(c.dist for c in cases))}; "
-            f"{sum(c.hidden for c in cases)} of them are hidden (reported only as pass or fail), and each "
-            f"grading draws {len(drawn)} more. They run on a GPU and again on the emulator, whose random "
-            "thread order catches a missing synchronization, and under compute-sanitizer on a GPU. ")
+            f"{sum(c.hidden for c in cases)} of them are hidden (reported only as pass or fail)"
+            + (f", and each grade on a GPU draws {len(drawn)} more" if drawn else "") + ". "
+            "They run on a GPU (or on the emulator, where there is none)"
+            + (f"; a GPU grade runs {len(race)} of them again on the emulator, whose random thread order "
+               "catches a missing synchronization" if race else "")
+            + (f"; and {sum(len(v) for v in sanitize.values())} under compute-sanitizer "
+               f"({', '.join(sanitize)})" if sanitize else "") + ". ")
     text += ("Performance: your time on the timed case above against the reference's "
              "([appendix D](../appendix/D-grading.md))." if task.performance_points else
              "It has no performance points: correctness alone ([appendix D](../appendix/D-grading.md)).")
@@ -347,5 +360,5 @@ def generated_task_page(number: int, a: Assignment, rubric: Rubric, policy: Poli
         FACTS_BEGIN + task_facts(number, a, rubric, policy) + FACTS_END,
         "## What to write: the contracts\n", written,
         "## Where you start\n", starting_point(task, functions),
-        "## How to test it\n", test_commands(scored, a),
+        "## How to test it\n", how_to_test(scored, a),
         "## What the grader checks\n", grader_checks(scored, a, rubric)]).rstrip("\n") + "\n"
