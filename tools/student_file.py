@@ -102,7 +102,7 @@ def names(parameters: str) -> list[str]:
     """The names of a comma-separated parameter list (commas inside <> or () ignored)."""
     found, depth, start = [], 0, 0
     for i, ch in enumerate(parameters + ","):
-        depth += ch in "<(" and 1 or ch in ">)" and -1 or 0
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(ch, 0)
         if ch == "," and depth == 0:
             words = re.findall(r"\w+", parameters[start:i].split("=")[0])
             if words:
@@ -153,14 +153,17 @@ def student_functions(text: str, name: str) -> list[StudentFunction]:
             start = i
         if not (MARK_SOLUTION.match(line) and line[0].isspace() and start is not None):
             continue
-        body = next(j for j in range(start, len(lines)) if lines[j].rstrip().endswith("{"))
-        function, call = call_of("\n".join(lines[start:body + 1])[:-1])
+        body = next((j for j in range(start, i) if lines[j].rstrip().endswith("{")), None)
+        if body is None:
+            raise SystemExit(f"{name}:{i + 1}: a solution region inside a function whose declaration "
+                             f"(line {start + 1}) has no line ending in its body's '{{'")
+        function, call = call_of("\n".join(lines[start:body + 1]).rstrip().removesuffix("{"))
         if found and found[-1].name == function:
             continue
         doc_start = start
         while doc_start > 0 and lines[doc_start - 1].startswith("//") and not is_marker(lines[doc_start - 1]):
             doc_start -= 1
-        end = next(j for j in range(i, len(lines)) if MARK_END.match(lines[j]))
+        end = next((j for j in range(i, len(lines)) if MARK_END.match(lines[j])), len(lines))
         placeholder = [m.group(1) + (m.group(2) or "") for l in lines[i:end] if (m := PLACEHOLDER_LINE.match(l))]
         indent = min((len(p) - len(p.lstrip()) for p in placeholder if p.strip()), default=0)
         found.append(StudentFunction(function, call, tuple(comment_text(l) for l in lines[doc_start:start]),
