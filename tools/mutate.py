@@ -36,12 +36,12 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from student_file import MARK_PLACEHOLDER, MARK_SOLUTION  # the solution regions' one grammar
+
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solution" / "student"
 EQUIVALENT = ROOT / "data" / "mutants.toml"
 ASSIGNMENT = ROOT / "data" / "assignment.toml"
-MARK_SOLUTION = re.compile(r"^\s*//@@ solution\s*$")
-MARK_PLACEHOLDER = re.compile(r"^\s*//@@ placeholder\s*$")
 
 
 @dataclass(frozen=True)
