@@ -53,16 +53,17 @@ set(SCANLAB_PROFILE_FLAGS -O2 -fsanitize=kernel-address
     --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
     --param=asan-globals=0 --param=asan-use-after-return=0)
 
-# The emulator's bounds check (emulator/emu_bounds.h): every load and store of the student
-# unit calls a hook (the kernel address sanitizer's calls, which the emulator defines) that
-# stops a kernel at an access outside its buffer; -g1 gives the line tables that name the
-# student's line. g++ only (the profile build's flags are g++'s too); not with
-# AddressSanitizer (`make emu-asan`), which checks every access itself.
+# The emulator's bounds and race checks (emulator/emu_bounds.h, emulator/emu_race.h): every
+# load and store of the student unit calls a hook (ThreadSanitizer's calls, which the
+# emulator defines: no sanitizer runtime is linked) that stops a kernel at an access outside
+# its buffer and watches shared memory for races; -g1 gives the line tables that name the
+# student's line. ThreadSanitizer's pass, unlike AddressSanitizer's, calls a hook for every
+# access (in `sh[i] = sh[i - 1] + sh[i]`, the store too). g++ only (the profile build's
+# flags are g++'s too); not with AddressSanitizer or ThreadSanitizer itself (`make emu-asan`).
 set(SCANLAB_EMU_CHECK_FLAGS)
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize=address")
-  set(SCANLAB_EMU_CHECK_FLAGS -fsanitize=kernel-address
-      --param=asan-instrumentation-with-call-threshold=0 --param=asan-stack=0
-      --param=asan-globals=0 --param=asan-use-after-return=0 -g1)
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize=(address|thread)")
+  set(SCANLAB_EMU_CHECK_FLAGS -fsanitize=thread --param=tsan-instrument-func-entry-exit=0
+      -Wno-tsan -g1)
 endif()
 
 # The student unit: harness/host/student_unit.cu with the student files of <dir>/student/,
@@ -79,7 +80,9 @@ function(scanlab_link_student_unit target)
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
     target_link_libraries(${unit} PRIVATE scanlab_emulator)
-    target_compile_options(${unit} PRIVATE ${SCANLAB_EMU_CHECK_FLAGS})
+    if(NOT ARG_BACKEND STREQUAL "emulator-profile")
+      target_compile_options(${unit} PRIVATE ${SCANLAB_EMU_CHECK_FLAGS})
+    endif()
     # The student unit's writable data in a section of its own, which the harness puts
     # back as it was loaded before every launch of its kernels (emulator/student_state.ld,
     # harness/host/student_state.h).
@@ -91,8 +94,9 @@ function(scanlab_link_student_unit target)
                         "LINKER:-z,now" "LINKER:-z,norelro")
     if(ARG_BACKEND STREQUAL "emulator-profile")
       # Every load and store calls a hook of emu_profile_hooks.cpp (the kernel address
-      # sanitizer's calls, which no runtime library provides); optimized as students build.
-      target_compile_options(${unit} PRIVATE ${SCANLAB_PROFILE_FLAGS})
+      # sanitizer's calls, which no runtime library provides; they check bounds too);
+      # optimized as students build; -g1 for the lines of the bounds check's messages.
+      target_compile_options(${unit} PRIVATE ${SCANLAB_PROFILE_FLAGS} -g1)
       target_sources(${target} PRIVATE $<TARGET_OBJECTS:scanlab_emulator_profile_hooks>)
     endif()
     scanlab_emu_extern_shared(${target} ${unit})

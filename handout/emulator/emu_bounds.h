@@ -1,10 +1,11 @@
 // scanlab CPU emulator: the bounds check of every global-memory access by a kernel.
 //
-// The student unit is compiled with -fsanitize=kernel-address and a call threshold of 0
-// (handout/cmake/scanlab.cmake), so g++ turns each load and store into a call to
-// __asan_{load,store}N_noabort(address), which no runtime library provides: the
-// emulator defines them (emu_bounds_hooks.cpp; the profile build's counting hooks,
-// emu_profile_hooks.cpp, call the same check). An access that lands in the reserved
+// The student unit is compiled with -fsanitize=thread (handout/cmake/scanlab.cmake), so
+// g++ turns each load and store into a call to __tsan_{read,write}N(address), which no
+// runtime library here provides: the emulator defines them (emu_race_hooks.cpp, which also
+// checks shared memory for races, emu_race.h; the profile build's student unit is compiled
+// with -fsanitize=kernel-address instead, and its counting hooks, emu_profile_hooks.cpp,
+// call the same check). An access that lands in the reserved
 // zones around a cudaMalloc allocation (emu_memory.cpp) stops the kernel there, with
 // the buffer, the element, how far out it is, the thread and the source line of the
 // access (emu_bounds.cpp). Everything else (the stack, shared memory, host memory) passes.

@@ -30,7 +30,8 @@
 // them makes the later wait for the earlier (maxWarpMissEpochs).
 // What this cannot see: the real caches' sizes and sharing between warps, instruction
 // counts, and overlap between requests beyond the model's. See README.md.
-// These hooks replace emu_bounds_hooks.cpp's in this build, and check bounds the same way.
+// In this build these hooks, not emu_race_hooks.cpp's, are called, and check bounds the same way
+// (no race check: the profile build is not the grade's).
 #include <link.h>
 
 #include <algorithm>

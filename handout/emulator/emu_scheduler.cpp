@@ -24,6 +24,7 @@
 #include <cstdlib>
 
 #include "emulator/emu_bounds.h"
+#include "emulator/emu_race.h"
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -350,6 +351,7 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
                                               : w.sharedEnd - shBytes;
     for (size_t i = 0; i < shBytes; i += 4) std::memcpy(sh + i, &kPoisonWord, 4);
     tlsBuiltins.dynamicShared = sh;
+    raceBlockStart(w);
 
     w.rng.state = mix64(L.seed ^ mix64(b + 0x51ed27ull));
     const unsigned n = L.threads;
@@ -551,6 +553,7 @@ int syncthreads(Site site, BarrierMode mode, int predicate) {
     if (++w.barrierCount == w.nThreads && !w.barrierMismatch) {
         w.barrierCount = 0;
         ++w.profileBarriers;
+        raceBarrier(w);
         madeProgress(w);
         for (Thread& t : w.threads) {
             t.result = static_cast<unsigned long long>(w.barrierAcc);

@@ -1,5 +1,6 @@
 // scanlab CPU emulator: warp operations.
 // (emu_scheduler.h lists the parts.)
+#include "emulator/emu_race.h"
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -90,6 +91,7 @@ inline void checkMask(Worker& w, Thread* self, unsigned mask, Site site, const c
 // and release them.
 void completeWarpOp(Worker& w, Thread* self, Warp& W, unsigned warp, unsigned mask) {
     ++w.profileWarpOps;
+    raceWarpSync(w, warp);
     for (unsigned m = mask; m; m &= m - 1) {
         const Thread& o = laneThread(w, warp, unsigned(__builtin_ctz(m)));
         if (__builtin_expect(o.kind != self->kind, 0)) differentOps(w, self, o, warp, mask);

@@ -25,6 +25,9 @@
 #include "harness/runtime.cuh"
 #include "harness/tasks/launch.cuh"
 #include "harness/tasks/tiling.cuh"
+#if !defined(__CUDACC__)
+#include "emulator/emu_race.h"
+#endif
 
 namespace scanlab {
 
@@ -78,6 +81,7 @@ inline void startCaseSchedule(const std::optional<uint64_t>& caseSeed) {
 #if !defined(__CUDACC__)
     static const uint64_t programSeed = emu::scheduleSeed();
     emu::setScheduleSeed(caseSeed.value_or(programSeed));
+    emu::clearRaces();  // the race check's report is about this case's runs
 #else
     (void)caseSeed;
 #endif
@@ -371,12 +375,19 @@ void readRaw(const std::string& path, DeviceBuffer<T>& buffer) {
 #endif
 }
 
-// After a wrong output, why it may be wrong: run again (on the emulator under another thread
+// After a wrong output, why it may be wrong: on the emulator, the first race on shared
+// memory that the failing run made (emulator/emu_race.h: both threads, both lines, the
+// barrier likely missing); then run again (on the emulator under another thread
 // schedule), output that changes between runs on the same input is a race; else the
 // lockstep-order hint (raceInLockstepOrder).
 template <class Op>
 std::string wrongOutputHint(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<typename Op::Element>& got) {
     using T = typename Op::Element;
+#if defined(__CUDACC__)
+    const std::string race;
+#else
+    const std::string race = emu::firstRace();
+#endif
     const std::string other = rerunUnderAnotherSchedule();
     const auto again = runner.runOnce();
     startCaseSchedule(c.scheduleSeed);  // the case's own seed again, for its reproduce command
@@ -390,7 +401,8 @@ std::string wrongOutputHint(const RunConfig& c, TaskRunner<Op>& runner, const st
     else
         hint = raceInLockstepOrder<T>(runner, got);
     startCaseSchedule(c.scheduleSeed);
-    return hint;
+    if (race.empty()) return hint;
+    return hint.empty() ? race : race + "; " + hint;
 }
 
 // The timed loop. Every repetition, warm-ups included and counted on across rounds, gets an
