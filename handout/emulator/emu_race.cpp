@@ -7,6 +7,8 @@
 #include <link.h>
 
 #include <atomic>
+#include <climits>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -19,14 +21,15 @@ thread_local constinit RaceRanges tlsRaceRanges{};
 
 namespace {
 
-// One access of a word: `gen` says which block on the worker made it (0: none).
+// One access of a word, 16 bytes: `gen` says which block on the worker made it (0: none).
 struct Access {
     uint32_t gen = 0;
-    uint32_t blockEpoch = 0;  // the block's barriers, atomics and fences before it
-    uint32_t warpEpoch = 0;   // the warp's warp operations before it
-    uint16_t thread = 0;      // linear index in the block
-    uint8_t bytes = 0;        // which bytes of the word (bit k: byte k)
-    const void* pc = nullptr;
+    uint32_t blockEpoch = 0;   // the block's barriers, atomics and fences before it
+    uint16_t warpEpoch = 0;    // the warp's warp operations before it (modulo 2^16, below)
+    uint16_t threadBytes = 0;  // linear thread index in the block << 4 | the word's bytes
+    int32_t pc = 0;            // the instruction, from kPcUnknown's base (pcOffset)
+    unsigned thread() const { return threadBytes >> 4u; }
+    unsigned bytes() const { return threadBytes & 15u; }
 };
 
 struct Cell {
@@ -35,15 +38,31 @@ struct Cell {
 };
 
 constexpr unsigned kMaxWarps = kMaxThreadsPerBlock / 32;
+constexpr int32_t kPcUnknown = INT32_MIN;
 
 // The running block's synchronization counts and the record of every shared word.
 struct Shadow {
     uint32_t gen = 0;
     uint32_t blockEpoch = 0;
     uint32_t warpEpoch[kMaxWarps] = {};
+    RaceRanges ranges;  // this worker's shared memory, found at its first checked block
     std::vector<Cell> cells;  // the thread-local block's words, then dynamic shared memory's
 };
-thread_local Shadow tlsShadow;
+// The worker's record: the hooks reach it through a plain pointer (no thread-local
+// initialization to test on every access); the owner frees it when the thread ends.
+thread_local constinit Shadow* tlsShadow = nullptr;
+thread_local std::unique_ptr<Shadow> tlsShadowOwner;
+
+// Instructions as 32-bit offsets from one of this program's own (the student's code is
+// linked into the same program).
+uintptr_t pcBase() { return reinterpret_cast<uintptr_t>(&raceAccessSlow); }
+int32_t pcOffset(const void* pc) {
+    const auto d = static_cast<intptr_t>(reinterpret_cast<uintptr_t>(pc) - pcBase());
+    return d > INT32_MIN && d <= INT32_MAX ? int32_t(d) : kPcUnknown;
+}
+const void* pcOf(int32_t offset) {
+    return offset == kPcUnknown ? nullptr : reinterpret_cast<const void*>(pcBase() + uintptr_t(intptr_t(offset)));
+}
 
 enum class RaceKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
 
@@ -60,6 +79,7 @@ struct RaceRecord {
 };
 
 std::atomic<bool> gActive{false};
+std::atomic<bool> gEnabled{false};
 std::atomic<bool> gFound{false};
 std::mutex gRaceMutex;
 RaceRecord gRace;  // guarded by gRaceMutex
@@ -101,13 +121,13 @@ std::string describeShared(uintptr_t address) {
     gRace.kind = kind;
     gRace.kernel = w.launch->name;
     gRace.block = tlsBuiltins.bIdx;
-    gRace.earlier = w.threads[earlier.thread].idx;
-    gRace.later = w.threads[later.thread].idx;
-    gRace.earlierWarp = earlier.thread / 32u;
-    gRace.laterWarp = later.thread / 32u;
+    gRace.earlier = w.threads[earlier.thread()].idx;
+    gRace.later = w.threads[later.thread()].idx;
+    gRace.earlierWarp = earlier.thread() / 32u;
+    gRace.laterWarp = later.thread() / 32u;
     gRace.sameWarp = gRace.earlierWarp == gRace.laterWarp;
-    gRace.earlierPc = earlier.pc;
-    gRace.laterPc = later.pc;
+    gRace.earlierPc = pcOf(earlier.pc);
+    gRace.laterPc = pcOf(later.pc);
     gRace.where = describeShared(address);
 }
 
@@ -115,27 +135,36 @@ std::string describeShared(uintptr_t address) {
 // an atomic or fence of any of its threads, or (same warp) a warp operation since.
 inline bool ordered(const Access& before, const Access& now) {
     return now.blockEpoch != before.blockEpoch ||
-           (before.thread / 32u == now.thread / 32u && now.warpEpoch != before.warpEpoch);
+           (before.thread() / 32u == now.thread() / 32u && now.warpEpoch != before.warpEpoch);
 }
 
 inline bool conflicts(const Access& a, const Access& now) {
-    return a.gen == now.gen && a.thread != now.thread && (a.bytes & now.bytes) != 0 &&
+    return a.gen == now.gen && a.thread() != now.thread() && (a.bytes() & now.bytes()) != 0 &&
            !ordered(a, now);
 }
 
 }  // namespace
 
 void raceBlockStart(Worker& w) {
-    Shadow& s = tlsShadow;
     RaceRanges& r = tlsRaceRanges;
-    if (r.tlsSpan == 0 && r.dynSpan == 0 && gActive.load(std::memory_order_relaxed)) {
+    if (!gActive.load(std::memory_order_relaxed) || !gEnabled.load(std::memory_order_relaxed)) {
+        r = RaceRanges{};  // the hooks' range test fails: nothing is recorded
+        return;
+    }
+    if (tlsShadow == nullptr) {
+        tlsShadowOwner = std::make_unique<Shadow>();
+        tlsShadow = tlsShadowOwner.get();
         TlsQuery q;
         dl_iterate_phdr(findProgramTls, &q);
-        r.tlsLo = q.lo;
-        r.tlsSpan = q.span;
-        r.dynLo = reinterpret_cast<uintptr_t>(w.sharedEnd) - kMaxDynamicShared;
-        r.dynSpan = kMaxDynamicShared;
+        Shadow& s = *tlsShadow;
+        s.ranges.tlsLo = q.lo;
+        s.ranges.tlsSpan = q.span;
+        s.ranges.dynLo = reinterpret_cast<uintptr_t>(w.sharedEnd) - kMaxDynamicShared;
+        s.ranges.dynSpan = kMaxDynamicShared;
+        s.cells.resize((q.span + 3) / 4 + kMaxDynamicShared / 4);
     }
+    Shadow& s = *tlsShadow;
+    r = s.ranges;
     if (++s.gen == 0) {  // wrapped: forget every record
         for (Cell& c : s.cells) c = Cell{};
         s.gen = 1;
@@ -144,13 +173,20 @@ void raceBlockStart(Worker& w) {
     for (uint32_t& e : s.warpEpoch) e = 0;
 }
 
-void raceBarrier(Worker&) { ++tlsShadow.blockEpoch; }
+void raceBarrier(Worker&) {
+    if (tlsShadow != nullptr) ++tlsShadow->blockEpoch;
+}
 
-void raceWarpSync(Worker&, unsigned warp) { ++tlsShadow.warpEpoch[warp % kMaxWarps]; }
+// Accesses keep the warp's count modulo 2^16: where it wraps, the block's count moves on,
+// so two counts that differ are never taken for one (which could make up a race).
+void raceWarpSync(Worker&, unsigned warp) {
+    Shadow* s = tlsShadow;
+    if (s != nullptr && (++s->warpEpoch[warp % kMaxWarps] & 0xffffu) == 0) ++s->blockEpoch;
+}
 
 void raceAtomic() {
     const Worker* w = tlsWorker;
-    if (w != nullptr && w->current != nullptr) ++tlsShadow.blockEpoch;
+    if (tlsShadow != nullptr && w != nullptr && w->current != nullptr) ++tlsShadow->blockEpoch;
 }
 
 void raceAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc) {
@@ -159,20 +195,19 @@ void raceAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc)
     // The emulator's own per-worker variables (threadIdx, ...) share the thread-local block.
     const auto builtins = reinterpret_cast<uintptr_t>(&tlsBuiltins);
     if (address >= builtins && address < builtins + sizeof(Builtins)) return;
-    Shadow& s = tlsShadow;
+    Shadow& s = *tlsShadow;  // set: the ranges are
     const RaceRanges& r = tlsRaceRanges;
     const size_t tlsWords = (r.tlsSpan + 3) / 4;
-    if (s.cells.empty()) s.cells.resize(tlsWords + r.dynSpan / 4);
     Access now;
     now.gen = s.gen;
     now.blockEpoch = s.blockEpoch;
-    now.thread = uint16_t(w->current->linear);
-    now.warpEpoch = s.warpEpoch[(now.thread / 32u) % kMaxWarps];
-    now.pc = pc;
+    const unsigned thread = w->current->linear;
+    now.warpEpoch = uint16_t(s.warpEpoch[(thread / 32u) % kMaxWarps]);
+    now.pc = pcOffset(pc);
     const bool report = !gFound.load(std::memory_order_relaxed);
     for (uintptr_t at = address & ~uintptr_t(3); at < address + bytes; at += 4) {
         const uintptr_t lo = std::max(at, address), hi = std::min(at + 4, address + bytes);
-        now.bytes = uint8_t(((1u << (hi - lo)) - 1) << (lo - at));
+        now.threadBytes = uint16_t(thread << 4u | (((1u << (hi - lo)) - 1) << (lo - at)));
         size_t index;
         if (at - r.tlsLo < r.tlsSpan) index = (at - r.tlsLo) / 4;
         else if (at - r.dynLo < r.dynSpan) index = tlsWords + (at - r.dynLo) / 4;
@@ -193,7 +228,7 @@ void raceAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc)
             // can only hide a race, never make one up.
             Access* slot = &c.reads[1];
             for (Access& read : c.reads) {
-                if (read.gen != now.gen || read.thread == now.thread) {
+                if (read.gen != now.gen || read.thread() == thread) {
                     slot = &read;
                     break;
                 }
@@ -212,6 +247,8 @@ void raceMarkActive() { gActive.store(true, std::memory_order_relaxed); }
 }  // namespace detail
 
 bool raceCheckActive() { return detail::gActive.load(std::memory_order_relaxed); }
+
+void setRaceCheck(bool on) { detail::gEnabled.store(on, std::memory_order_relaxed); }
 
 void clearRaces() {
     std::lock_guard<std::mutex> lock(detail::gRaceMutex);

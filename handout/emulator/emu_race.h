@@ -11,9 +11,10 @@
 // warp. Atomics and fences count as a possible synchronization of the whole block (never
 // a false race for code that synchronizes through them), so a race across one is missed.
 //
-// A race does not fail the launch (an output can be right by luck, and the grade goes by
-// the output): the first one is kept, and the harness names it when a case's output is
-// wrong (harness/host/run.h, wrongOutputHint).
+// The record costs about as much as the kernel's own work, so it is kept only while asked
+// for (setRaceCheck): the harness asks for it in the re-run of a case whose output was wrong
+// (harness/host/run.h, wrongOutputHint), and names the first race in the case's hint. A race
+// never fails a launch (an output can be right by luck, and the grade goes by the output).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -23,6 +24,15 @@ namespace scanlab::emu {
 // Whether this program's kernels are checked for races (the student unit was built with
 // the check's instrumentation).
 bool raceCheckActive();
+// Watches shared memory in the launches from now on (off at the start of the program).
+void setRaceCheck(bool on);
+// Watching for the scope's lifetime.
+struct RaceCheckScope {
+    RaceCheckScope() { setRaceCheck(true); }
+    ~RaceCheckScope() { setRaceCheck(false); }
+    RaceCheckScope(const RaceCheckScope&) = delete;
+    RaceCheckScope& operator=(const RaceCheckScope&) = delete;
+};
 // The first race found since the last call of clearRaces(), as a sentence naming the
 // kernel, both threads, both source lines (the student's, then the harness frame) and
 // the barrier likely missing; "" when there was none.

@@ -78,6 +78,7 @@ __global__ void honestKernel(int* out) {
 
 TEST_CASE("a warp scan missing __syncwarp() is a race naming both lines", "[race]") {
     REQUIRE(emu::raceCheckActive());
+    const emu::RaceCheckScope watch;
     DeviceArray<int> out(32);
     int* o = out.ptr;
     for (uint64_t seed : {1u, 2u, 3u}) {
@@ -104,6 +105,7 @@ TEST_CASE("a warp scan missing __syncwarp() is a race naming both lines", "[race
 }
 
 TEST_CASE("a missing __syncthreads() between warps is a race naming both lines", "[race]") {
+    const emu::RaceCheckScope watch;
     DeviceArray<int> out(64);
     int* o = out.ptr;
     emu::clearRaces();
@@ -123,6 +125,7 @@ TEST_CASE("a missing __syncthreads() between warps is a race naming both lines",
 }
 
 TEST_CASE("bytes of one word, shared atomics and a fenced flag are no race", "[race]") {
+    const emu::RaceCheckScope watch;
     DeviceArray<int> out(64);
     int* o = out.ptr;
     for (uint64_t seed : {1u, 2u}) {
@@ -133,4 +136,13 @@ TEST_CASE("bytes of one word, shared atomics and a fenced flag are no race", "[r
         CHECK(emu::firstRace() == "");
         CHECK(out.get() == std::vector<int>(64, 128));
     }
+}
+
+TEST_CASE("shared memory is watched only when asked", "[race]") {
+    DeviceArray<int> out(64);
+    int* o = out.ptr;
+    emu::clearRaces();
+    emu::launch("mirrorKernel", dim3(1), dim3(64), 0, [=] { mirrorKernel(o, false); });
+    CHECK(takeError().empty());
+    CHECK(emu::firstRace().empty());
 }

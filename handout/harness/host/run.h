@@ -81,7 +81,6 @@ inline void startCaseSchedule(const std::optional<uint64_t>& caseSeed) {
 #if !defined(__CUDACC__)
     static const uint64_t programSeed = emu::scheduleSeed();
     emu::setScheduleSeed(caseSeed.value_or(programSeed));
-    emu::clearRaces();  // the race check's report is about this case's runs
 #else
     (void)caseSeed;
 #endif
@@ -375,21 +374,25 @@ void readRaw(const std::string& path, DeviceBuffer<T>& buffer) {
 #endif
 }
 
-// After a wrong output, why it may be wrong: on the emulator, the first race on shared
-// memory that the failing run made (emulator/emu_race.h: both threads, both lines, the
-// barrier likely missing); then run again (on the emulator under another thread
-// schedule), output that changes between runs on the same input is a race; else the
-// lockstep-order hint (raceInLockstepOrder).
+// After a wrong output, why it may be wrong: run again (on the emulator under another thread
+// schedule, watching shared memory: the first race, emulator/emu_race.h, with both threads,
+// both lines and the barrier likely missing); output that changes between runs on the same
+// input is a race; else the lockstep-order hint (raceInLockstepOrder).
 template <class Op>
 std::string wrongOutputHint(const RunConfig& c, TaskRunner<Op>& runner, const std::vector<typename Op::Element>& got) {
     using T = typename Op::Element;
+    const std::string other = rerunUnderAnotherSchedule();
 #if defined(__CUDACC__)
+    const auto again = runner.runOnce();
     const std::string race;
 #else
+    emu::clearRaces();
+    const auto again = [&] {
+        const emu::RaceCheckScope watch;
+        return runner.runOnce();
+    }();
     const std::string race = emu::firstRace();
 #endif
-    const std::string other = rerunUnderAnotherSchedule();
-    const auto again = runner.runOnce();
     startCaseSchedule(c.scheduleSeed);  // the case's own seed again, for its reproduce command
     std::string hint;
     if (std::memcmp(again.data(), got.data(), got.size() * sizeof(T)) != 0)
