@@ -4,9 +4,17 @@
 // instruction. An access by another thread with no synchronization counted since is a race.
 #include "emulator/emu_race.h"
 
+#include <cxxabi.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <climits>
 #include <memory>
 #include <mutex>
@@ -101,14 +109,55 @@ int findProgramTls(dl_phdr_info* info, size_t, void* data) {
     return 1;
 }
 
+// The program's thread-local variable (a static __shared__ one, on the emulator) holding
+// byte `offset` of its thread-local block: from the program's symbol table, whose TLS
+// symbols give their offsets in that block. "" when not found (a stripped program).
+std::string sharedVariableAt(uintptr_t offset, size_t* byteInIt) {
+    const int fd = open("/proc/self/exe", O_RDONLY);
+    if (fd < 0) return "";
+    struct stat st {};
+    void* map = fstat(fd, &st) == 0 ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                                    : MAP_FAILED;
+    close(fd);
+    if (map == MAP_FAILED) return "";
+    const auto* base = static_cast<const char*>(map);
+    const auto* header = reinterpret_cast<const ElfW(Ehdr)*>(base);
+    const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(base + header->e_shoff);
+    std::string name;
+    for (unsigned i = 0; i < header->e_shnum && name.empty(); ++i) {
+        if (sections[i].sh_type != SHT_SYMTAB) continue;
+        const char* names = base + sections[sections[i].sh_link].sh_offset;
+        const auto* symbols = reinterpret_cast<const ElfW(Sym)*>(base + sections[i].sh_offset);
+        for (size_t k = 0; k < sections[i].sh_size / sizeof(ElfW(Sym)); ++k) {
+            const ElfW(Sym)& sym = symbols[k];
+            if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_shndx == SHN_UNDEF) continue;
+            if (offset < sym.st_value || offset >= sym.st_value + std::max<size_t>(sym.st_size, 1)) continue;
+            name = names + sym.st_name;
+            *byteInIt = offset - sym.st_value;
+            break;
+        }
+    }
+    munmap(map, size_t(st.st_size));
+    int status = 0;
+    if (char* readable = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status)) {
+        name = readable;
+        std::free(readable);
+    }
+    return name;
+}
+
 std::string describeShared(uintptr_t address) {
     const RaceRanges& r = tlsRaceRanges;
     const auto dyn = reinterpret_cast<uintptr_t>(tlsBuiltins.dynamicShared);
     const Launch* L = tlsWorker->launch;
     if (L != nullptr && address >= dyn && address < dyn + L->sharedBytes)
         return "byte " + std::to_string(address - dyn) + " of dynamic shared memory";
-    if (address - r.tlsLo < r.tlsSpan)
+    if (address - r.tlsLo < r.tlsSpan) {
+        size_t byte = 0;
+        const std::string name = sharedVariableAt(address - r.tlsLo, &byte);
+        if (!name.empty()) return "byte " + std::to_string(byte) + " of __shared__ " + name;
         return "byte " + std::to_string(address - r.tlsLo) + " of the static __shared__ variables";
+    }
     return "byte " + std::to_string(address - r.dynLo) + " of shared memory";
 }
 

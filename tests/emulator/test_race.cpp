@@ -11,6 +11,7 @@
 #include "emulator/emu_race.h"
 #include "harness/runtime.cuh"
 #include "harness/tasks/launch.cuh"
+#include "harness/tile_io.cuh"
 
 using emutest::DeviceArray;
 using emutest::ScheduleScope;
@@ -50,6 +51,17 @@ __global__ void mirrorKernel(int* out, bool synced) {
     __syncwarp();
     if (synced) __syncthreads();
     out[threadIdx.x] = sh[63 - threadIdx.x];  // BUG unless synced: the other warp's slot
+}
+
+// The harness's stageTile (inlined here) writes the tile into shared memory; each thread
+// then reads a slot another warp staged, with no barrier: the write is named at this
+// file's call, then the harness line inside it.
+constexpr int kStageLine = __LINE__ + 4;
+constexpr int kStagedReadLine = __LINE__ + 4;
+__global__ void stageKernel(const int* in, int* out) {
+    __shared__ int staging[66];  // stagedSlots(64)
+    scanlab::stageTile<1>(in, 64, 0, staging, threadIdx.x, 64);
+    out[threadIdx.x] = staging[scanlab::paddedIndex(63 - threadIdx.x)];  // BUG: no __syncthreads()
 }
 
 // Correct code the check must accept: per-thread bytes of one word, atomics on one shared
@@ -93,7 +105,9 @@ TEST_CASE("a warp scan missing __syncwarp() is a race naming both lines", "[race
         CHECK_THAT(race, Catch::Contains("(lanes of warp 0)") &&
                              Catch::EndsWith("likely a missing __syncwarp() between those two lines"));
         CHECK_THAT(race, Catch::Matches("a (read-after-write|write-after-read) race .*"));
-        CHECK_THAT(race, Catch::Contains("byte ") && Catch::Contains(" of the static __shared__ variables"));
+        // The word: its byte in the student's __shared__ array, named from the symbol table.
+        CHECK_THAT(race, Catch::Matches(".*: thread \\(([0-9]+),0,0\\) (read|wrote) byte [0-9]+ of "
+                                        "__shared__ warpScanKernel\\(int\\*, bool\\)::sh at .*"));
     }
     emu::clearRaces();
     emu::launch("warpScanKernel", dim3(1), dim3(32), 0, [=] { warpScanKernel(o, true); });
@@ -122,6 +136,20 @@ TEST_CASE("a missing __syncthreads() between warps is a race naming both lines",
     emu::launch("mirrorKernel", dim3(2), dim3(64), 0, [=] { mirrorKernel(o, true); });
     CHECK(takeError().empty());
     CHECK(emu::firstRace().empty());
+}
+
+TEST_CASE("a race in a harness helper names the student's line, then the helper's", "[race]") {
+    const emu::RaceCheckScope watch;
+    DeviceArray<int> in(std::vector<int>(64, 5)), out(64);
+    const int* i = in.ptr;
+    int* o = out.ptr;
+    emu::clearRaces();
+    emu::launch("stageKernel", dim3(1), dim3(64), 0, [=] { stageKernel(i, o); });
+    CHECK(takeError().empty());
+    const std::string race = emu::firstRace();
+    CHECK_THAT(race, Catch::Contains(at(kStageLine) + " (in harness/tile_io.cuh:") &&
+                         Catch::Contains(at(kStagedReadLine)));
+    CHECK_THAT(race, Catch::Contains("likely a missing __syncthreads()"));
 }
 
 TEST_CASE("bytes of one word, shared atomics and a fenced flag are no race", "[race]") {
