@@ -15,6 +15,13 @@ TEST_CASE("a lockstep warp scan's failure, run again in lockstep order, names th
     const scanlab::RunResult r = scanlab::runTask<Op>(c);
     REQUIRE(r.status == "fail");
     CHECK_THAT(r.hint, Catch::Contains("race"));
+    // The re-run watches shared memory (emulator/emu_race.h): the hint names the race's
+    // line (the read and the write of lockstep_student's line 16) and the missing barrier.
+    CHECK_THAT(r.hint, Catch::StartsWith("a ") && Catch::Contains(" race on shared memory in kernel "));
+    CHECK_THAT(r.hint, Catch::Matches(".* at student/warp_scan\\.cuh:16, then thread \\([0-9]+,0,0\\) "
+                                      "(read|wrote) it at student/warp_scan\\.cuh:16 \\(lanes of warp "
+                                      "[0-9]+\\) with no synchronization between them: likely a "
+                                      "missing __syncwarp\\(\\) between those two lines.*"));
     CHECK(scanlab::emu::laneOrder() == scanlab::emu::LaneOrder::Random);  // restored
     // The lockstep re-run alone (what runs when a second random schedule repeats the
     // failure): the lane order changes the output and the hint names __syncwarp().
