@@ -14,8 +14,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <climits>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -53,7 +53,7 @@ struct Shadow {
     uint32_t gen = 0;
     uint32_t blockEpoch = 0;
     uint32_t warpEpoch[kMaxWarps] = {};
-    RaceRanges ranges;  // this worker's shared memory, found at its first checked block
+    RaceRanges ranges;        // this worker's shared memory, found at its first checked block
     std::vector<Cell> cells;  // the thread-local block's words, then dynamic shared memory's
 };
 // The worker's record: the hooks reach it through a plain pointer (no thread-local
@@ -69,7 +69,9 @@ int32_t pcOffset(const void* pc) {
     return d > INT32_MIN && d <= INT32_MAX ? int32_t(d) : kPcUnknown;
 }
 const void* pcOf(int32_t offset) {
-    return offset == kPcUnknown ? nullptr : reinterpret_cast<const void*>(pcBase() + uintptr_t(intptr_t(offset)));
+    return offset == kPcUnknown
+               ? nullptr
+               : reinterpret_cast<const void*>(pcBase() + uintptr_t(intptr_t(offset)));
 }
 
 enum class RaceKind { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
@@ -116,8 +118,9 @@ std::string sharedVariableAt(uintptr_t offset, size_t* byteInIt) {
     const int fd = open("/proc/self/exe", O_RDONLY);
     if (fd < 0) return "";
     struct stat st {};
-    void* map = fstat(fd, &st) == 0 ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
-                                    : MAP_FAILED;
+    void* map = fstat(fd, &st) == 0
+                    ? mmap(nullptr, size_t(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                    : MAP_FAILED;
     close(fd);
     if (map == MAP_FAILED) return "";
     const auto* base = static_cast<const char*>(map);
@@ -131,7 +134,8 @@ std::string sharedVariableAt(uintptr_t offset, size_t* byteInIt) {
         for (size_t k = 0; k < sections[i].sh_size / sizeof(ElfW(Sym)); ++k) {
             const ElfW(Sym)& sym = symbols[k];
             if (ELF64_ST_TYPE(sym.st_info) != STT_TLS || sym.st_shndx == SHN_UNDEF) continue;
-            if (offset < sym.st_value || offset >= sym.st_value + std::max<size_t>(sym.st_size, 1)) continue;
+            if (offset < sym.st_value || offset >= sym.st_value + std::max<size_t>(sym.st_size, 1))
+                continue;
             name = names + sym.st_name;
             *byteInIt = offset - sym.st_value;
             break;
@@ -162,7 +166,7 @@ std::string describeShared(uintptr_t address) {
 }
 
 [[gnu::cold, gnu::noinline]] void recordRace(Worker& w, RaceKind kind, const Access& earlier,
-                                            const Access& later, uintptr_t address) {
+                                             const Access& later, uintptr_t address) {
     std::lock_guard<std::mutex> lock(gRaceMutex);
     if (gRace.found) return;
     gRace.found = true;
@@ -258,15 +262,19 @@ void raceAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc)
         const uintptr_t lo = std::max(at, address), hi = std::min(at + 4, address + bytes);
         now.threadBytes = uint16_t(thread << 4u | (((1u << (hi - lo)) - 1) << (lo - at)));
         size_t index;
-        if (at - r.tlsLo < r.tlsSpan) index = (at - r.tlsLo) / 4;
-        else if (at - r.dynLo < r.dynSpan) index = tlsWords + (at - r.dynLo) / 4;
-        else continue;
+        if (at - r.tlsLo < r.tlsSpan)
+            index = (at - r.tlsLo) / 4;
+        else if (at - r.dynLo < r.dynSpan)
+            index = tlsWords + (at - r.dynLo) / 4;
+        else
+            continue;
         Cell& c = s.cells[index];
         if (write) {
             if (report && conflicts(c.write, now))
                 recordRace(*w, RaceKind::WriteAfterWrite, c.write, now, lo);
             for (const Access& read : c.reads) {
-                if (report && conflicts(read, now)) recordRace(*w, RaceKind::WriteAfterRead, read, now, lo);
+                if (report && conflicts(read, now))
+                    recordRace(*w, RaceKind::WriteAfterRead, read, now, lo);
             }
             c.write = now;
             c.reads[0].gen = c.reads[1].gen = 0;
@@ -323,9 +331,9 @@ std::string firstRace() {
                        : r.kind == RaceKind::WriteAfterRead ? "write-after-read"
                                                             : "write-after-write";
     const char* barrier = r.sameWarp ? "__syncwarp()" : "__syncthreads()";
-    const std::string between =
-        r.sameWarp ? "lanes of warp " + std::to_string(r.earlierWarp)
-                   : "warps " + std::to_string(r.earlierWarp) + " and " + std::to_string(r.laterWarp);
+    const std::string between = r.sameWarp ? "lanes of warp " + std::to_string(r.earlierWarp)
+                                           : "warps " + std::to_string(r.earlierWarp) + " and " +
+                                                 std::to_string(r.laterWarp);
     return std::string("a ") + kind + " race on shared memory in kernel " + r.kernel + ", block " +
            detail::fmtDim(r.block) + ": thread " + detail::fmtDim(r.earlier) + " " + earlierVerb +
            " " + r.where + " at " + line(r.earlierPc) + ", then thread " + detail::fmtDim(r.later) +

@@ -100,10 +100,12 @@ TEST_CASE("a warp scan missing __syncwarp() is a race naming both lines", "[race
         emu::launch("warpScanKernel", dim3(1), dim3(32), 0, [=] { warpScanKernel(o, false); });
         CHECK(takeError().empty());
         const std::string race = emu::firstRace();
-        CHECK_THAT(race, Catch::Contains("race on shared memory in kernel warpScanKernel, block (0,0,0)"));
+        CHECK_THAT(
+            race, Catch::Contains("race on shared memory in kernel warpScanKernel, block (0,0,0)"));
         CHECK_THAT(race, Catch::Contains(at(kWarpReadLine)) && Catch::Contains(at(kWarpWriteLine)));
-        CHECK_THAT(race, Catch::Contains("(lanes of warp 0)") &&
-                             Catch::EndsWith("likely a missing __syncwarp() between those two lines"));
+        CHECK_THAT(race,
+                   Catch::Contains("(lanes of warp 0)") &&
+                       Catch::EndsWith("likely a missing __syncwarp() between those two lines"));
         CHECK_THAT(race, Catch::Matches("a (read-after-write|write-after-read) race .*"));
         // The word: its byte in the student's __shared__ array, named from the symbol table.
         CHECK_THAT(race, Catch::Matches(".*: thread \\(([0-9]+),0,0\\) (read|wrote) byte [0-9]+ of "
@@ -128,8 +130,9 @@ TEST_CASE("a missing __syncthreads() between warps is a race naming both lines",
     const std::string race = emu::firstRace();
     CHECK_THAT(race, Catch::Contains("race on shared memory in kernel mirrorKernel, block ("));
     CHECK_THAT(race, Catch::Contains(at(kBlockWriteLine)) && Catch::Contains(at(kBlockReadLine)));
-    CHECK_THAT(race, Catch::Matches(".*\\(warps [01] and [01]\\) with no synchronization between "
-                                    "them: likely a missing __syncthreads\\(\\) between those two lines"));
+    CHECK_THAT(
+        race, Catch::Matches(".*\\(warps [01] and [01]\\) with no synchronization between "
+                             "them: likely a missing __syncthreads\\(\\) between those two lines"));
     // Cleared, then the same kernel with its barrier: none.
     emu::clearRaces();
     CHECK(emu::firstRace().empty());
