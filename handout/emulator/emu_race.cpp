@@ -305,7 +305,7 @@ void raceMarkActive() { gActive.store(true, std::memory_order_relaxed); }
 
 bool raceCheckActive() { return detail::gActive.load(std::memory_order_relaxed); }
 
-void setRaceCheck(bool on) { detail::gEnabled.store(on, std::memory_order_relaxed); }
+bool setRaceCheck(bool on) { return detail::gEnabled.exchange(on); }
 
 void clearRaces() {
     std::lock_guard<std::mutex> lock(detail::gRaceMutex);

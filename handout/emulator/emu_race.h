@@ -24,14 +24,16 @@ namespace scanlab::emu {
 // Whether this program's kernels are checked for races (the student unit was built with
 // the check's instrumentation).
 bool raceCheckActive();
-// Watches shared memory in the launches from now on (off at the start of the program).
-void setRaceCheck(bool on);
-// Watching for the scope's lifetime.
+// Watches shared memory in the launches from now on, or not (off at the start of the
+// program); returns whether it did.
+bool setRaceCheck(bool on);
+// Watching for the scope's lifetime, then as before.
 struct RaceCheckScope {
-    RaceCheckScope() { setRaceCheck(true); }
-    ~RaceCheckScope() { setRaceCheck(false); }
+    RaceCheckScope() : before(setRaceCheck(true)) {}
+    ~RaceCheckScope() { setRaceCheck(before); }
     RaceCheckScope(const RaceCheckScope&) = delete;
     RaceCheckScope& operator=(const RaceCheckScope&) = delete;
+    bool before;
 };
 // The first race found since the last call of clearRaces(), as a sentence naming the
 // kernel, both threads, both source lines (the student's, then the harness frame) and
