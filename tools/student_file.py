@@ -71,6 +71,7 @@ class StudentFunction:
     """A function the student writes: how it is called, its contract, where they start."""
     name: str
     call: str                      # `name<T, ...>(a, b)`: its template and value parameters
+    declaration: str               # as the file declares it, up to its body (no `{`)
     doc: tuple[str, ...]           # its doc comment's lines, without the `//`
     placeholder: tuple[str, ...]   # the handout's code in its place (dedented)
 
@@ -157,7 +158,8 @@ def student_functions(text: str, name: str) -> list[StudentFunction]:
         if body is None:
             raise SystemExit(f"{name}:{i + 1}: a solution region inside a function whose declaration "
                              f"(line {start + 1}) has no line ending in its body's '{{'")
-        function, call = call_of("\n".join(lines[start:body + 1]).rstrip().removesuffix("{"))
+        declaration = "\n".join(lines[start:body + 1]).rstrip().removesuffix("{").rstrip()
+        function, call = call_of(declaration)
         if found and found[-1].name == function:
             continue
         doc_start = start
@@ -166,6 +168,22 @@ def student_functions(text: str, name: str) -> list[StudentFunction]:
         end = next((j for j in range(i, len(lines)) if MARK_END.match(lines[j])), len(lines))
         placeholder = [m.group(1) + (m.group(2) or "") for l in lines[i:end] if (m := PLACEHOLDER_LINE.match(l))]
         indent = min((len(p) - len(p.lstrip()) for p in placeholder if p.strip()), default=0)
-        found.append(StudentFunction(function, call, tuple(comment_text(l) for l in lines[doc_start:start]),
+        found.append(StudentFunction(function, call, declaration,
+                                     tuple(comment_text(l) for l in lines[doc_start:start]),
                                      tuple(p[indent:].rstrip() for p in placeholder)))
     return found
+
+
+def declared_contract(number: int, file: str, kernels: tuple[str, ...], source: str, note: str) -> str:
+    """A task's contract in the build of another task (grader/contract/README.md): the
+    solution file's includes and `kernels` declared as it declares them, never defined."""
+    declared = {f.name: f.declaration for f in student_functions(source, file)}
+    missing = [k for k in kernels if k not in declared]
+    if missing:
+        raise SystemExit(f"make_handout: solution/student/{file} has no function with a solution "
+                         f"region named {', '.join(missing)} (data/assignment.toml's kernels)")
+    includes = "".join(line + "\n" for line in source.splitlines() if line.startswith("#include"))
+    return (note + f"// Task {number}'s contract in the build of another task (grader/contract/README.md):\n"
+            "// its kernels declared, never defined here (no plan of another task launches them).\n"
+            "#pragma once\n" + includes + "\nnamespace scanlab {\n\n"
+            + "".join(declared[k] + ";\n\n" for k in kernels) + "}  // namespace scanlab\n")

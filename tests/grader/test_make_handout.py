@@ -201,6 +201,21 @@ def test_the_student_file_gives_each_function_its_call_contract_and_placeholder(
     assert make_handout.header_comment(STUDENT_FILE) == ("Task 9: a toy.", "", "What the task is.")
 
 
+def test_a_generated_contract_declares_the_kernels_and_defines_nothing():
+    # What another task's build sees of a task no task uses (grader/contract/README.md).
+    text = make_handout.declared_contract(9, "toy.cuh", ("toyKernel",), STUDENT_FILE, "// note\n")
+    assert text.startswith("// note\n") and "#pragma once" in text
+    found = make_handout.student_functions(STUDENT_FILE, "toy.cuh")
+    assert found[1].declaration + ";" in text and found[0].declaration not in text   # only the kernels named
+    assert "{" not in text.split("namespace scanlab {", 1)[1]                        # no body: nothing defined
+    assert "slow" not in text and "//@@" not in text
+    with pytest.raises(SystemExit, match="no function with a solution region named missingKernel"):
+        make_handout.declared_contract(9, "toy.cuh", ("missingKernel",), STUDENT_FILE, "")
+    # Every task of today's manifest has its contract written by hand (none is generated).
+    a = default_assignment()
+    assert make_handout.task_contracts(a) == {}
+
+
 def test_every_kernel_the_manifest_names_is_a_function_the_student_writes():
     a = default_assignment()
     for owner in (*a.tasks, *a.exercises):
