@@ -60,6 +60,16 @@ def sanitizer_runs(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...]) 
     return runs
 
 
+def racecheck_instead_cases(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...]) -> list[list[Case]]:
+    """The cases the emulator's race check would have run, on the GPU: its groups', then
+    the grade's drawn race-check cases (a run of their own, so that they stay hidden).
+    compute-sanitizer's racecheck runs them where the emulator cannot build the file for
+    a gap of its own."""
+    runs = [rubric.cases_for(driver_tasks, True, rubric.race_check_groups),
+            drawn.race_for(driver_tasks) if rubric.race_check_groups else []]
+    return [[dataclasses.replace(c, backend="") for c in run] for run in runs if run]
+
+
 # ---- what a build decides, what cases say: pure, one outcome into the next --------------------
 
 def forbidden_message(part: PartPlan, violations: Sequence[Violation], fate: str) -> str:
@@ -190,6 +200,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     with _Grading(session, ready, parts, paths, say, budget, drawn) as grading:
         grading.start_builds(exercises)
         grading.take_builds()
+        grading.racecheck_instead()
         grading.take_exercise_builds()
         grading.start_applications(exercises, applications)
         grading.say_builds(phases, phase_done)
@@ -294,21 +305,39 @@ class _Grading:
         self.checks.append((part, futures))
         if session.sanitizer is not None and part.task is not None:
             # The task's own GPU build under compute-sanitizer, beside its cases.
-            shown = {n: self.paths.get(n, f"student/{n}") for n, origin in part.origins.items()
-                     if origin.startswith("yours")}
+            self.sanitized[part.label] = []
+            for tool, tool_cases in sanitizer_runs(self.rubric, self.drawn, part.task.driver_tasks):
+                self.sanitize(part, b.binary, setup, futures, tool, tool_cases)
 
-            sanitizer, binary = session.sanitizer, b.binary
+    def sanitize(self, part: PartPlan, binary: Path, setup: RunSetup, after: CaseFutures, tool: str,
+                 cases: list[Case]) -> None:
+        """One compute-sanitizer run of a task's GPU build, once its cases (`after`) are done."""
+        session, sanitizer = self.session, self.session.sanitizer
+        assert sanitizer is not None
+        shown = {n: self.paths.get(n, f"student/{n}") for n, origin in part.origins.items()
+                 if origin.startswith("yours")}
 
-            def sanitize(tool: str, tool_cases: list[Case]) -> CaseResult:
-                done = cross_checks.sanitize_after(futures, setup, sanitizer, tool, binary,
-                                                   tool_cases, session.seed, shown)
-                self.say(f"{part.label}: compute-sanitizer {tool}, {len(tool_cases)} case(s), up to "
-                         f"n={max(c.n for c in tool_cases)}: done")
-                return done
+        def run() -> CaseResult:
+            done = cross_checks.sanitize_after(after, setup, sanitizer, tool, binary, cases, session.seed, shown)
+            self.say(f"{part.label}: compute-sanitizer {tool}, {len(cases)} case(s), up to "
+                     f"n={max(c.n for c in cases)}: done")
+            return done
 
-            self.sanitized[part.label] = [self.sanitizing.submit(sanitize, tool, tool_cases)
-                                          for tool, tool_cases in
-                                          sanitizer_runs(self.rubric, self.drawn, part.task.driver_tasks)]
+        self.sanitized.setdefault(part.label, []).append(self.sanitizing.submit(run))
+
+    def racecheck_instead(self) -> None:
+        """Where a task's file builds for the GPU but not for the emulator, only for a device
+        function the emulator lacks (its gap: cross_checks.emulator_build_failed), the race
+        check's cases run under compute-sanitizer's racecheck on the GPU build instead."""
+        for part, futures in self.checks:
+            race = self.race_builds.get(part.label)
+            built = self.built.get(part.label)
+            if (part.task is None or race is None or race.ok or self.session.sanitizer is None
+                    or built is None or built.build.binary is None or self.setup is None
+                    or not cross_checks.emulator_gaps(race.errors)):
+                continue
+            for cases in racecheck_instead_cases(self.rubric, self.drawn, part.task.driver_tasks):
+                self.sanitize(part, built.build.binary, self.setup, futures, "racecheck", cases)
 
     def take_exercise_builds(self) -> None:
         for exercise_future in as_completed(self.exercise_builds):

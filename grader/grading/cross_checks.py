@@ -79,12 +79,13 @@ def emulator_build_failed(check: CheckOutcome, race_build: BuildResult, race_cas
     it, so its cases fail (code one backend compiles and the other does not is a finding,
     not a note). Unless the only reason is a device function the emulator lacks (its gap,
     not the student's): then nothing is lost, and the note says so; compute-sanitizer's
-    racecheck on the GPU build still runs (code that avoids the emulator on purpose meets it)."""
+    racecheck runs the race check's cases on the GPU build instead (checking.py,
+    racecheck_instead: code that avoids the emulator on purpose meets it)."""
     gaps = emulator_gaps(race_build.errors)
     if gaps:
         note = (f"race check on the CPU emulator not run: the emulator does not provide {', '.join(gaps)} "
                 "(a gap of the emulator, not counted against you; compute-sanitizer's racecheck "
-                "checks this build on the GPU)")
+                "runs the race check's cases on the GPU build instead)")
         return dataclasses.replace(check, race_note="; ".join(x for x in (note, check.race_note) if x))
     error = first_error(race_build.errors) or "the build failed"
     summary = (f"does not build for the CPU emulator, while it builds for the GPU ({error}): "

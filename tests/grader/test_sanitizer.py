@@ -282,3 +282,37 @@ def test_the_handouts_stub_is_not_run_under_the_tool_and_stays_not_implemented()
     check = say_sanitizer_findings(CheckOutcome("graded", cases=tuple(stub)), [got])
     assert got.status == "not_implemented" and "not implemented" in got.summary
     assert check.verdict == "not_implemented" and check.total == 2
+
+
+def test_an_emulator_gap_has_racecheck_run_the_race_checks_cases_on_the_gpu_instead():
+    # Issue 42, item 2: the file loses nothing for the emulator's gap, and its race check
+    # is not skipped: compute-sanitizer's racecheck runs the race check's cases (the
+    # visible ones, then the drawn ones in a run of their own) on the GPU build.
+    from types import SimpleNamespace
+    from grader.config.draw import Drawn
+    from grader.grading import checking
+    from grader.grading.outcomes import BuildOutcome, PartPlan
+    rubric = load_rubric(REPO / "data" / "rubric.toml")
+    task = next(t for t in rubric.tasks if t.name == "warp-scan")
+    drawn = rubric.draw(41, True)
+    runs = checking.racecheck_instead_cases(rubric, drawn, task.driver_tasks)
+    visible = rubric.cases_for(task.driver_tasks, True, rubric.race_check_groups)
+    assert [[c.id for c in r] for r in runs] == [[c.id for c in visible], [c.id for c in drawn.race_for(task.driver_tasks)]]
+    assert all(c.backend == "" for r in runs for c in r)       # the GPU's cases
+    assert checking.racecheck_instead_cases(rubric, Drawn(0), task.driver_tasks) == runs[:1]
+
+    session = SimpleNamespace(rubric=rubric, jobs=1, gpus=[], sanitizer=object(), seed=7)
+    part = PartPlan("task 1", task, "graded", files={task.file: b"..."})
+    ran: list[tuple[str, str, list]] = []
+    for errors, expected in ((GAP_ERROR, ["racecheck"] * len(runs)),
+                             (GAP_ERROR + "/g/alice/warp_scan.cuh:30:5: error: 'x' was not declared\n", [])):
+        with checking._Grading(session, lambda: None, [part], {}, print, checking.NO_BUDGET, drawn) as g:
+            g.setup = SimpleNamespace()
+            g.checks = [(part, [])]
+            g.built[part.label] = BuildOutcome(BuildResult("task 1", True, Path("/b/scanlab")), "built")
+            g.race_builds[part.label] = BuildResult("task 1 (emulator)", False, errors=errors)
+            ran.clear()
+            g.sanitize = lambda p, binary, setup, after, tool, cases: ran.append((p.label, tool, cases))
+            g.racecheck_instead()
+        assert [tool for _, tool, _ in ran] == expected
+        assert [cases for _, _, cases in ran] == (runs if expected else [])
