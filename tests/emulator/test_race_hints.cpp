@@ -1,6 +1,10 @@
 // The race hints of a failed case (harness/host/run.h), end to end on the emulator with a
 // lockstep-style task 1 (lockstep_student/student/warp_scan.cuh: reads a neighbour's slot,
 // writes its own, no __syncwarp) and the reference for the rest (issue 42, item 6).
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 #include <catch2/catch.hpp>
 
 #include "emu_test_util.h"
@@ -43,4 +47,25 @@ TEST_CASE("the reference passes in either fixed lane order", "[harness][lockstep
         scanlab::emu::setLaneOrder(scanlab::emu::LaneOrder::Random);
         CHECK(r.status == "pass");
     }
+}
+
+TEST_CASE("only the first few wrong outputs of a task in one process are re-run for a hint",
+          "[harness][hint]") {
+    // The hint's re-runs cost up to three runs of the case each (run.h, kHintedWrongOutputs):
+    // a kernel wrong in every case gets its hints on its first failures, not on all of them.
+    using Op = scanlab::Add<int32_t>;
+    const scanlab::TaskInfo& task = scanlab::parseTask("warp-scan");
+    std::vector<bool> hinted;
+    for (int k = 0; k < scanlab::kHintedWrongOutputs + 2; ++k) {
+        const scanlab::RunResult r = scanlab::runTask<Op>(scanlab::suiteCase(task, "add-i32", 1024 + 32 * k, 64));
+        REQUIRE(r.status == "fail");
+        hinted.push_back(!r.hint.empty());
+    }
+    // The hinted ones come first (another test of this process may have used some), and
+    // none after the budget.
+    const auto given = std::count(hinted.begin(), hinted.end(), true);
+    CHECK(hinted.front());
+    CHECK(given <= scanlab::kHintedWrongOutputs);
+    CHECK(std::is_sorted(hinted.begin(), hinted.end(), std::greater<bool>()));
+    CHECK_FALSE(hinted.back());
 }
