@@ -60,14 +60,15 @@ def sanitizer_runs(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...]) 
     return runs
 
 
-def racecheck_instead_cases(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...]) -> list[list[Case]]:
-    """The cases the emulator's race check would have run, on the GPU: its groups', then
-    the grade's drawn race-check cases (a run of their own, so that they stay hidden).
-    compute-sanitizer's racecheck runs them where the emulator cannot build the file for
-    a gap of its own."""
+def race_check_cases(rubric: Rubric, drawn: Drawn, driver_tasks: tuple[str, ...], backend: str) -> list[list[Case]]:
+    """The race check's cases on `backend`: its groups', then the grade's drawn race-check
+    cases (a run of their own where they run apart, so that they stay hidden). The
+    emulator's race check runs them; compute-sanitizer's racecheck on the GPU build
+    (backend "") runs them instead where the emulator cannot build the file for a gap of
+    its own."""
     runs = [rubric.cases_for(driver_tasks, True, rubric.race_check_groups),
             drawn.race_for(driver_tasks) if rubric.race_check_groups else []]
-    return [[dataclasses.replace(c, backend="") for c in run] for run in runs if run]
+    return [[dataclasses.replace(c, backend=backend) for c in run] for run in runs if run]
 
 
 # ---- what a build decides, what cases say: pure, one outcome into the next --------------------
@@ -289,9 +290,8 @@ class _Grading:
         self.race_builds[part.label] = b
         race_setup, rubric = self.race_setup, self.rubric
         if b.ok and b.binary is not None and race_setup is not None and not b.violations:
-            race = [dataclasses.replace(c, backend=race_setup.backend.name)
-                    for c in rubric.cases_for(part.task.driver_tasks, True, rubric.race_check_groups)
-                    + (self.drawn.race_for(part.task.driver_tasks) if rubric.race_check_groups else [])]
+            race = [c for run in race_check_cases(rubric, self.drawn, part.task.driver_tasks, race_setup.backend.name)
+                    for c in run]
             self.race_checks[part.label] = [self.pool.submit(self.all_cases, f"{b.label} (race check)", b.binary, b.key, race_setup, race)]
 
     def start_cases(self, part: PartPlan, b: BuildResult, setup: RunSetup) -> None:
@@ -336,7 +336,7 @@ class _Grading:
                     or built is None or built.build.binary is None or self.setup is None
                     or not cross_checks.emulator_gaps(race.errors)):
                 continue
-            for cases in racecheck_instead_cases(self.rubric, self.drawn, part.task.driver_tasks):
+            for cases in race_check_cases(self.rubric, self.drawn, part.task.driver_tasks, ""):
                 self.sanitize(part, built.build.binary, self.setup, futures, "racecheck", cases)
 
     def take_exercise_builds(self) -> None:

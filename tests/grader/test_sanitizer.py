@@ -295,11 +295,11 @@ def test_an_emulator_gap_has_racecheck_run_the_race_checks_cases_on_the_gpu_inst
     rubric = load_rubric(REPO / "data" / "rubric.toml")
     task = next(t for t in rubric.tasks if t.name == "warp-scan")
     drawn = rubric.draw(41, True)
-    runs = checking.racecheck_instead_cases(rubric, drawn, task.driver_tasks)
+    runs = checking.race_check_cases(rubric, drawn, task.driver_tasks, "")
     visible = rubric.cases_for(task.driver_tasks, True, rubric.race_check_groups)
     assert [[c.id for c in r] for r in runs] == [[c.id for c in visible], [c.id for c in drawn.race_for(task.driver_tasks)]]
     assert all(c.backend == "" for r in runs for c in r)       # the GPU's cases
-    assert checking.racecheck_instead_cases(rubric, Drawn(0), task.driver_tasks) == runs[:1]
+    assert checking.race_check_cases(rubric, Drawn(0), task.driver_tasks, "") == runs[:1]
 
     session = SimpleNamespace(rubric=rubric, jobs=1, gpus=[], sanitizer=object(), seed=7)
     part = PartPlan("task 1", task, "graded", files={task.file: b"..."})
