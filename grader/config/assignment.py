@@ -291,6 +291,21 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     top = _Table(data, str(path.name))
     top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task",
                  "exercise"})
+    # In the manifest's order, so that of two mistakes the first is the one reported.
+    limits, examples, codes = _parse_limits(data), _parse_examples(data), _parse_exit_codes(data)
+    distributions = _Table(data.get("distributions", {}), "[distributions]").strings("names")
+    driver_tasks = _parse_driver_tasks(data)
+    names = tuple(d.name for d in driver_tasks)
+    tasks = _parse_tasks(data, driver_tasks)
+    exercises = _parse_exercises(data, names, tasks)
+    for d in driver_tasks:
+        if d.task not in {t.number for t in tasks}:
+            raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
+    return Assignment(path, limits, examples, codes, _parse_operators(data, names), distributions,
+                      tuple(tasks), tuple(driver_tasks), tuple(exercises))
+
+
+def _parse_limits(data: dict[str, Any]) -> RunLimits:
     lt = _Table(data.get("limits", {}), "[limits]")
     lt.unknown({"warp_size", "min_block", "max_block", "min_n", "max_n", "default_n", "default_block",
                 "emulator_max_n"})
@@ -301,7 +316,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         raise AssignmentError("[limits]: emulator_max_n is outside [min_n, max_n]")
     if limits.block_problem(limits.default_block) or not limits.min_n <= limits.default_n <= limits.max_n:
         raise AssignmentError("[limits]: the defaults are outside the limits")
+    return limits
 
+
+def _parse_examples(data: dict[str, Any]) -> dict[str, int]:
     examples_table = _Table(_Table(data.get("sizes", {}), "[sizes]").data.get("examples", {}),
                             "[sizes.examples]")
     examples: dict[str, int] = {}
@@ -309,16 +327,20 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if not isinstance(value, int) or parse_count(text) != value:
             raise AssignmentError(f"[sizes.examples]: {text!r} is not {value!r}")
         examples[text] = value
+    return examples
 
+
+def _parse_exit_codes(data: dict[str, Any]) -> ExitCodes:
     et = _Table(data.get("exit_codes", {}), "[exit_codes]")
     et.unknown({"pass", "fail", "usage", "not_implemented", "error", "no_gpu"})
     codes = ExitCodes(et.get("pass", int), et.get("fail", int), et.get("usage", int),
                       et.get("not_implemented", int), et.get("error", int), et.get("no_gpu", int))
     if len(set(vars(codes).values())) != len(vars(codes)):
         raise AssignmentError("[exit_codes]: two meanings share a code")
+    return codes
 
-    distributions = _Table(data.get("distributions", {}), "[distributions]").strings("names")
 
+def _parse_driver_tasks(data: dict[str, Any]) -> list[DriverTask]:
     tables = data.get("driver_task", [])
     driver_tasks: list[DriverTask] = []
     for i, raw in enumerate(tables if isinstance(tables, list) else []):
@@ -335,8 +357,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
                                   "a C++ identifier")
         driver_tasks.append(d)
     _require(driver_tasks, "[[driver_task]]", "driver tasks", "name", "type")
-    names = tuple(d.name for d in driver_tasks)
+    return driver_tasks
 
+
+def _parse_tasks(data: dict[str, Any], driver_tasks: list[DriverTask]) -> list[Task]:
     tasks: list[Task] = []
     for i, raw in enumerate(data.get("task", []) or []):
         t = _Table(raw, f"[[task]] #{i + 1}")
@@ -362,7 +386,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if not set(task.uses) <= task_names - {task.name}:
             raise AssignmentError(f"[[task]] {task.name}: `uses` must name other tasks "
                                   f"(found {', '.join(task.uses)})")
+    return tasks
 
+
+def _parse_exercises(data: dict[str, Any], names: tuple[str, ...], tasks: list[Task]) -> list[Exercise]:
     exercises: list[Exercise] = []
     for i, raw in enumerate(data.get("exercise", []) or []):
         t = _Table(raw, f"[[exercise]] #{i + 1}")
@@ -383,10 +410,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         _require(exercises, "[[exercise]]", "exercises", "name", "file", "application")
     if {e.file for e in exercises} & {t.file for t in tasks}:
         raise AssignmentError("[[exercise]]: a file of an exercise is also a task's file")
-    for d in driver_tasks:
-        if d.task not in {t.number for t in tasks}:
-            raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
+    return exercises
 
+
+def _parse_operators(data: dict[str, Any], names: tuple[str, ...]) -> tuple[Operator, ...]:
     operators: list[Operator] = []
     for i, raw in enumerate(data.get("operator", []) or []):
         t = _Table(raw, f"[[operator]] #{i + 1}")
@@ -410,9 +437,7 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
             raise AssignmentError(f"{t.where}: `tasks`: unknown driver task(s) {', '.join(sorted(unknown))}")
         operators.append(op)
     _require(operators, "[[operator]]", "operators", "name", "cpp")
-
-    return Assignment(path, limits, examples, codes, tuple(operators), distributions,
-                      tuple(tasks), tuple(driver_tasks), tuple(exercises))
+    return tuple(operators)
 
 
 def load_assignment(path: Path = DEFAULT_PATH) -> Assignment:

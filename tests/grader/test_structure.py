@@ -453,7 +453,7 @@ MAX_FUNCTION_LINES = 80
 # and time a submission, and the harness's host side (the driver, the timed loop, `grade`).
 SHORT_FUNCTION_PYTHON = [GRADER / "grading" / f"{m}.py" for m in ("pipeline", "checking", "build", "build_log",
                                                                  "timing", "sandbox", "prebuilt")] \
-    + sorted((GRADER / "grading" / "correctness").glob("*.py"))
+    + sorted((GRADER / "grading" / "correctness").glob("*.py")) + [GRADER / "config" / "assignment.py"]
 SHORT_FUNCTION_CPP = REPO / "handout" / "harness" / "host"
 
 
