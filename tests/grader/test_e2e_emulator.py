@@ -276,12 +276,14 @@ def test_a_scan_wrong_at_exact_multiples_of_the_tile_is_caught(emulator):
 
 def test_a_race_is_named_from_a_second_schedule(emulator):
     # The rerun that decides the race hint runs under another schedule seed (printed),
-    # so the lockstep warp scan's failures are named races.
+    # so the lockstep warp scan's hinted failures are named races. Only the first few
+    # wrong outputs of a process get a hint (harness/host/run.h, kHintedWrongOutputs).
     t1 = emulator("race_warp_scan").tasks[0]
     failed = [c for c in t1.cases if not c.passed and c.status == "fail"]
-    assert failed
-    named = [c for c in failed if "changes from run to run" in c.details]
-    assert len(named) >= 0.8 * len(failed), [c.details for c in failed if c not in named][:2]
+    hinted = [c for c in failed if c.details]
+    assert hinted and len(hinted) < len(failed)
+    named = [c for c in hinted if "changes from run to run" in c.details]
+    assert len(named) >= 0.8 * len(hinted), [c.details for c in hinted if c not in named][:2]
     assert all(re.search(r"second run under SCANLAB_EMU_SEED=\d+", c.details) for c in named)
 
 
