@@ -202,12 +202,14 @@ def time_tasks(session: Session, setup: RunSetup,
 
 def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: BuildResult | None) -> TaskTiming | None:
     """Why the task is not timed (its timing says so); None: it is timed."""
-    if t.performance_points <= 0 or not t.perf:
-        return TaskTiming("not_eligible", "no performance points in the rubric")
+    # Without a GPU nothing is measured, a task of no performance points included: its
+    # performance is "not measured", never 0 of 0 (which Gradescope showed as a passed test).
     if not session.backend.times:
         return TaskTiming("not_measured", "not measured (no GPU)")
     if not session.options.perf:
         return TaskTiming("not_measured", "not measured (--no-perf)")
+    if t.performance_points <= 0 or not t.perf:
+        return TaskTiming("not_eligible", "no performance points in the rubric")
     if check.placeholder and session.rubric.correctness.zero_for_placeholders:
         return TaskTiming("not_eligible", "0: the handout's placeholder earns no points")
     if check.verdict != "correct" or build is None or not build.ok or build.binary is None:

@@ -68,3 +68,21 @@ def test_threshold_below_one_is_rejected():
 def test_performance_points_mean_of_cases():
     assert performance_points([1.0, 2.4], 20, 1.2) == pytest.approx(20 * (1 + 0.5) / 2)
     assert performance_points([], 20, 1.2) == 0
+
+
+def test_a_task_of_no_performance_points_is_not_measured_without_a_gpu():
+    """Without a GPU no task is timed, one worth 0 performance points included: "not
+    measured" (no points, no Gradescope test), never 0 of 0 (a passed performance test
+    on Gradescope, seen when a new task of 0 performance points was added: issue 48)."""
+    from types import SimpleNamespace
+    from grader.config.rubric import PerfCase, TaskRubric
+    from grader.grading import pipeline
+    task = TaskRubric(5, "segmented-reduce", "segmented-reduce", "segmented_reduce.cuh",
+                      ("segmented-reduce",), 10, 0, (PerfCase("segmented-reduce", "add-i32", 1 << 20, 256),))
+    check = SimpleNamespace(verdict="correct", placeholder=False)
+    build = SimpleNamespace(ok=True, binary="scanlab")
+    for times, perf, expect in [(False, True, "not_measured"), (True, False, "not_measured"),
+                                (True, True, "not_eligible")]:
+        session = SimpleNamespace(backend=SimpleNamespace(times=times), options=SimpleNamespace(perf=perf))
+        why = pipeline._not_timed(session, task, check, build)  # type: ignore[arg-type]
+        assert why is not None and why.status == expect, (times, perf)
