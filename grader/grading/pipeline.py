@@ -203,7 +203,8 @@ def time_tasks(session: Session, setup: RunSetup,
 def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: BuildResult | None) -> TaskTiming | None:
     """Why the task is not timed (its timing says so); None: it is timed."""
     # Without a GPU nothing is measured, a task of no performance points included: its
-    # performance is "not measured", never 0 of 0 (which Gradescope showed as a passed test).
+    # performance is "not measured" (None) like every other task's, not a measured 0 of 0
+    # in the result, its JSON and the reports.
     if not session.backend.times:
         return TaskTiming("not_measured", "not measured (no GPU)")
     if not session.options.perf:

@@ -72,8 +72,9 @@ def test_performance_points_mean_of_cases():
 
 def test_a_task_of_no_performance_points_is_not_measured_without_a_gpu():
     """Without a GPU no task is timed, one worth 0 performance points included: "not
-    measured" (no points, no Gradescope test), never 0 of 0 (a passed performance test
-    on Gradescope, seen when a new task of 0 performance points was added: issue 48)."""
+    measured" (its performance None, as every other task's), never a measured 0 of 0 (seen
+    when a new task of 0 performance points was added: issue 48's copy, where the emulator's
+    verdict tests failed on it). On a GPU it is "not eligible"."""
     from types import SimpleNamespace
     from grader.config.rubric import PerfCase, TaskRubric
     from grader.grading import pipeline
