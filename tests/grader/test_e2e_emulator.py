@@ -20,28 +20,37 @@ def test_fixture_verdicts(emulator, name):
     assert result.max_score == result.correctness_max
 
 
+def bonus_and_required(result, rubric):
+    """The result's tasks split as the rubric splits them (data/: a task added edits no test)."""
+    bonus = [tr for tr, t in zip(result.tasks, rubric.tasks, strict=True) if t.bonus]
+    return bonus, [tr for tr in result.tasks if tr not in bonus]
+
+
 def test_reference_full_marks(emulator):
     result = emulator("reference")
-    # Full marks, and the bonus on top: task 4's correctness points (no GPU here).
-    bonus = next(tr for tr in result.tasks if tr.name == "lookback-scan")
-    assert result.bonus_score == bonus.correctness_max == 5
+    rubric = emulator.session.rubric
+    # Full marks, and the bonus on top: the bonus tasks' correctness points (no GPU here).
+    bonus, _ = bonus_and_required(result, rubric)
+    assert bonus and result.bonus_score == sum(tr.correctness_max for tr in bonus) > 0
     assert result.score == pytest.approx(result.max_score + result.bonus_score)
-    assert result.max_score == 60
+    assert result.max_score == rubric.max_correctness
     assert all(tr.identical_to_reference for tr in result.tasks)
 
 
 def test_the_untouched_handout_earns_nothing(emulator):
-    """Tasks 1-2's placeholders pass every case, but are the handout's own code: by
-    default ([correctness] zero_for_placeholders) they earn 0, and every report says why."""
+    """The required tasks' placeholders that pass every case (tasks 1-2 today) are the
+    handout's own code: by default ([correctness] zero_for_placeholders) they earn 0, and
+    every report says why; a bonus task left as it is was not attempted."""
     result = emulator("handout")
-    t1, t2, t3, t4 = result.tasks
-    assert t4.verdict == "not_attempted" and t4.build is None and "not attempted" in t4.message
-    assert t1.unchanged and t2.unchanged and t3.unchanged
-    assert t1.placeholder and t2.placeholder and t3.placeholder
-    assert t1.verdict == t2.verdict == "correct" and t3.verdict == "not_implemented"
-    assert t1.passed == t1.total > 0
+    bonus, required = bonus_and_required(result, emulator.session.rubric)
+    assert all(tr.verdict == "not_attempted" and tr.build is None and "not attempted" in tr.message
+               for tr in bonus)
+    assert all(tr.unchanged and tr.placeholder for tr in required)
+    assert {tr.verdict for tr in required} == {"correct", "not_implemented"}
+    passing = [tr for tr in required if tr.verdict == "correct"]
+    assert all(tr.passed == tr.total > 0 for tr in passing)
     assert result.score == 0
-    assert "placeholder" in t1.message and "zero_for_placeholders" in t1.message
+    assert all("placeholder" in tr.message and "zero_for_placeholders" in tr.message for tr in passing)
     from grader.report import gradescope, terminal
     assert "the handout's placeholder" in terminal.render(result)
     tests = gradescope.document(result)["tests"]
@@ -49,7 +58,8 @@ def test_the_untouched_handout_earns_nothing(emulator):
 
 
 def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_path):
-    """The switch off: the same grade scores tasks 1-2's cases (a rubric may want that)."""
+    """The switch off: the same grade scores the passing placeholders' cases (a rubric may
+    want that)."""
     import dataclasses
     from grader.grading.assemble import rescore
     result = emulator("handout")
@@ -58,10 +68,12 @@ def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_pa
         rubric.correctness, zero_for_placeholders=False))
     again = rescore(result, lenient)
     assert result.score == 0   # the grade's own result is not changed
-    t1, t2, t3, t4 = again.tasks
-    assert t4.correctness_points == 0   # a bonus not attempted was not run: nothing to earn
-    assert t1.correctness_points == t1.correctness_max and t2.correctness_points == t2.correctness_max
-    assert again.score == pytest.approx(t1.correctness_max + t2.correctness_max)
+    bonus, required = bonus_and_required(again, rubric)
+    # A bonus not attempted was not run: nothing to earn.
+    assert bonus and all(tr.correctness_points == 0 for tr in bonus)
+    passing = [tr for tr in required if tr.verdict == "correct"]
+    assert passing and all(tr.correctness_points == tr.correctness_max > 0 for tr in passing)
+    assert again.score == pytest.approx(sum(tr.correctness_max for tr in passing))
 
 
 def test_a_placeholder_with_only_comments_edited_is_still_the_placeholder(emu_session, tmp_path):

@@ -62,7 +62,9 @@ def test_a_wrapped_bonus_placeholder_earns_no_bonus(emulator):
     result = emulator("attack_wrapped_bonus")
     t4 = next(t for t in result.tasks if t.name == "lookback-scan")
     assert t4.verdict == "not_attempted" and t4.points == 0 and "baseline::" in t4.message
-    assert result.bonus_score == 0
+    # No bonus from it (another bonus task of data/ may earn its own).
+    bonus = {t.name for t in emulator.session.rubric.tasks if t.bonus}
+    assert result.bonus_score == pytest.approx(sum(t.points for t in result.tasks if t.name in bonus and t is not t4))
 
 
 def test_no_report_quotes_a_file_of_the_grading_machine(emulator, tmp_path):

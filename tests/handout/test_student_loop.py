@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tools"))
 from fixtures import compose  # noqa: E402
+from grader.config.rubric import load_rubric  # noqa: E402
 from grader.machine import detect as machines  # noqa: E402
 
 ISOLATION = ["scanlab-emu-with-harness-warp_scan", "scanlab-emu-with-harness-reduce"]
@@ -132,10 +133,17 @@ def test_a_scan_that_leans_on_its_own_warp_scan_is_named_with_the_missing_barrie
     assert "--isolated" not in make.stdout and "isolation check added" not in make.stdout
 
 
-TOTAL = re.compile(r"^  total: correctness (\d+\.\d)/60, bonus (\d+\.\d)/5; performance: about (\d+\.\d)/40, "
-                   r"bonus about (\d+\.\d)/10 \(estimated from the profile; a GPU measures it\)\. The profile's "
-                   r"stated error is a time within 1\.5x of a GPU's: between (\d+\.\d) and (\d+\.\d), bonus "
-                   r"(\d+\.\d) and (\d+\.\d)$", re.M)
+def total_line(rubric) -> re.Pattern[str]:
+    """`make grade-local`'s total line, its maxima the rubric's (data/: a task added or a
+    point moved edits no test)."""
+    bonus = [t for t in rubric.tasks if t.bonus]
+    correct_max, perf_max = f"{rubric.max_correctness:g}", f"{rubric.max_performance:g}"
+    bonus_correct = f"{sum(t.correctness_points for t in bonus):g}"
+    bonus_perf = f"{sum(t.performance_points for t in bonus):g}"
+    return re.compile(rf"^  total: correctness (\d+\.\d)/{correct_max}, bonus (\d+\.\d)/{bonus_correct}; "
+                      rf"performance: about (\d+\.\d)/{perf_max}, bonus about (\d+\.\d)/{bonus_perf} \(estimated "
+                      r"from the profile; a GPU measures it\)\. The profile's stated error is a time within "
+                      r"1\.5x of a GPU's: between (\d+\.\d) and (\d+\.\d), bonus (\d+\.\d) and (\d+\.\d)$", re.M)
 
 
 def test_the_local_total_keeps_correctness_and_estimated_performance_apart(handout, tmp_path):
@@ -163,11 +171,14 @@ def test_the_local_total_keeps_correctness_and_estimated_performance_apart(hando
                           cwd=handout.root, capture_output=True, text=True, timeout=1800)
     assert make.returncode == 0, make.stdout[-3000:]
     assert "/ 100" not in make.stdout
-    m = TOTAL.search(make.stdout)
+    rubric = load_rubric(REPO / "data" / "rubric.toml")
+    bonus_tasks = [t for t in rubric.tasks if t.bonus]
+    m = total_line(rubric).search(make.stdout)
     assert m, make.stdout[-3000:]
     correct, bonus, perf, bonus_perf, low, high, bonus_low, bonus_high = map(float, m.groups())
-    assert correct == 60.0 and bonus == 5.0
-    assert 0 < low <= perf <= high <= 40 and 0 < bonus_low <= bonus_perf <= bonus_high <= 10
+    assert correct == rubric.max_correctness and bonus == sum(t.correctness_points for t in bonus_tasks) > 0
+    assert 0 < low <= perf <= high <= rubric.max_performance
+    assert 0 < bonus_low <= bonus_perf <= bonus_high <= sum(t.performance_points for t in bonus_tasks)
     assert "task 3 estimated: scan add-i32 n=67108864:" in make.stdout
 
     # The estimates are the driver's to read: a slower estimate gives fewer points.
@@ -175,8 +186,9 @@ def test_the_local_total_keeps_correctness_and_estimated_performance_apart(hando
     assert "performance: not estimated" in printed
     fast = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce=0.0001", "--json", str(out))
     slow = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce=10", "--json", str(out))
-    assert "performance: about 15.0/15" in fast.stdout, fast.stdout[-2000:]
-    points = float(re.search(r"performance: about (\d+\.\d)/15", slow.stdout).group(1))
+    reduce_max = next(t.performance_points for t in rubric.tasks if t.name == "reduce")
+    assert f"performance: about {reduce_max:.1f}/{reduce_max:g}" in fast.stdout, fast.stdout[-2000:]
+    points = float(re.search(rf"performance: about (\d+\.\d)/{reduce_max:g}", slow.stdout).group(1))
     assert 0 < points < 1, slow.stdout[-2000:]
     bad = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce")
     assert bad.returncode == 2 and "is not TASK=MS" in bad.stdout + bad.stderr
