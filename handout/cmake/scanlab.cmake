@@ -12,6 +12,13 @@
 #     For each folder F of harness/isolation/: <driver>-with-harness-F, the same
 #     student files except F's, which is the harness's own (not built by default;
 #     `make grade-local` builds them, `scanlab grade --student DIR` runs them).
+#   scanlab_add_unit_library(<target> STUDENT_ROOT <dir>)
+#     The student unit of <dir>/student/ as a shared object that exports
+#     scanlab::student::unitEntry alone (harness/host/unit_entry.h), CUDA only.
+#   scanlab_add_unit_loader(<target> DRIVER <driver>)
+#     <driver>'s harness with the student units loaded at run time from the shared objects
+#     that SCANLAB_UNITS names (harness/host/unit_loader.cu), CUDA only: the grader's one
+#     profiling process for every task build.
 #
 # Options: SCANLAB_CUDA (default ON when nvcc is found), SCANLAB_EMULATOR (default
 # ON), SCANLAB_CUB_BASELINE (default OFF: CUB's scan as a baseline of task 4),
@@ -188,4 +195,35 @@ function(scanlab_add_isolation_drivers driver)
     set_target_properties(${t}-student PROPERTIES EXCLUDE_FROM_ALL ON)
     target_link_libraries(${t} PRIVATE scanlab_emulator)
   endforeach()
+endfunction()
+
+# The student unit as a shared object (scanlab_add_unit_library, see the top), linked to
+# the shared CUDA runtime, which the loader's program shares: one context for every unit.
+function(scanlab_add_unit_library target)
+  cmake_parse_arguments(ARG "" "STUDENT_ROOT" "" ${ARGN})
+  if(NOT SCANLAB_HAVE_CUDA)
+    return()
+  endif()
+  add_library(${target} SHARED "${SCANLAB_HANDOUT_DIR}/harness/host/student_unit.cu")
+  _scanlab_cuda_options(${target})
+  target_include_directories(${target} BEFORE PRIVATE "${ARG_STUDENT_ROOT}" "${SCANLAB_HANDOUT_DIR}")
+  set_target_properties(${target} PROPERTIES PREFIX "" CUDA_RUNTIME_LIBRARY Shared)
+  target_link_options(${target} PRIVATE
+                      "LINKER:--version-script=${SCANLAB_HANDOUT_DIR}/harness/host/unit_exports.map")
+endfunction()
+
+# The unit loader (scanlab_add_unit_loader, see the top): it exports its own symbols, so
+# that the units' calls of scanlab_kernel_launched reach its count.
+function(scanlab_add_unit_loader target)
+  cmake_parse_arguments(ARG "" "DRIVER" "" ${ARGN})
+  if(NOT SCANLAB_HAVE_CUDA OR NOT TARGET ${ARG_DRIVER}-harness)
+    return()
+  endif()
+  add_executable(${target} $<TARGET_OBJECTS:${ARG_DRIVER}-harness>
+                 "${SCANLAB_HANDOUT_DIR}/harness/host/unit_loader.cu")
+  _scanlab_cuda_options(${target})
+  target_include_directories(${target} PRIVATE "${SCANLAB_HANDOUT_DIR}")
+  set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CUDA CUDA_RUNTIME_LIBRARY Shared
+                        ENABLE_EXPORTS ON)
+  target_link_libraries(${target} PRIVATE ${CMAKE_DL_LIBS})
 endfunction()

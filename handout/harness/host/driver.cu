@@ -40,6 +40,7 @@
 #include "harness/host/sweep.h"
 #include "harness/host/test_suite.h"
 #include "harness/host/tasks.h"
+#include "harness/host/unit_entry.h"
 #include "harness/host/verify.h"
 #include "harness/runtime.cuh"
 
@@ -218,6 +219,8 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
                 (unsigned long long)c.seed, c.dist.c_str(), SCANLAB_BACKEND, dev.name.c_str());
     int code = kExitError;
+    // Where the program counts kernel launches (the unit loader, harness/host/unit_entry.h).
+    const unsigned long launchedBefore = scanlab_kernel_launches ? scanlab_kernel_launches() : 0;
 #if !defined(__CUDACC__)
     // The profile build counts what each kernel does (harness/host/profile.h).
     const bool profiled = emu::profilingAvailable() && !c.time;
@@ -284,6 +287,8 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
         }
 #endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
+        if (scanlab_kernel_launches)
+            j.add("kernels", (unsigned long long)(scanlab_kernel_launches() - launchedBefore));
         writeJson(jsonPath, j.str(), appendJson);
         code = exitCodeFor(r);
     });

@@ -10,6 +10,7 @@
 #define SCANLAB_STUDENT_UNIT 1
 
 #include "harness/host/student_api.h"
+#include "harness/host/unit_entry.h"
 
 #include <stdexcept>
 #include <string>
@@ -98,6 +99,35 @@ bool wasNotImplemented() {
     checkCuda(cudaMemcpyFromSymbol(&flag, scanlabNotImplementedFlag, sizeof flag),
               "cudaMemcpyFromSymbol");
     return flag != 0;
+}
+
+// The entry points as a shared object exports them (harness/host/unit_entry.h).
+template <class Op>
+static void launchTaskErased(Task task, const void* in, size_t n, void* out, unsigned blockSize,
+                             const void* scratch) {
+    using T = typename Op::Element;
+    launchTask<Op>(task, static_cast<const T*>(in), n, static_cast<T*>(out), blockSize,
+                   *static_cast<const Scratch<T>*>(scratch));
+}
+
+#define SCANLAB_COUNT_OPERATOR(Op) +1
+static_assert(0 SCANLAB_FOR_EACH_OPERATOR(SCANLAB_COUNT_OPERATOR) <= UnitEntry::kMaxOperators,
+              "more operators than UnitEntry holds: raise kMaxOperators (and kVersion)");
+#undef SCANLAB_COUNT_OPERATOR
+
+UnitEntry unitEntry() {
+    UnitEntry e{};
+    e.version = UnitEntry::kVersion;
+#define SCANLAB_UNIT_ENTRY_OPERATOR(Op)                                    \
+    e.operatorNames[e.operators] = OperatorTraits<Op>::kName;             \
+    e.launchTask[e.operators++] = &launchTaskErased<Op>;
+    SCANLAB_FOR_EACH_OPERATOR(SCANLAB_UNIT_ENTRY_OPERATOR)
+#undef SCANLAB_UNIT_ENTRY_OPERATOR
+    e.launchSplitFlags = &launchSplitFlags;
+    e.launchSplitScatter = &launchSplitScatter;
+    e.resetNotImplemented = &resetNotImplemented;
+    e.wasNotImplemented = &wasNotImplemented;
+    return e;
 }
 
 }  // namespace scanlab::student

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Issue 43 on a GPU machine: the unit loader (handout/harness/host/unit_loader.cu) and what
+# one profiling process buys. Builds the loader, the reference's and the handout's units
+# (CMake), and one unit per timed task of the reference (its file's task bits, as the
+# grader's task builds have them); runs tests/gpu/unit_loader.sh; then times Nsight
+# Compute (the grader's metrics, data/rubric.toml's profiled n) over the reference's timed
+# tasks three ways, twice each: one process per task side by side (today's grade), one
+# static driver process with case markers (today's reference profile), and one loader
+# process over the four units (the kernels each case launched, from its JSON, cut ncu's
+# launches). Prints seconds and the launches ncu saw against the loader's counts.
+# usage: tools/gpu_unit_loader.sh OUTDIR
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: tools/gpu_unit_loader.sh OUTDIR}
+mkdir -p "$out"; out=$(cd "$out" && pwd)
+build=build-units
+py=python3
+ncu=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 -DSCANLAB_EMULATOR=OFF \
+  > "$out/configure.log" 2>&1 || { echo "configure failed"; tail -20 "$out/configure.log"; exit 1; }
+cmake --build "$build" -j "$(nproc)" --target scanlab-units scanlab-reference-unit scanlab-handout-unit \
+  scanlab-reference > "$out/build.log" 2>&1 || { echo "build failed"; grep -m5 -A3 error "$out/build.log"; exit 1; }
+echo "built"
+bash tests/gpu/unit_loader.sh "$build/scanlab-units" "$build/scanlab-reference-unit.so" \
+  "$build/scanlab-handout-unit.so" 2>&1 | tee "$out/unit_loader_test.log" | tail -12
+
+# One unit per timed task, its task bits only (Task's order: data/assignment.toml).
+"$py" - "$out" <<'PY'
+import sys
+from pathlib import Path
+sys.path.insert(0, ".")
+from grader.config.rubric import load_rubric
+from grader.grading import ncu
+r = load_rubric(Path("data/rubric.toml"))
+out = Path(sys.argv[1])
+cases = [t.perf[0] for t in r.tasks if t.perf]
+(out / "cases.txt").write_text("".join(ncu.case_line(c, r.profile.n) + "\n" for c in cases))
+(out / "tasks.txt").write_text("".join(f"{c.task}\n" for c in cases))
+(out / "metrics.txt").write_text(",".join(ncu.METRICS))
+PY
+mapfile -t timed < "$out/tasks.txt"
+all=$("$build/scanlab-reference" list tasks)
+units=""
+for task in "${timed[@]}"; do
+  # The unit's bits: every driver task of the same student file (scan: scan, scan-exclusive).
+  file=$(grep -o "{Task::[A-Za-z]*, \"$task\", [0-9]*, \"[a-z_]*.cuh\"" handout/harness/generated/assignment.h | awk -F'"' '{ print $4 }')
+  mask=0; i=0
+  for t in $all; do
+    grep -q "{Task::[A-Za-z]*, \"$t\", [0-9]*, \"$file\"" handout/harness/generated/assignment.h && mask=$((mask | (1 << i)))
+    i=$((i + 1))
+  done
+  so="$out/unit-$task.so"
+  nvcc -std=c++17 -O3 -arch=sm_90 -lineinfo -Xcompiler -fPIC -shared -cudart shared -DSCANLAB_BUILD_TASKS=${mask}ull \
+    -Isolution -Ihandout handout/harness/host/student_unit.cu -o "$so" \
+    -Xlinker --version-script=handout/harness/host/unit_exports.map > "$out/unit-$task.log" 2>&1 &
+  for t in $all; do
+    grep -q "{Task::[A-Za-z]*, \"$t\", [0-9]*, \"$file\"" handout/harness/generated/assignment.h && units="$units$t=$so;"
+  done
+done
+wait
+echo "units: $units"
+metrics=$(cat "$out/metrics.txt")
+head=("$ncu" --csv --page raw --print-units base --metrics "$metrics")
+cat > "$out/counts.py" <<'PY'
+import json, sys
+print(" ".join(f"{j['task']}:{j['status']}:{j.get('kernels')}" for j in map(json.loads, open(sys.argv[1]))))
+PY
+# loader VARIANT [ncu options...]: one loader process under ncu; prints its milliseconds.
+loader() {
+  local name=$1; shift
+  local s rc
+  s=$(date +%s%N)
+  SCANLAB_UNITS=$units "$ncu" --csv --page raw --print-units base "$@" --log-file "$out/loader-$name.csv" \
+    "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/loader-$name.json" > "$out/loader-$name.log" 2>&1
+  rc=$?
+  echo "$name $(( ($(date +%s%N) - s) / 1000000 )) ms (exit $rc, ncu rows $(grep -c '^"[0-9]' "$out/loader-$name.csv"), cases $("$py" "$out/counts.py" "$out/loader-$name.json"))"
+}
+nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
+nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
+for round in 1 2; do
+  script=""; k=0
+  while read -r line; do
+    echo "$line" > "$out/case-$k.txt"
+    script="$script '$PWD/$build/scanlab-reference' batch --cases '$out/case-$k.txt' --json '$out/case-$k.json' > /dev/null 2>&1 &"
+    k=$((k + 1))
+  done < "$out/cases.txt"
+  s=$(date +%s%N)
+  "$ncu" --csv --page raw --print-units base --metrics "$metrics" --target-processes all \
+    --log-file "$out/side-$round.csv" /bin/sh -c "$script wait" > /dev/null 2>&1
+  echo "round $round: side by side (today's grade) $(( ($(date +%s%N) - s) / 1000000 )) ms"
+  s=$(date +%s%N)
+  "$ncu" --csv --page raw --print-units base --metrics "$metrics" --log-file "$out/marked-$round.csv" \
+    "$build/scanlab-reference" batch --cases "$out/cases.txt" --json "$out/marked.json" --mark-cases > /dev/null 2>&1
+  echo "round $round: one marked process $(( ($(date +%s%N) - s) / 1000000 )) ms"
+  loader "full-$round" --metrics "$metrics"
+  loader "no-l2-hit-$round" --metrics "$nol2"
+  loader "no-stalls-$round" --metrics "$nostall"
+  loader "no-cache-control-$round" --metrics "$metrics" --cache-control none --clock-control none
+  loader "time-only-$round" --metrics gpu__time_duration.sum
+done
+s=$(date +%s%N)
+SCANLAB_UNITS=$units "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/plain.json" > /dev/null 2>&1
+echo "the loader without ncu: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+grep -h "==ERROR==\|==WARNING==" "$out"/loader-*.csv | sort | uniq -c | head -5
