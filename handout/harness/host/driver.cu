@@ -210,6 +210,18 @@ class StdinRounds final : public Rounds {
     bool ready_ = false;
 };
 
+// The kernels a case launched, in its JSON line ("kernels") where the program counts
+// launches: the unit loader does (harness/host/unit_entry.h), a static build does not.
+struct LaunchCount {
+    unsigned long before = scanlab_kernel_launches ? scanlab_kernel_launches() : 0;
+
+    JsonObject& addTo(JsonObject& j) const {
+        return scanlab_kernel_launches
+                   ? j.add("kernels", (unsigned long long)(scanlab_kernel_launches() - before))
+                   : j;
+    }
+};
+
 // Runs one case: prints the result, appends its JSON line to `jsonPath` (if any).
 int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPath,
            bool appendJson, long caseNumber = -1, StdinRounds* serving = nullptr,
@@ -219,8 +231,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
                 c.task->name, c.task->number, c.op.c_str(), c.n, c.block,
                 (unsigned long long)c.seed, c.dist.c_str(), SCANLAB_BACKEND, dev.name.c_str());
     int code = kExitError;
-    // Where the program counts kernel launches (the unit loader, harness/host/unit_entry.h).
-    const unsigned long launchedBefore = scanlab_kernel_launches ? scanlab_kernel_launches() : 0;
+    const LaunchCount launched;
 #if !defined(__CUDACC__)
     // The profile build counts what each kernel does (harness/host/profile.h).
     const bool profiled = emu::profilingAvailable() && !c.time;
@@ -235,8 +246,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
             };
         const RunResult r = runTask<Op>(c);
         printResult<Op>(c, r);
-        JsonObject j = resultJson<Op>(c, r);
-        j.add("device", dev.name);
+        JsonObject j = resultJson<Op>(c, r).add("device", dev.name);
 #if !defined(__CUDACC__)
         if (profiled) {
             const auto profiles = emu::takeProfiles();
@@ -287,9 +297,7 @@ int runOne(const RunConfig& c, const DeviceInfo& dev, const std::string& jsonPat
         }
 #endif
         if (caseNumber >= 0) j.add("case", (long long)caseNumber);
-        if (scanlab_kernel_launches)
-            j.add("kernels", (unsigned long long)(scanlab_kernel_launches() - launchedBefore));
-        writeJson(jsonPath, j.str(), appendJson);
+        writeJson(jsonPath, launched.addTo(j).str(), appendJson);
         code = exitCodeFor(r);
     });
     std::fflush(stdout);
