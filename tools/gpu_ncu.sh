@@ -9,7 +9,9 @@
 #      time printed), then a GPU grade of the reference and the three fixtures of known
 #      cause (uncoalesced_reduce, occupancy_reduce, bank_conflict_scan), ncu on: each
 #      timed task's figures beside the reference's, the diagnosis, and ncu's cost per
-#      grade (printed; issue 43's budget: <= 3 s); ncu's raw pages kept in
+#      grade (printed; issue 43's budget: <= 3 s), also of the reference's files each
+#      with a comment added (reference_commented: every timed task the student's own
+#      build, all in one ncu process); ncu's raw pages kept in
 #      OUTDIR/ncu-logs (SCANLAB_KEEP_NCU_LOGS) for tests/grader/data/ncu (the
 #      bank_conflict_scan page there is still hand-written);
 #   3. make bench with both CUBs (the toolkit's and the nvidia-cuda-cccl wheel's: no
@@ -87,9 +89,14 @@ timed() {
 grades() {
   rm -rf "$out/class"
   "$py" tools/fixtures.py class "$out/class" "${fixtures[@]}" || return
-  # The rubric without compute-sanitizer and the emulator's race check (not what is
-  # measured here, and minutes of this script's time); ncu as data/rubric.toml has it.
-  printf 'base = "%s"\n[sanitizer]\nrun = false\n[emulator]\nrace_check = []\n' \
+  # The reference's files with a comment added to each: every timed task is the student's
+  # own build, all profiled (in one process: the unit loader), as in a student's grade.
+  cp -r "$out/class/reference" "$out/class/reference_commented"
+  for f in "$out/class/reference_commented"/student/*.cuh; do echo "// a comment" >> "$f"; done
+  # The rubric without compute-sanitizer, the emulator's race check and the drawn cases
+  # (not what is measured here, and minutes of this script's time); ncu as
+  # data/rubric.toml has it.
+  printf 'base = "%s"\n[sanitizer]\nrun = false\n[emulator]\nrace_check = []\n[drawn]\nrun = false\n' \
     "$PWD/data/rubric.toml" > "$out/rubric.toml"
   local f rc=0 one start
   # As a grading machine is set up: the reference's baselines and ncu figures, once.
@@ -97,7 +104,7 @@ grades() {
   "$py" -m grader prepare --backend cuda --cuda-arch 90 --rubric "$out/rubric.toml" > "$out/prepare.txt" 2>&1 || rc=1
   echo "prepare: $((SECONDS - start)) s (builds, baselines and the reference's ncu figures)"
   grep -E "profil" "$out/prepare.txt"
-  for f in "${fixtures[@]}"; do
+  for f in "${fixtures[@]}" reference_commented; do
     SCANLAB_KEEP_NCU_LOGS="$out/ncu-logs" "$py" -m grader grade "$out/class/$f" --backend cuda \
       --cuda-arch 90 --rubric "$out/rubric.toml" --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1
     one=$?
@@ -108,7 +115,7 @@ grades() {
 }
 
 summary() {
-  "$py" - "$out" "${fixtures[@]}" <<'PY'
+  "$py" - "$out" "${fixtures[@]}" reference_commented <<'PY'
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
@@ -168,7 +175,8 @@ for s in ${GPU_NCU_STEPS:-ncu_alone grades summary bench}; do
   step "$s"
   case $s in
     ncu_alone) grep -E "^ncu alone|metrics without a value|^  " "$out/ncu_alone.log" ;;
-    grades) grep -E "^prepare|profil|: exit" "$out/grades.log" ;;
+    grades) grep -E "^prepare|profil|: exit" "$out/grades.log"
+            grep -h "profiling under" "$out"/grade-*.txt ;;
     summary) cat "$out/summary.log" ;;
     bench) grep -E "CUB|cub|n = 2\^|reference|copy|newest" "$out/bench.log" | head -90 ;;
   esac

@@ -77,7 +77,7 @@ loader() {
 }
 nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
 nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
-for round in 1 2; do
+for round in $([ -n "${L2_ONLY:-}" ] || echo 1 2); do
   script=""; k=0
   while read -r line; do
     echo "$line" > "$out/case-$k.txt"
@@ -97,6 +97,35 @@ for round in 1 2; do
   loader "no-stalls-$round" --metrics "$nostall"
   loader "no-cache-control-$round" --metrics "$metrics" --cache-control none --clock-control none
   loader "time-only-$round" --metrics gpu__time_duration.sum
+done
+# The L2 hit rate's cost: ncu's metric (three replay passes alone) against the counts it
+# is made of; each variant's replay passes (ncu's "N passes" of the reduce's first
+# kernel) and seconds. L2_ONLY=1 runs this part alone.
+nohit=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
+for l2 in lts__t_sector_hit_rate.pct lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum \
+          lts__t_sectors_srcunit_tex_lookup_hit.sum,lts__t_sectors_srcunit_tex_lookup_miss.sum \
+          lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum \
+          none; do
+  m=$nohit; [ "$l2" = none ] || m="$nohit,$l2"
+  s=$(date +%s%N)
+  SCANLAB_UNITS=$units "$ncu" --csv --page raw --print-units base --metrics "$m" --log-file "$out/l2.csv" \
+    "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/l2.json" > "$out/l2.log" 2>&1
+  ms=$(( ($(date +%s%N) - s) / 1000000 ))
+  passes=$(grep -ho "[0-9]* passes" "$out/l2.log" "$out/l2.csv" | sort | uniq -c | paste -sd' ')
+  err=$(grep -h "==ERROR==" "$out/l2.log" "$out/l2.csv" | head -1)
+  echo "L2 as $l2: $ms ms; passes $passes $err"
+  [ "$l2" = none ] || "$py" - "$out/l2.csv" "$l2" <<'PY'
+import csv, io, sys
+text = open(sys.argv[1]).read().splitlines()
+start = next(i for i, l in enumerate(text) if l.startswith('"ID"'))
+rows = list(csv.reader(io.StringIO("\n".join(l for l in text[start:] if l.startswith('"')))))
+head, body = rows[0], [r for r in rows[2:] if r and r[0].strip().isdigit()]
+names = sys.argv[2].split(",")
+for r in body:
+    v = [float(r[head.index(n)].replace(",", "")) for n in names]
+    rate = v[0] if len(v) == 1 else 100 * (v[0] + (v[2] if len(v) > 2 else 0)) / max(1, sum(v))
+    print(f"    {r[4][:40]:40} {rate:.1f}%")
+PY
 done
 s=$(date +%s%N)
 SCANLAB_UNITS=$units "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/plain.json" > /dev/null 2>&1

@@ -26,7 +26,7 @@ from typing import Callable, ContextManager, Iterable, TypeVar
 
 from .checks import compiled, object_code
 from . import contract, sandbox
-from .prebuilt import FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, Kit, KitError
+from .prebuilt import FILES, FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, UNIT_LIBRARY, Kit, KitError
 from .build_log import failure_message, first_errors, shown_paths
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
@@ -202,6 +202,14 @@ class Builder:
         return self._once("kit", self._build_kit,
                           lambda e: f"the prebuilt harness could not be made: {e}")
 
+    def unit_loader(self) -> Path | None:
+        """The prebuilt unit loader (ncu.py's one profiling process), if the kit has one."""
+        kit = self.kit()
+        if isinstance(kit, str) or not kit[0].loader:
+            return None
+        loader = kit[1] / FILES / kit[0].loader
+        return loader if loader.is_file() else None
+
     def _kit_folder(self) -> Path:
         return self.cache_dir / f"kit{FORMAT}-{self.tools.backend.name}-{self.key({})[:20]}"
 
@@ -220,7 +228,7 @@ class Builder:
                         "installation, not of the submission):\n" + result.errors), False
             try:
                 kit = Kit.capture(result.binary.parent.parent, result.binary.parent,
-                                  result.binary.name, staging)
+                                  result.binary.name, staging, self.tools.backend.unit_loader)
             except (KitError, OSError, ValueError, KeyError) as e:
                 return f"the prebuilt harness could not be kept: {e}", False
             return (kit, target), True
@@ -246,7 +254,8 @@ class Builder:
             shared = future.result()
             return BuildResult(label, shared.ok, shared.binary, shared.seconds, True, shared.log,
                                shared.errors, key, origins, list(shared.violations),
-                               dict(shared.placeholders))
+                               dict(shared.placeholders), unit_library=shared.unit_library,
+                               is_reference=shared.is_reference)
         try:
             if self.key(files) == self.key(self.reference_files):
                 result = self._reference_copy(label)
@@ -276,7 +285,7 @@ class Builder:
         shutil.copy2(ref.binary, binary)
         binary.chmod(0o755)
         return BuildResult(label, True, binary, 0.0, True, "identical to the reference: its "
-                           "cached build is used", "")
+                           "cached build is used", "", is_reference=True)
 
     def _compile(self, label: str, files: dict[str, bytes], student_paths: dict[str, str],
                  trusted: bool, kit: tuple[Kit, Path] | None = None, cub: bool = False,
@@ -301,12 +310,7 @@ class Builder:
         if identity.drops:
             where.chmod(0o755)
             sandbox.give_tree(where, identity)
-        extra_path = [str(Path(self.tools.cmake).parent)]
-        if self.tools.nvcc:
-            extra_path.append(str(Path(self.tools.nvcc).parent))
-        env = sandbox.base_env(home, extra_path)
-        limits = sandbox.Limits(wall_s=self.timeout_s, memory_mb=self.memory_mb,
-                                memory_kind="data", file_mb=1024, open_files=1024)
+        env, limits = self._build_env(home)
         steps_s: dict[str, float] = {}
         constants: set[str] = set()
         if not trusted and kit is not None:
@@ -329,6 +333,8 @@ class Builder:
         ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s)
         binary = build_dir / self.tools.backend.binary
         ok = ok and binary.is_file()
+        if ok and trusted and kit is None and self.tools.backend.unit_loader:
+            self._build_unit_loader(src, build_dir, env, limits)
         errors = "" if ok else failure_message(
             log, rewrite, contract.FAILED_HINT if contract.is_task_build(files, self.reference_files) else "",
             None if trusted else self._public_dirs())
@@ -355,9 +361,43 @@ class Builder:
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
             steps_s["checks"] = time.monotonic() - mark
+        unit_library = self._unit_library(kit[0], src, build_dir, reference_unit, env, identity, limits, steps_s) \
+            if ok and kit is not None and kit[0].loader and not trusted and not violations else None
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
                            log[-200_000:], errors, violations=violations, placeholders=placeholders,
-                           steps=steps_s)
+                           steps=steps_s, unit_library=unit_library)
+
+    def _build_env(self, home: Path) -> tuple[dict[str, str], sandbox.Limits]:
+        """A build's environment (CMake's and nvcc's folders on PATH) and limits."""
+        extra_path = [str(Path(self.tools.cmake).parent)]
+        if self.tools.nvcc:
+            extra_path.append(str(Path(self.tools.nvcc).parent))
+        return sandbox.base_env(home, extra_path), sandbox.Limits(
+            wall_s=self.timeout_s, memory_mb=self.memory_mb, memory_kind="data", file_mb=1024, open_files=1024)
+
+    def _build_unit_loader(self, src: Path, build_dir: Path, env: dict[str, str], limits: sandbox.Limits) -> None:
+        """The unit loader beside a trusted build's driver, for the prebuilt harness (Kit);
+        where it does not build, grades profile each build's own driver instead."""
+        argv = [self.tools.cmake, "--build", str(build_dir), "--target", self.tools.backend.unit_loader,
+                "-j", str(max(1, self.tools.jobs))]
+        with contextlib.suppress(OSError):
+            self._run_steps([("unit loader", argv)], src, time.monotonic(), env, sandbox.Identity(), limits, True, {})
+
+    def _unit_library(self, kit: Kit, src: Path, build_dir: Path, reference_unit: Path | None,
+                      env: dict[str, str], identity: sandbox.Identity, limits: sandbox.Limits,
+                      steps_s: dict[str, float]) -> Path | None:
+        """The compiled student unit linked as a shared object (Kit.unit_library_command), as
+        the student, for the one profiling process; None where it does not link (that build's
+        own driver is profiled instead): never a reason to fail the build."""
+        argv = [self.tools.cmake, "-E", "chdir", str(build_dir),
+                *kit.unit_library_command(src, build_dir, reference_unit)]
+        try:
+            ok, _ = self._run_steps([("unit library", argv)], src, time.monotonic(), env, identity, limits,
+                                    False, steps_s)
+        except OSError:
+            return None
+        library = build_dir / UNIT_LIBRARY
+        return library if ok and library.is_file() and not library.is_symlink() else None
 
     def _fresh_tree(self, files: dict[str, bytes]) -> tuple[Path, Path, Path, Path]:
         """A fresh folder with the handout and `files` in it: (the folder, its source tree,

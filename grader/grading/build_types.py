@@ -63,6 +63,13 @@ class BuildResult:
     # Where the build's seconds went (gate, compile, link, checks), for --trace and
     # tools/bench_grade.py.
     steps: dict[str, float] = field(default_factory=dict)
+    # The student unit linked as a shared object, for the one profiling process of a GPU
+    # grade (prebuilt.UNIT_LIBRARY, grader/grading/ncu.py); None: not linked (that build's
+    # own driver is profiled instead).
+    unit_library: Path | None = None
+    # The reference's own build (a copy of its cached binary: the student's files are all
+    # the reference's), whose figures of any case are the reference's.
+    is_reference: bool = False
 
     def timing(self) -> str:
         """`12 s` or `12 s: gate 0.6, compile 10.1, ...`."""

@@ -5,17 +5,22 @@ After the timing, one `ncu` process profiles one plain run (`--task T --op OP --
 kernel it launches (a plain run launches the student's kernels only: its input is made on
 the host and its scratch is poisoned with cudaMemset), with a fixed, small metric set
 (METRICS). ncu's cost is mostly per profiled process (about 1 s each on an H100) and per
-profiled launch (about 0.25 s), not per metric. So each distinct build runs its tasks as
-the cases of one `batch` process (case_files), and the processes run side by side under
-one shell (ncu profiles one kernel at a time; their start-up overlaps), told apart by
-ncu's "Connected to process" lines (process_order). Where a process runs several cases,
-the driver launches an empty marker kernel (MARKER) before each, and the launches are cut
-into cases at the markers (cases_of). ncu runs in the sandbox, as the student's programs
-do (jailed, as the sandbox user). The reference's build is profiled the same way once per GPU and rubric,
+profiled launch (about 0.25 s), not per metric. So every task build runs in one process:
+the unit loader of the prebuilt harness (harness/host/unit_loader.cu) over each build's
+student unit linked as a shared object (BuildResult.unit_library), its `batch` over every
+case (loader_run), the launches cut into cases by the kernels each case's JSON line says
+it launched (kernels_per_case, split_by_counts). Where a build has no unit library (it did
+not link) or the kit no loader, each distinct build runs its tasks as the cases of one
+`batch` process of its own driver (case_files), the processes side by side under one
+shell (ncu profiles one kernel at a time; their start-up overlaps), told apart by ncu's
+"Connected to process" lines (process_order), and a process of several cases has the
+driver launch an empty marker kernel (MARKER) before each, the launches cut at the markers
+(cases_of). ncu runs in the sandbox, as the student's programs do (jailed, as the sandbox
+user). The reference's build is profiled the same way once per GPU and rubric,
 by `prepare` (profile_reference; else by the first grade that lacks it), and kept in the
 cache beside its build (ProfileStore). The figures are information, never points: they
-are read from ncu's log, which the profiled program could write to as well, so nothing
-is scored from them.
+are read from ncu's log and the process's JSON, which the profiled program could write
+to as well, so nothing is scored from them.
 
 parse_raw_csv() reads `ncu --csv --page raw --print-units base` (one header row of
 metric names, one row of units, one row per kernel launch); task_figures() makes one
@@ -29,6 +34,7 @@ import csv
 import dataclasses
 import hashlib
 import io
+import json
 import os
 import re
 import shutil
@@ -289,9 +295,7 @@ def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
     than under a shell, on an H100); several run side by side under a shell (ncu profiles
     one kernel at a time, whatever the process; what overlaps is their start-up, about
     1 s each), each one's output into its case file's `.out`."""
-    head = [ncu, "--csv", "--page", "raw", "--print-units", "base",
-            "--launch-count", str((max_kernels + 1) * cases), "--log-file", str(log),
-            "--metrics", ",".join(METRICS)]
+    head = _head(ncu, (max_kernels + 1) * cases, log)
     if len(runs) == 1:
         binary, case_file, count = runs[0]
         return [*head, str(binary), *_batch(case_file, count)]
@@ -300,6 +304,12 @@ def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
     return [*head[:6], "--target-processes", "all", *head[6:], "/bin/sh", "-c", script,
             # Named once each, so that the jail lets them be read (sandbox.Jail.wrap).
             *dict.fromkeys(str(binary) for binary, _, _ in runs)]
+
+
+def _head(ncu: str, launches: int, log: Path) -> list[str]:
+    """ncu with the raw CSV page of METRICS into `log`, at most `launches` launches."""
+    return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--launch-count", str(launches),
+            "--log-file", str(log), "--metrics", ",".join(METRICS)]
 
 
 def _batch(case_file: Path, cases: int) -> list[str]:
@@ -348,6 +358,63 @@ def case_files(home: Path, binaries: list[Path], cases: list[PerfCase], n: int) 
     return runs, [k for indices in by_binary.values() for k in indices]
 
 
+@dataclass(frozen=True)
+class LoaderRun:
+    """The one process over every task build (the unit loader, harness/host/unit_loader.cu):
+    the loader, its case file, and what SCANLAB_UNITS names for each case's driver task."""
+
+    loader: Path
+    case_file: Path
+    units: str
+
+
+def loader_run(home: Path, loader: Path, units: list[Path], cases: list[PerfCase], n: int) -> LoaderRun | None:
+    """The loader and each build's unit library copied into `home` (the sandbox user can
+    read them there: the prebuilt harness's folder is the grader's), and one case file of
+    every case, in order; None where two cases run the same driver task (SCANLAB_UNITS
+    names one unit a driver task)."""
+    if len({c.task for c in cases}) != len(cases):
+        return None
+    program = home / loader.name
+    shutil.copyfile(loader, program)
+    program.chmod(0o755)
+    copies: dict[Path, Path] = {}
+    for unit in units:
+        if unit not in copies:
+            copies[unit] = home / f"unit-{len(copies)}.so"
+            shutil.copyfile(unit, copies[unit])
+    case_file = home / "ncu-cases.txt"
+    case_file.write_text("".join(case_line(c, n) + "\n" for c in cases))
+    return LoaderRun(program, case_file, ";".join(f"{c.task}={copies[u]}" for c, u in zip(cases, units)))
+
+
+def kernels_per_case(json_lines: str, cases: int) -> list[int] | None:
+    """The kernels each case launched, from the batch's JSON lines ("case", "kernels"); None
+    where a case has no line or no count (the process stopped early, or is not the loader)."""
+    counts: dict[int, int] = {}
+    for line in json_lines.splitlines():
+        try:
+            j = json.loads(line)
+        except ValueError:
+            continue
+        case, kernels = (j.get("case"), j.get("kernels")) if isinstance(j, dict) else (None, None)
+        if isinstance(case, int) and isinstance(kernels, int) and 0 <= case < cases and kernels >= 0:
+            counts.setdefault(case, kernels)
+    return [counts[k] for k in range(cases)] if len(counts) == cases else None
+
+
+def split_by_counts(rows: list[KernelRow], counts: list[int]) -> list[list[KernelRow]]:
+    """ncu's launches cut into cases, in order, `counts` of them each (an NcuOutputError
+    where ncu saw another number of launches than the cases made)."""
+    if sum(counts) != len(rows):
+        raise NcuOutputError(f"ncu profiled {len(rows)} launches where the cases launched {sum(counts)}")
+    cut, at = [], 0
+    for count in counts:
+        cut.append(rows[at:at + count])
+        at += count
+    return cut
+
+
 @dataclass
 class Profiled:
     """What one ncu process found: per case, its figures (None: none), or why none."""
@@ -359,9 +426,11 @@ class Profiled:
 
 
 def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCase],
-            rubric: ProfileRubric, sandboxed: bool = True) -> Profiled:
-    """One ncu process over one plain run of each case on its binary (see the module doc),
-    holding a GPU alone."""
+            rubric: ProfileRubric, sandboxed: bool = True, loader: Path | None = None,
+            units: list[Path | None] | None = None) -> Profiled:
+    """One ncu process over one plain run of each case, holding a GPU alone (see the module
+    doc): the unit `loader` over every case's unit library (`units`, in the order of
+    `cases`) where each case has one, else each case on its binary."""
     started = time.monotonic()
     where = Path(tempfile.mkdtemp(prefix="ncu-", dir=setup.workdir))
     try:
@@ -369,31 +438,34 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         home = sandbox.make_private_dir(where / "sandbox", setup.identity)
         log = home / "ncu.csv"
         runs, order = case_files(home, binaries, cases, rubric.n)
-        argv = command(ncu, runs, len(cases), log, rubric.max_kernels)
+        libraries = [u for u in units or [] if u is not None]
+        one = loader_run(home, loader, libraries, cases, rubric.n) \
+            if loader is not None and len(libraries) == len(cases) else None
+        if one is not None:
+            argv = [*_head(ncu, rubric.max_kernels * len(cases), log), str(one.loader),
+                    "batch", "--cases", str(one.case_file), "--json", f"{one.case_file}.json"]
+            order = list(range(len(cases)))
+        else:
+            argv = command(ncu, runs, len(cases), log, rubric.max_kernels)
         limits = sandbox.Limits(wall_s=rubric.timeout_s, cpu_s=rubric.timeout_s * 4 + 5,
                                 memory_mb=setup.memory_mb, memory_kind="data", file_mb=256,
                                 open_files=1024)
         with setup.resources.gpu_alone() as gpu:
-            r = sandbox.run(argv, home, limits, setup.env(home, 0, gpu), setup.identity,
-                            sandboxed=sandboxed)
-        text = ""
-        if log.is_file() and not log.is_symlink():
-            with open(log, "rb") as f:
-                text = f.read(LOG_LIMIT).decode("utf-8", errors="replace")
+            env = setup.env(home, 0, gpu) | ({"SCANLAB_UNITS": one.units} if one else {})
+            r = sandbox.run(argv, home, limits, env, setup.identity, sandboxed=sandboxed)
+        text = _read_capped(log)
         seconds = time.monotonic() - started
         _keep_log(text, cases)
         if refused(text + r.stdout + r.stderr):
             return Profiled([None] * len(cases), REFUSED_NOTE, True, seconds)
         try:
             rows = parse_raw_csv(text)
-            pids = process_order(text, [b for b, _, _ in runs]) if len(runs) > 1 else None
-            if len(runs) > 1 and pids is None:
-                raise NcuOutputError("ncu's log does not say which process ran which build")
-            groups = cases_of(rows, pids)
+            groups = _cases_of_loader(rows, one, len(cases)) if one else _cases_of_runs(rows, text, runs)
         except NcuOutputError as e:
             end = "" if r.ok else f"; ncu {r.describe_end()}"
-            return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}",
-                            seconds=seconds)
+            said = _last_words(r, runs)
+            return Profiled([None] * len(cases), f"Nsight Compute figures not measured: {e}{end}"
+                            + (f"; the profiled run said: {said}" if said else ""), seconds=seconds)
         if len(groups) != len(cases):
             said = _last_words(r, runs)
             return Profiled([None] * len(cases), "Nsight Compute figures not measured: "
@@ -406,6 +478,30 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
                         + ", ".join(c.task for c, f in zip(cases, figures) if f is None), seconds=seconds)
     finally:
         shutil.rmtree(where, ignore_errors=True)
+
+
+def _read_capped(path: Path) -> str:
+    """A file the profiled process could write too: LOG_LIMIT of it, not through a link."""
+    if not path.is_file() or path.is_symlink():
+        return ""
+    with open(path, "rb") as f:
+        return f.read(LOG_LIMIT).decode("utf-8", errors="replace")
+
+
+def _cases_of_loader(rows: list[KernelRow], one: LoaderRun, cases: int) -> list[list[KernelRow]]:
+    """The loader's launches cut into its cases by the kernels each launched (its JSON)."""
+    counts = kernels_per_case(_read_capped(Path(f"{one.case_file}.json")), cases)
+    if counts is None:
+        raise NcuOutputError("the profiled run stopped before every case said how many kernels it launched")
+    return split_by_counts(rows, counts)
+
+
+def _cases_of_runs(rows: list[KernelRow], text: str, runs: list[tuple[Path, Path, int]]) -> list[list[KernelRow]]:
+    """The launches of one process a build cut into cases (process_order, cases_of)."""
+    pids = process_order(text, [b for b, _, _ in runs]) if len(runs) > 1 else None
+    if len(runs) > 1 and pids is None:
+        raise NcuOutputError("ncu's log does not say which process ran which build")
+    return cases_of(rows, pids)
 
 
 def profile_reference(store: "ProfileStore", setup: RunSetup, tool: str, reference: Path, gpu: str,

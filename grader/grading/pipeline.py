@@ -21,6 +21,7 @@ from typing import Callable
 
 from .assemble import assemble
 from .budget import NO_BUDGET, Budget
+from .build import Builder
 from .build_types import BuildResult
 from .checking import Checked, build_and_check
 from .collect import Submission, collect, source_digest
@@ -29,7 +30,7 @@ from .correctness.check import RunSetup, run_batch
 from . import fault
 from .outcomes import CheckOutcome, Graded
 from .plan import Plan, plan
-from ..config.rubric import PerfCase, TaskRubric
+from ..config.rubric import PerfCase, ProfileRubric, TaskRubric
 from ..results import AppResult, SubmissionResult, TaskProfile
 from .session import GraderError, Session
 from .timing import PerfJob, TaskTiming, measure_all
@@ -222,8 +223,8 @@ def _not_timed(session: Session, t: TaskRubric, check: CheckOutcome, build: Buil
 
 def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubric, BuildResult]],
                   say: Say, budget: Budget = NO_BUDGET) -> dict[int, TaskProfile]:
-    """One ncu process over the timed tasks' builds (ncu.profile: one profiled process a
-    distinct build), and the reference's figures of the same cases (from the cache, else
+    """One ncu process over the timed tasks' builds (ncu.profile: the unit loader over their
+    unit libraries, else one profiled process a distinct build), and the reference's figures of the same cases (from the cache, else
     profiled now, once per GPU); each task's figures, the reference's and the diagnosis,
     by task number. Never scored. Each task runs in its own task build, the one that was
     timed (the integration build would put the student's reduce inside the scan, and the
@@ -245,15 +246,31 @@ def profile_tasks(session: Session, setup: RunSetup, timed: list[tuple[TaskRubri
     if not ncu.profile_reference(session.profiles, setup, session.ncu, session.run_reference, gpu,
                                  cases, rubric, say):
         return each(ncu.REFUSED_NOTE)
-    say("profiling under Nsight Compute: " + ", ".join(c.task for c in cases))
-    got = ncu.profile(setup, session.ncu, [b.binary for _, b in timed if b.binary is not None], cases, rubric)
+    # A task whose file is the reference's runs the reference's build: its figures are the
+    # reference's, cached above. The others are profiled in one ncu process.
+    mine = [k for k, (_, b) in enumerate(timed) if not b.is_reference]
+    got = _profile_builds(session.builder, setup, session.ncu, [timed[k] for k in mine], [cases[k] for k in mine],
+                          rubric, say) if mine else ncu.Profiled([])
     if got.refused:
         return each(ncu.REFUSED_NOTE)
+    measured = dict(zip(mine, got.figures))
     out = {}
-    for (t, _), c, n, figures in zip(timed, cases, sizes, got.figures):
+    for k, ((t, _), c, n) in enumerate(zip(timed, cases, sizes)):
         reference = session.profiles.known(gpu, c, rubric.n)
+        figures = measured[k] if k in measured else reference
         out[t.number] = TaskProfile(
             "profiled" if figures is not None else "not_profiled", got.message if figures is None else "",
             n, figures, reference,
             diagnose(figures, reference) if figures is not None else [], round(got.seconds, 2))
     return out
+
+
+def _profile_builds(builder: Builder, setup: RunSetup, tool: str, timed: list[tuple[TaskRubric, BuildResult]],
+                    cases: list[PerfCase], rubric: ProfileRubric, say: Say) -> ncu.Profiled:
+    """One ncu process over these builds: the unit loader over their unit libraries where
+    each has one (every build in one process), else one process a distinct build."""
+    loader, units = builder.unit_loader(), [b.unit_library for _, b in timed]
+    say("profiling under Nsight Compute" + (" (one process: the unit loader)" if loader and all(units) else "")
+        + ": " + ", ".join(c.task for c in cases))
+    return ncu.profile(setup, tool, [b.binary for _, b in timed if b.binary is not None], cases, rubric,
+                       loader=loader, units=units)

@@ -24,7 +24,7 @@ from pathlib import Path
 SRC = "<<scanlab-src>>"        # the handout copy a build compiles
 BUILD = "<<scanlab-build>>"    # its build folder
 KIT_FILE = "kit.json"
-FORMAT = 5                     # of kit.json: part of the cache's key, so an older one is not read
+FORMAT = 6                     # of kit.json: part of the cache's key, so an older one is not read
 FILES = "files"                # the prebuilt files, by their path in the build folder
 # The trusted reference unit (grader/contract/reference/), compiled with the student unit's
 # own command into this object of the build folder: a task's build links it when the
@@ -33,6 +33,10 @@ REFERENCE_SOURCES = {".cu": "harness/contract/reference/reference_unit.cu",
                      ".cpp": "harness/contract/reference/reference_unit_emu.cpp"}
 REFERENCE_OBJECT = "reference_unit.o"
 REFERENCE_UNIT_FILES = ("reduce.cuh",)
+# A task build's student unit as a shared object (the profiling run's, ncu.py), in its build
+# folder, and what the object exports (the handout's linker version script).
+UNIT_LIBRARY = "student_unit.so"
+UNIT_EXPORTS = "harness/host/unit_exports.map"
 
 
 class KitError(Exception):
@@ -50,13 +54,16 @@ class Kit:
     unit: str                         # the student unit's source
     folders: list[str]                # folders of the build folder the commands write into
     reference: str = ""               # the reference unit's object (REFERENCE_OBJECT), a prebuilt file
+    student_object: str = ""          # the student unit's object, as the compile command writes it
+    loader: str = ""                  # the unit loader's file name (a prebuilt file; "" none)
 
     # ---- made once, from a trusted CMake build ---------------------------------------
 
     @classmethod
-    def capture(cls, src: Path, build: Path, binary: str, dest: Path) -> "Kit":
+    def capture(cls, src: Path, build: Path, binary: str, dest: Path, loader: str = "") -> "Kit":
         """The Kit of a finished CMake build (the Makefile generator, with
-        CMAKE_EXPORT_COMPILE_COMMANDS), its prebuilt files copied under `dest`."""
+        CMAKE_EXPORT_COMPILE_COMMANDS), its prebuilt files copied under `dest`; with the
+        unit loader `loader` where the build made it."""
         listing = _read(build / f"{binary}.objects")
         fields = dict(line.split(" ", 1) for line in listing.splitlines() if " " in line)
         if not {"harness", "student", "unit"} <= set(fields):
@@ -120,11 +127,14 @@ class Kit:
                           and str(Path(piece).parent) != "." and (build / piece).parent.is_dir()})
         _compile_reference(compile_argv, unit, fields["student"], src, build)
         prebuilt.add(REFERENCE_OBJECT)
+        loader = loader if loader and (build / loader).is_file() else ""
+        prebuilt.update([loader] if loader else [])
         kit = cls(binary=binary, compile=_placeholders(compile_argv, src, build),
                   link=[_placeholders(argv, src, build) for argv in link],
                   written={k: _placeholder(v, src, build) for k, v in written.items()},
                   prebuilt=sorted(prebuilt), objects=_placeholder(listing, src, build),
-                  unit=_placeholder(unit, src, build), folders=folders, reference=REFERENCE_OBJECT)
+                  unit=_placeholder(unit, src, build), folders=folders, reference=REFERENCE_OBJECT,
+                  student_object=_placeholder(fields["student"], src, build), loader=loader)
         for rel in kit.prebuilt:
             (dest / FILES / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(build / rel, dest / FILES / rel)
@@ -163,6 +173,14 @@ class Kit:
     def commands(self, src: Path, build: Path) -> list[list[str]]:
         """The compile command, then the link commands, to run in `build`."""
         return [[_filled(a, src, build) for a in argv] for argv in (self.compile, *self.link)]
+
+    def unit_library_command(self, src: Path, build: Path, reference_unit: Path | None) -> list[str]:
+        """The compiled student unit (and the reference unit the build links, if any) linked
+        as UNIT_LIBRARY, exporting unitEntry alone, to run in `build`: the profiling run's
+        object (ncu.py). nvcc's, with the shared CUDA runtime that the loader shares."""
+        objects = [_filled(self.student_object, src, build), *([str(reference_unit)] if reference_unit else [])]
+        return [_filled(self.compile[0], src, build), "-shared", "-cudart", "shared", "-Xlinker",
+                f"--version-script={src / UNIT_EXPORTS}", "-o", UNIT_LIBRARY, *objects]
 
 
 def _compile_reference(compile_argv: list[str], unit: str, student_object: str, src: Path,

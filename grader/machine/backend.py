@@ -28,6 +28,9 @@ class Backend:
     cross_checks: bool             # a grade also runs the race-check cases on the emulator and
                                    # each task's build under compute-sanitizer
     cannot: str                    # what it cannot do, in a report's words ("" nothing)
+    # The profiling driver the prebuilt harness also holds: every task build's student unit
+    # loaded in one process (harness/host/unit_loader.cu, grader/grading/ncu.py); "" none.
+    unit_loader: str = ""
 
     def __str__(self) -> str:
         return self.name
@@ -54,7 +57,7 @@ CUDA = Backend(name="cuda", binary="scanlab", cmake_flags=("-DSCANLAB_EMULATOR=O
                on_gpu=True, times=True, release_build=True, keeps_device_code=True,
                address_space_limit=False, seeded_scheduler=False, self_check_up_to=1 << 22,
                reduced_sizes=False,
-               cross_checks=True, cannot="")
+               cross_checks=True, cannot="", unit_loader="scanlab-units")
 EMULATOR = Backend(name="emulator", binary="scanlab-emu",
                    cmake_flags=("-DSCANLAB_CUDA=OFF", "-DSCANLAB_EMULATOR=ON"),
                    on_gpu=False, times=False, release_build=False, keeps_device_code=False,

@@ -84,6 +84,9 @@ function(scanlab_link_student_unit target)
   if(ARG_BACKEND STREQUAL "cuda")
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/harness/host/student_unit.cu")
     _scanlab_cuda_options(${unit})
+    # Position-independent, so that the grader links the same object into a shared one for
+    # its profiling run (scanlab_add_unit_library); the device code is the same.
+    set_target_properties(${unit} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   else()
     add_library(${unit} OBJECT "${SCANLAB_HANDOUT_DIR}/emulator/student_unit_emu.cpp")
     target_link_libraries(${unit} PRIVATE scanlab_emulator)

@@ -135,6 +135,24 @@ def test_each_task_build_has_no_host_code_of_its_own(cuda_builder):
         assert not result.violations, (task.driver_tasks, [str(v) for v in result.violations])
 
 
+def test_a_task_build_links_its_unit_library_for_the_profile(cuda_builder):
+    # The profiling run's object (grader/grading/ncu.py): the task build's compiled unit and
+    # the reference unit it links, as one shared object that exports unitEntry alone; the
+    # prebuilt harness holds the loader that opens it.
+    task = TASK_OF_FILE["scan.cuh"]
+    files = {"scan.cuh": cuda_builder.reference_files["scan.cuh"] + b"\n"}
+    result = cuda_builder.build("task 3", files, {}, {"scan.cuh": "scan.cuh"}, task.driver_tasks)
+    assert result.ok and not result.violations, result.errors
+    assert result.unit_library is not None and result.unit_library.is_file()
+    nm = subprocess.run(["nm", "-D", "--defined-only", str(result.unit_library)], capture_output=True,
+                        text=True, check=True)
+    assert [line.split()[-1] for line in nm.stdout.splitlines()] == ["_ZN7scanlab7student9unitEntryEv"]
+    loader = cuda_builder.unit_loader()
+    assert loader is not None and loader.name == CUDA.unit_loader
+    dynamic = subprocess.run(["nm", "-D", "--defined-only", str(loader)], capture_output=True, text=True, check=True)
+    assert "scanlab_kernel_launched" in dynamic.stdout   # the units' launches reach its count
+
+
 # ---- one verdict on both backends (issue 45, item 5) ---------------------------------------
 # Every fixture whose verdict rests on the code rules (the honest corpus, the attacks and the
 # calls hidden from the text), built here for the GPU (nvcc compiles; nothing runs) and graded

@@ -347,10 +347,12 @@ class _Setup:
         "grader.grading.sandbox", fromlist=["Identity"]).Identity())
     memory_mb: int | None = None
     resources: object = _Resources()
+    kernels: str = ""      # the fake loader's counts (FAKE_LOADER)
 
     def env(self, home, seed, gpu):
         import os
-        return {"PATH": os.environ["PATH"], "HOME": str(home), "FAKE_NCU_PAGE": str(self.page)}
+        return {"PATH": os.environ["PATH"], "HOME": str(home), "FAKE_NCU_PAGE": str(self.page),
+                "FAKE_KERNELS": self.kernels}
 
 
 @pytest.mark.parametrize("page, cases, expect", [
@@ -378,6 +380,87 @@ def test_one_ncu_process_over_the_tasks(tmp_path, page, cases, expect):
     assert got.seconds > 0
 
 
+# ---- the unit loader: every build in one process, cut by the kernels each case launched ----------
+
+FAKE_LOADER = """#!/bin/bash
+# Stands in for the unit loader: every unit SCANLAB_UNITS names is a file of its working
+# folder (the copies the jail lets it read: else exit 3), and each case's JSON line says
+# the kernels FAKE_KERNELS gives it.
+json=""
+while [ $# -gt 0 ]; do case $1 in --json) json=$2; shift 2 ;; *) shift ;; esac; done
+IFS=';' read -ra units <<< "$SCANLAB_UNITS"
+for u in "${units[@]}"; do
+  f=${u#*=}
+  [ -f "$f" ] && [ "$(dirname "$f")" = "$PWD" ] || { echo "no unit $f"; exit 3; }
+done
+k=0
+for n in $FAKE_KERNELS; do echo "{\\"case\\": $k, \\"kernels\\": $n}" >> "$json"; k=$((k + 1)); done
+"""
+
+
+@pytest.mark.parametrize("kernels, expect", [
+    ("1 3 2 2", "four tasks"),          # reference.csv: 8 launches, one process a task
+    ("1 3 2", "stopped"),               # the last case said nothing: none is attributed
+    ("1 3 2 3", "miscounted"),          # 9 launches said, 8 profiled
+])
+def test_the_loader_profiles_every_build_in_one_process(tmp_path, kernels, expect):
+    from grader.config.rubric import ProfileRubric
+    fake, loader = tmp_path / "ncu", tmp_path / "scanlab-units"
+    fake.write_text(FAKE_NCU)
+    loader.write_text(FAKE_LOADER)
+    for f in (fake, loader):
+        f.chmod(0o755)
+    units = [tmp_path / f"task{k}" / "student_unit.so" for k in range(4)]
+    for u in units:
+        u.parent.mkdir()
+        u.write_bytes(b"\x7fELF")
+    perf = [PerfCase(t, "add-i32", 1 << 26, 256) for t in ("warp-scan", "reduce", "scan", "lookback-scan")]
+    setup = _Setup(tmp_path, DATA / "reference.csv", kernels=kernels)
+    got = ncu.profile(setup, str(fake), [Path("/bin/false")] * 4, perf, ProfileRubric(timeout_s=60),
+                      sandboxed=False, loader=loader, units=list(units))
+    if expect == "four tasks":
+        assert got.message == "", got.message
+        warp, reduce, scan, lookback = got.figures
+        assert [len(f.kernels) for f in got.figures if f is not None] == [1, 3, 2, 2]
+        assert reduce is not None and reduce.main_kernel.startswith("void reduceBlocksKernel")
+        assert lookback is not None and lookback.main_kernel.startswith("void lookbackScanKernel")
+    elif expect == "stopped":
+        assert got.figures == [None] * 4 and "stopped before every case said how many kernels" in got.message
+    else:
+        assert got.figures == [None] * 4 and "ncu profiled 8 launches where the cases launched 9" in got.message
+
+
+def test_without_every_unit_library_each_build_runs_its_own_driver(tmp_path):
+    # A build whose unit library did not link: the processes of the builds, side by side.
+    home = tmp_path / "home"
+    home.mkdir()
+    perf = [PerfCase(t, "add-i32", 1 << 26, 256) for t in ("reduce", "scan")]
+    unit = tmp_path / "student_unit.so"
+    unit.write_bytes(b"")
+    loader = tmp_path / "kit" / "scanlab-units"
+    loader.parent.mkdir()
+    loader.write_bytes(b"")
+    one = ncu.loader_run(home, loader, [unit, unit], perf, 1 << 23)
+    assert one is not None and one.units == f"reduce={home / 'unit-0.so'};scan={home / 'unit-0.so'}"
+    assert (home / "unit-0.so").is_file() and one.case_file.read_text().count("--no-check") == 2
+    # The loader too, where the sandbox user may run it.
+    assert one.loader == home / "scanlab-units" and one.loader.stat().st_mode & 0o005 == 0o005
+    # Two cases of one driver task cannot both be named in SCANLAB_UNITS.
+    assert ncu.loader_run(home, loader, [unit, unit], [perf[0], perf[0]], 1 << 23) is None
+
+
+def test_the_kernel_counts_are_read_from_what_the_process_wrote():
+    lines = '\n'.join(['{"case": 1, "kernels": 3}', "garbage", '{"case": 0, "kernels": 1}',
+                        '{"case": 0, "kernels": 7}', '{"case": 2, "kernels": -1}', '[1, 2]',
+                        '{"case": 9, "kernels": 1}', '{"case": 2, "kernels": 2}'])
+    assert ncu.kernels_per_case(lines, 3) == [1, 3, 2]      # the first line of a case counts
+    assert ncu.kernels_per_case(lines, 4) is None            # case 3 said nothing
+    rows = ncu.parse_raw_csv((DATA / "reference.csv").read_text())
+    assert [len(c) for c in ncu.split_by_counts(rows, [1, 3, 2, 2])] == [1, 3, 2, 2]
+    with pytest.raises(ncu.NcuOutputError, match="8 launches where the cases launched 7"):
+        ncu.split_by_counts(rows, [1, 3, 2, 1])
+
+
 # ---- the pipeline's stage (pipeline.profile_tasks) with ncu.profile stood in for -----------------
 
 def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, monkeypatch, reference):
@@ -387,7 +470,7 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     slow = figures_of("uncoalesced_reduce.csv")[1]
     calls: list[list[Path]] = []
 
-    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True):
+    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True, **one_process):
         calls.append(list(binaries))
         if binaries[0] == Path("/ref/scanlab"):
             return ncu.Profiled([reference[c.task] for c in cases], seconds=1.0)
@@ -397,10 +480,11 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     session = SimpleNamespace(
         rubric=SimpleNamespace(profile=ProfileRubric()), backend=SimpleNamespace(times=True),
         ncu="/cuda/bin/ncu", profiles=ncu.ProfileStore(tmp_path / "ncu.json"),
-        run_reference=Path("/ref/scanlab"), gpus=[SimpleNamespace(name="NVIDIA H100")], profile_note="")
+        run_reference=Path("/ref/scanlab"), gpus=[SimpleNamespace(name="NVIDIA H100")], profile_note="",
+        builder=SimpleNamespace(unit_loader=lambda: None))
     task = TaskRubric(2, "reduce", "reduce", "reduce.cuh", ("reduce",), 20, 15,
                       (PerfCase("reduce", "add-i32", 1 << 26, 256),))
-    build = SimpleNamespace(binary=Path("/sub/task2/scanlab"))
+    build = SimpleNamespace(binary=Path("/sub/task2/scanlab"), unit_library=None, is_reference=False)
     first = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
     assert calls == [[Path("/ref/scanlab")], [Path("/sub/task2/scanlab")]]
     got = first[2]
@@ -414,6 +498,20 @@ def test_the_stage_profiles_the_reference_once_per_gpu_and_diagnoses(tmp_path, m
     monkeypatch.setattr(ncu, "profile", lambda *a, **k: ncu.Profiled([None], ncu.REFUSED_NOTE, True))
     refused = pipeline.profile_tasks(session, None, [(task, build)], lambda line: None)  # type: ignore[arg-type]
     assert refused[2].status == "not_profiled" and refused[2].message == ncu.REFUSED_NOTE
+    # A task whose file is the reference's runs the reference's build: its figures are the
+    # reference's (cached), and only the other build is profiled.
+    monkeypatch.setattr(ncu, "profile", fake_profile)
+    scan = TaskRubric(3, "scan", "scan", "scan.cuh", ("scan",), 30, 15, (PerfCase("scan", "add-i32", 1 << 26, 256),))
+    reference_build = SimpleNamespace(binary=Path("/tmp/ref-1/scanlab"), unit_library=None, is_reference=True)
+    calls.clear()
+    both = pipeline.profile_tasks(session, None, [(task, build), (scan, reference_build)],  # type: ignore[arg-type]
+                                  lambda line: None)
+    assert calls == [[Path("/ref/scanlab")], [Path("/sub/task2/scanlab")]]   # scan's reference figures, once
+    assert both[3].status == "profiled" and both[3].student == both[3].reference == reference["scan"]
+    assert both[2].student == slow
+    calls.clear()
+    alone = pipeline.profile_tasks(session, None, [(scan, reference_build)], lambda line: None)  # type: ignore[arg-type]
+    assert calls == [] and alone[3].student == reference["scan"]      # no ncu process at all
     session.rubric = SimpleNamespace(profile=ProfileRubric(run=False))
     assert pipeline.profile_tasks(session, None, [(task, build)], lambda line: None) == {}  # type: ignore[arg-type]
 
@@ -424,7 +522,7 @@ def test_prepare_profiles_the_reference_so_that_no_grade_does(tmp_path, monkeypa
     from grader.config.rubric import ProfileRubric
     calls: list[list[str]] = []
 
-    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True):
+    def fake_profile(setup, tool, binaries, cases, rubric, sandboxed=True, **one_process):
         calls.append([c.task for c in cases])
         return ncu.Profiled([reference[c.task] for c in cases], seconds=1.0)
 
