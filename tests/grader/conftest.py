@@ -38,6 +38,20 @@ TEST_RUBRIC = Path(__file__).resolve().parent / "rubric-test.toml"
 TEST_SEED = 4242
 
 
+# ---- expectations that follow data/ (a task or an operator added edits no test) --------------
+
+def reference_score(rubric: Rubric) -> float:
+    """The reference's score without a GPU: the maximum's correctness points, and each
+    bonus task's correctness points on top."""
+    return rubric.max_correctness + sum(t.correctness_points for t in rubric.tasks if t.bonus)
+
+
+def task_numbers(rubric: Rubric, sep: str = ", ", bonus: bool = True) -> str:
+    """The rubric's task numbers ("1, 2, 3, 4"), without the bonus tasks where `bonus` is
+    False (a bonus task left as the handout has it is not attempted, so not "untouched")."""
+    return sep.join(str(t.number) for t in rubric.tasks if bonus or not t.bonus)
+
+
 def assert_expected_verdicts(name: str, result: SubmissionResult, backend: str) -> None:
     """The verdicts of fixture `name`'s fixture.toml [expect] (on `backend`) are the ones got."""
     fx = load_fixture(name)

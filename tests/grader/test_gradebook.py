@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir
+from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir, reference_score
 from fixtures import EXPORT_OF_FIVE, compose_gradescope_export
 from grader.classroom.batch import find_submissions, read_identities, run_batch
 from grader.report import gradebook
@@ -83,7 +83,7 @@ def test_a_gradescope_export_reaches_three_gradebooks(emu_session, tmp_path):
     lines: list[str] = []
     run_batch(emu_session, entries, out, lines.append, who)
     by_sid = check_gradebook_files(out, emu_session.rubric)
-    assert float(by_sid["1815"]["score"]) == 65            # the reference, with the bonus
+    assert float(by_sid["1815"]["score"]) == reference_score(emu_session.rubric)   # with the bonus
     assert float(by_sid["1906"]["score"]) == float(by_sid["1912"]["score"]) == 0  # untouched handout
     assert by_sid["1906"]["task1_placeholder"] == "1" and by_sid["1906"]["submission_id"] == "9002"
     assert by_sid["1815"]["late"] == "0" and by_sid["1938"]["late"] == "1"

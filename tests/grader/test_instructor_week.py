@@ -31,12 +31,15 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir
+from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir, reference_score, task_numbers
 from fixtures import compose
 from grader import cli
 from grader import exits
+from grader.config.rubric import load_rubric
 from grader.report import gradebook
 from grader.report.copies import REFERENCE
+
+RUBRIC = load_rubric(TEST_RUBRIC)     # what the week's batch grades with
 from test_html import Page, _chromium, _png_size
 
 FOLDERS = {"copied_ref": "reference", "handout": "handout", "alice": "commutative_scan",
@@ -109,8 +112,9 @@ def test_the_class_is_graded_with_each_case_in_grades_csv(week):
     graded = {r["submission"]: r for r in rows(out / "grades.csv") if r["submission"]}
     assert sorted(graded) == SUBMISSIONS
     # The copied reference, the untouched handout, the identical pair, the similarity.
-    assert graded["copied_ref"]["same_as_reference"] == "1 2 3 4"     # the bonus too
-    assert graded["handout"]["same_as_handout"] == "1 2 3" and graded["handout"]["same_as_reference"] == ""
+    assert graded["copied_ref"]["same_as_reference"] == task_numbers(RUBRIC, " ")     # the bonus too
+    assert graded["handout"]["same_as_handout"] == task_numbers(RUBRIC, " ", bonus=False)
+    assert graded["handout"]["same_as_reference"] == ""
     assert graded["alice"]["identical_to"] == "bob" and graded["bob"]["identical_to"] == "alice"
     assert graded["copied_ref"]["most_similar"] == REFERENCE
     assert float(graded["copied_ref"]["most_similar_share"]) > 0.95
@@ -148,7 +152,7 @@ def test_the_class_summary_names_each_copy_and_the_hang(week):
     said = [tuple(cell.strip() for cell in line.strip("| ").split(" | ")) for line in copies.splitlines()
             if line.startswith("| ") and not line.startswith("| submission")]
     # Each student by roster name (with the submission), each set of identical files once.
-    assert ("Ref, Copied (copied_ref)", "identical to the reference solution: task 1, 2, 3, 4") in said
+    assert ("Ref, Copied (copied_ref)", f"identical to the reference solution: task {task_numbers(RUBRIC)}") in said
     # The fixtures are the reference with one file changed: their other files are the
     # reference's (and said so); the changed one is what alice and bob share: one row.
     assert [who for who, what in said if what == "task 3: identical files"] == ["Alice (alice), Bob (bob)"]
@@ -188,7 +192,7 @@ def test_the_class_page_shows_them_in_a_real_browser(week, tmp_path):
     page = Page(text)
     copies = next(t for t in page.tables if t and t[0] == ["submission", "what"])
     said = {row[0]: row[1] for row in copies[1:]}
-    assert said["Ref, Copied (copied_ref)"].startswith("identical to the reference solution: task 1, 2, 3, 4")
+    assert said["Ref, Copied (copied_ref)"].startswith(f"identical to the reference solution: task {task_numbers(RUBRIC)}")
     assert said["Alice (alice), Bob (bob)"] == "task 3: identical files"
     assert said["Out, Hand (handout)"].startswith("the untouched handout")
     browser = _chromium()
@@ -252,7 +256,8 @@ def test_ctrl_c_keeps_what_finished_and_exits_130(tmp_path):
     assert 1 <= len(finished) < 5, said
     graded = rows(out / "grades.csv")
     assert len(graded) == len(finished)               # every one that finished is kept
-    assert all(float(r["score"]) == 65 for r in graded)   # the reference's: finished, not cut short
+    # The reference's score: finished, not cut short.
+    assert all(float(r["score"]) == reference_score(load_rubric(rubric)) for r in graded)
     summary = (out / "class-summary.md").read_text(encoding="utf-8")
     assert f"**Interrupted**: interrupted by Ctrl-C: {len(finished)} of 5 submission(s) graded" in summary
     assert "batch --resume" in err

@@ -33,23 +33,29 @@ from conftest import REPO
 from grader.config.assignment import default_assignment, parse_output_size
 
 NUMBER = max(t.number for t in default_assignment().tasks) + 1   # the first free task number
+# Free names too: in this test's own copy of the repository (where the whole suite runs),
+# data/ has a segmented reduce already.
+TAG = "" if "segment-reduce" not in {t.name for t in default_assignment().tasks} else str(NUMBER)
+NAME = "segment-reduce" + (f"-{TAG}" if TAG else "")
+STEM = "segment_reduce" + (f"_{TAG}" if TAG else "")       # the student file's: {STEM}.cuh
+TYPE, KERNEL, K_SEGMENT = f"SegmentReduce{TAG}", f"segmentReduce{TAG}Kernel", f"kSegment{TAG}"
 SEGMENT = 1024
 OUTPUT = f"n/{SEGMENT}"
 
 MANIFEST_TASK = f'''
 [[task]]
 number = {NUMBER}
-name = "segment-reduce"
+name = "{NAME}"
 title = "bonus: segmented reduce (a toy task added by tests/grader/test_new_task.py)"
-file = "segment_reduce.cuh"
-kernels = ["segmentReduceKernel"]
+file = "{STEM}.cuh"
+kernels = ["{KERNEL}"]
 bonus = true
 '''
 
 MANIFEST_DRIVER_TASK = f'''
 [[driver_task]]
-name = "segment-reduce"
-type = "SegmentReduce"
+name = "{NAME}"
+type = "{TYPE}"
 task = {NUMBER}
 output = "{OUTPUT}"
 elements_moved = 1
@@ -62,7 +68,7 @@ STUDENT_FILE = f'''\
 //
 // The input is cut into segments of `segment` consecutive elements, the last one possibly
 // short, and each segment is folded into one element of the output. The harness
-// (harness/tasks/segment_reduce_task.cuh) launches segmentReduceKernel with one thread per
+// (harness/tasks/{STEM}_task.cuh) launches {KERNEL} with one thread per
 // segment; a block per segment, with a tree inside it, is faster.
 //
 // The operator may be non-commutative (MSSP): fold each segment in index order.
@@ -78,7 +84,7 @@ namespace scanlab {{
 // Writes out[s] = in[s*segment] (+) in[s*segment + 1] (+) ... (+) in[min(n, (s+1)*segment) - 1]
 // for every segment s of in[0, n): (n + segment - 1) / segment elements, none past them.
 template <class Op>
-__global__ void segmentReduceKernel(const typename Op::Element* in, typename Op::Element* out,
+__global__ void {KERNEL}(const typename Op::Element* in, typename Op::Element* out,
                                     size_t n, size_t segment) {{
     //@@ solution
     // One thread folds each segment, from the left: trivial, and right for any operator.
@@ -99,7 +105,7 @@ __global__ void segmentReduceKernel(const typename Op::Element* in, typename Op:
 TASK_HEADER = f'''\
 // scanlab harness: students, do not edit (your code goes in student/); maintainers edit it here.
 //
-// Task {NUMBER}'s driver task (student/segment_reduce.cuh): the fold of each segment of {SEGMENT}.
+// Task {NUMBER}'s driver task (student/{STEM}.cuh): the fold of each segment of {SEGMENT}.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -110,13 +116,13 @@ TASK_HEADER = f'''\
 
 namespace scanlab::tasks {{
 
-inline constexpr size_t kSegment = {SEGMENT};
+inline constexpr size_t {K_SEGMENT} = {SEGMENT};
 
-struct SegmentReduce {{
+struct {TYPE} {{
     template <class Op>
     static std::vector<typename Op::Element> reference(const std::vector<typename Op::Element>& in) {{
-        std::vector<typename Op::Element> out((in.size() + kSegment - 1) / kSegment, Op::identity());
-        for (size_t i = 0; i < in.size(); ++i) out[i / kSegment] = Op::apply(out[i / kSegment], in[i]);
+        std::vector<typename Op::Element> out((in.size() + {K_SEGMENT} - 1) / {K_SEGMENT}, Op::identity());
+        for (size_t i = 0; i < in.size(); ++i) out[i / {K_SEGMENT}] = Op::apply(out[i / {K_SEGMENT}], in[i]);
         return out;
     }}
 
@@ -129,19 +135,19 @@ struct SegmentReduce {{
 }}  // namespace scanlab::tasks
 
 #if defined(SCANLAB_STUDENT_UNIT)
-#include "student/segment_reduce.cuh"
+#include "student/{STEM}.cuh"
 
 namespace scanlab {{
 
 template <>
-struct Plan<tasks::SegmentReduce> {{
+struct Plan<tasks::{TYPE}> {{
     template <class Op>
     static void launch(const typename Op::Element* in, size_t n, typename Op::Element* out,
                        unsigned blockSize, const Scratch<typename Op::Element>&) {{
-        const size_t segments = (n + tasks::kSegment - 1) / tasks::kSegment;
-        launchKernel("segmentReduceKernel", segmentReduceKernel<Op>,
+        const size_t segments = (n + tasks::{K_SEGMENT} - 1) / tasks::{K_SEGMENT};
+        launchKernel("{KERNEL}", {KERNEL}<Op>,
                      dim3(unsigned((segments + blockSize - 1) / blockSize)), dim3(blockSize), 0, in, out,
-                     n, tasks::kSegment);
+                     n, tasks::{K_SEGMENT});
     }}
 }};
 
@@ -157,10 +163,10 @@ performance_points = 0
 '''
 
 # Its contract in the other tasks' builds: its kernel declared (generated: no task uses it).
-CONTRACT = "grader/contract/student/segment_reduce.cuh"
-PAGE = f"handout/tasks/{NUMBER}-segment-reduce.md"   # generated: the task has no page by hand
-HAND_WRITTEN = {"data/assignment.toml", "solution/student/segment_reduce.cuh",
-                "handout/harness/tasks/segment_reduce_task.cuh", "data/rubric.toml"}
+CONTRACT = f"grader/contract/student/{STEM}.cuh"
+PAGE = f"handout/tasks/{NUMBER}-{NAME}.md"   # generated: the task has no page by hand
+HAND_WRITTEN = {"data/assignment.toml", f"solution/student/{STEM}.cuh",
+                f"handout/harness/tasks/{STEM}_task.cuh", "data/rubric.toml"}
 IGNORED = ("build", "build-*", ".venv", ".git", "__pycache__", ".pytest_cache", ".dev", ".debs",
            "grader-out")
 # The tests whose expectations follow data/'s list of tasks (pyproject.toml's marker), from
@@ -197,14 +203,14 @@ def repo_with_task(tmp_path_factory) -> RepoWithTask:
     manifest = root / "data" / "assignment.toml"
     insert_before(manifest, "# ---- exercises", MANIFEST_TASK)
     manifest.write_text(manifest.read_text() + MANIFEST_DRIVER_TASK)
-    (root / "solution" / "student" / "segment_reduce.cuh").write_text(STUDENT_FILE)
-    (root / "handout" / "harness" / "tasks" / "segment_reduce_task.cuh").write_text(TASK_HEADER)
+    (root / "solution" / "student" / f"{STEM}.cuh").write_text(STUDENT_FILE)
+    (root / "handout" / "harness" / "tasks" / f"{STEM}_task.cuh").write_text(TASK_HEADER)
     insert_before(root / "data" / "rubric.toml", "[correctness]", RUBRIC_TASK)
     # One `make handout`: it must succeed on its first run.
     r = run([sys.executable, "tools/make_handout.py"], root)
     assert r.returncode == 0, r.stdout + r.stderr
     generated = frozenset(re.findall(r"^wrote (\S+)$", r.stdout, re.M))
-    assert {"handout/student/segment_reduce.cuh", "handout/harness/generated/task_list.cuh", PAGE,
+    assert {f"handout/student/{STEM}.cuh", "handout/harness/generated/task_list.cuh", PAGE,
             "handout/README.md", CONTRACT} <= generated
     # The emulator driver and the C++ suite, nothing else.
     r = run(["cmake", "-S", ".", "-B", "build", "-DSCANLAB_CUDA=OFF", "-DCMAKE_BUILD_TYPE=Release"], root)
@@ -220,17 +226,17 @@ def repo_with_task(tmp_path_factory) -> RepoWithTask:
 def test_the_driver_runs_the_new_task(repo_with_task: RepoWithTask):
     root = repo_with_task.root
     driver = root / "build" / "scanlab-reference-emu"
-    assert run([str(driver), "list", "tasks"], root).stdout.split()[-1] == "segment-reduce"
+    assert run([str(driver), "list", "tasks"], root).stdout.split()[-1] == f"{NAME}"
     # 70001 elements: 69 segments, the last one short; the output is the manifest's size.
     outputs = parse_output_size(OUTPUT).count(70001)
     assert outputs == 69
-    r = run([str(driver), "run", "--task", "segment-reduce", "--op", "mssp", "--n", "70001", "--block", "96",
+    r = run([str(driver), "run", "--task", f"{NAME}", "--op", "mssp", "--n", "70001", "--block", "96",
              "--output", "out.bin"], root)
     assert r.returncode == 0 and f"check   PASS ({outputs} elements match" in r.stdout, r.stdout + r.stderr
     assert (root / "out.bin").stat().st_size == outputs * default_assignment().operator("mssp").element_bytes
     # Timed: every repetition checked on the host against the type's reference (its
     # TimedCheck), and its one baseline.
-    r = run([str(driver), "run", "--task", "segment-reduce", "--n", "5000", "--time", "--warmup", "1",
+    r = run([str(driver), "run", "--task", f"{NAME}", "--n", "5000", "--time", "--warmup", "1",
              "--reps", "2", "--baselines", "--json", "-"], root)
     assert r.returncode == 0, r.stdout + r.stderr
     result = json.loads(r.stdout.splitlines()[-1])
@@ -241,9 +247,9 @@ def test_the_cpp_suite_registers_and_passes_the_new_task(repo_with_task: RepoWit
     root = repo_with_task.root
     suite = root / "build" / "tests" / "test_suite_emu"
     listed = run([str(suite), "--list-test-names-only"], root).stdout
-    assert "segment-reduce: reference over the suite" in listed
+    assert f"{NAME}: reference over the suite" in listed
     # Its CTest, from the manifest's list of driver tasks (--warn NoTests: it runs cases).
-    r = run(["ctest", "--test-dir", "build", "-R", "^emu.reference.segment-reduce$", "--output-on-failure"],
+    r = run(["ctest", "--test-dir", "build", "-R", f"^emu.reference.{NAME}$", "--output-on-failure"],
             root)
     assert r.returncode == 0, r.stdout[-4000:]
     assert "100% tests passed, 0 tests failed out of 1" in r.stdout, r.stdout[-4000:]
@@ -254,7 +260,7 @@ def test_the_grader_grades_the_new_task(repo_with_task: RepoWithTask, tmp_path: 
     # A student's own segmented reduce (not the reference's file, so the grader builds it).
     submission = tmp_path / "alice"
     (submission / "student").mkdir(parents=True)
-    mine = (root / "handout" / "student" / "segment_reduce.cuh").read_text().replace(
+    mine = (root / "handout" / "student" / f"{STEM}.cuh").read_text().replace(
         f"    // TODO(task {NUMBER}): the segmented reduce.\n    notImplemented();\n",
         "    const size_t first = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) * segment;\n"
         "    if (first >= n) return;\n"
@@ -262,7 +268,7 @@ def test_the_grader_grades_the_new_task(repo_with_task: RepoWithTask, tmp_path: 
         "    for (size_t i = first + 1; i < n && i < first + segment; ++i) total = Op::apply(total, in[i]);\n"
         "    out[first / segment] = total;\n")
     assert "notImplemented" not in mine
-    (submission / "student" / "segment_reduce.cuh").write_text(mine)
+    (submission / "student" / f"{STEM}.cuh").write_text(mine)
     # And a reduce of the student's own: its task build holds that file alone, the new
     # task's file its contract (grader/contract/student/, generated by make handout).
     reduce = (root / "solution" / "student" / "reduce.cuh").read_text() + "// alice's copy\n"
@@ -273,7 +279,7 @@ def test_the_grader_grades_the_new_task(repo_with_task: RepoWithTask, tmp_path: 
     results = out / "results.json"
     assert results.is_file(), (r.stdout + r.stderr)[-4000:]
     tasks = {t["name"]: t for t in json.loads(results.read_text())["tasks"]}
-    task = tasks["segment-reduce"]
+    task = tasks[f"{NAME}"]
     assert task["status"] == "graded" and not task["identical_to_reference"], task
     assert task["build"]["ok"] and not task["build"]["cached"], task["build"]
     assert task["cases"] and task["passed"] == task["total"] == len(task["cases"]), task
@@ -304,16 +310,16 @@ def test_the_new_tasks_page_is_generated_from_its_sources(repo_with_task: RepoWi
     page = (repo_with_task.root / PAGE).read_text()
     assert page.startswith("<!-- GENERATED by tools/make_handout.py")
     assert f"# Task {NUMBER}: bonus: segmented reduce" in page
-    assert ("- `segmentReduceKernel<Op>(in, out, n, segment)`: Writes out[s] = in[s*segment] (+) "
+    assert (f"- `{KERNEL}<Op>(in, out, n, segment)`: Writes out[s] = in[s*segment] (+) "
             "in[s*segment + 1] (+) ... (+) in[min(n, (s+1)*segment) - 1]") in page
     assert "The input is cut into segments of `segment` consecutive elements" in page
     assert f"```cuda\n// TODO(task {NUMBER}): the segmented reduce.\nnotImplemented();\n```" in page
     assert "- **Points**: 5 for correctness, 0 for performance (a bonus" in page
-    assert "./build/scanlab-emu test --tasks segment-reduce " in page
+    assert f"./build/scanlab-emu test --tasks {NAME} " in page
     assert "It has no performance points" in page and "not attempted" in page
     quick_start = (repo_with_task.root / "handout" / "README.md").read_text()
-    assert (f"| {NUMBER} (bonus) | [tasks/{NUMBER}-segment-reduce.md](tasks/{NUMBER}-segment-reduce.md) | "
-            "`student/segment_reduce.cuh` | `segmentReduceKernel` |") in quick_start
+    assert (f"| {NUMBER} (bonus) | [tasks/{NUMBER}-{NAME}.md](tasks/{NUMBER}-{NAME}.md) | "
+            f"`student/{STEM}.cuh` | `{KERNEL}` |") in quick_start
 
 
 def test_the_data_driven_tests_pass_unedited(repo_with_task: RepoWithTask, tmp_path: Path):
@@ -326,5 +332,5 @@ def test_the_data_driven_tests_pass_unedited(repo_with_task: RepoWithTask, tmp_p
     ran = {(c.get("classname", "").rsplit(".", 1)[-1], c.get("name")) for c in cases
            if not any(child.tag in ("skipped", "failure", "error") for child in c)}
     # Among them, one run on the new task's page (the marked tests read the new list).
-    assert ("test_handout_text", f"test_every_task_page_has_the_same_parts_in_order[{NUMBER}-segment-reduce.md]") in ran
+    assert ("test_handout_text", f"test_every_task_page_has_the_same_parts_in_order[{NUMBER}-{NAME}.md]") in ran
     assert {module for module, _ in ran} >= {"test_rubric", "test_make_handout", "test_handout_text"}, ran

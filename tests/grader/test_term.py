@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir
+from conftest import REPO, TEST_RUBRIC, TEST_SEED, cache_dir, reference_score, task_numbers
 from fixtures import compose_gradescope_export
 from grader import cli
 from grader.classroom import batch as batch_module
@@ -58,6 +58,8 @@ def _rubric(path: Path, extra: str) -> Path:
     return path
 
 
+# A rubric that changes only points (task 3's correctness: 40), the late policy and the
+# gradebook's name; the tasks of data/ beyond the first four keep the base rubric's points.
 POINTS_ONLY = """
 [[task]]
 number = 1
@@ -104,6 +106,13 @@ cap_percent = 25
 [gradebook]
 assignment = "scanlab"
 """
+BASE = load_rubric(TEST_RUBRIC)
+POINTS_ONLY += "".join(
+    f"\n[[task]]\nnumber = {t.number}\ncorrectness_points = {t.correctness_points}\n"
+    f"performance_points = {t.performance_points}\n"
+    + "".join(f'[[task.perf]]\ntask = "{c.task}"\nop = "{c.op}"\nn = {c.n}\nblock = {c.block}\n' for c in t.perf)
+    for t in BASE.tasks if t.number > 4)
+REF0 = reference_score(BASE)     # the reference's score as graded (no GPU): 60 and the bonus 5 today
 
 
 @pytest.fixture(scope="module")
@@ -143,6 +152,12 @@ def _rows(path: Path) -> list[dict[str, str]]:
     return list(csv.DictReader(path.open(newline="", encoding="utf-8")))
 
 
+def _reference_under(rubric: Path) -> tuple[float, float]:
+    """The reference's score and the maximum under the rubric at `rubric` (no GPU)."""
+    loaded = load_rubric(rubric)
+    return reference_score(loaded), loaded.max_correctness
+
+
 def _results(out: Path) -> dict[str, dict]:
     return {p.parent.name: json.loads(p.read_text()) for p in (out / "submissions").glob("*/results.json")}
 
@@ -151,21 +166,22 @@ def test_a_point_change_is_rescored_without_grading(term, monkeypatch, capsys):
     export, graded, tmp = term
     out = _copy(graded, tmp, "rescored")
     before = _results(out)
-    assert before["submission_9001"]["score"] == 65           # 10 + 20 + 30, and the bonus 5
+    assert before["submission_9001"]["score"] == REF0
     rubric = _rubric(tmp / "points.toml", POINTS_ONLY)
+    ref1, max1 = _reference_under(rubric)
     _no_grading(monkeypatch)
     assert cli.main(["rescore", str(export), "--out", str(out), "--rubric", str(rubric)]) == 0
     said = capsys.readouterr()
     assert "changed only in what scores" in said.err and "nothing built or run" in said.out
     after = _results(out)
-    assert after["submission_9001"]["score"] == 75             # task 3 is worth 40 now
+    assert after["submission_9001"]["score"] == ref1             # task 3 is worth 40 now
     assert after["submission_9001"]["graded_at"] == before["submission_9001"]["graded_at"]
     assert after["submission_9001"]["tasks"][2]["correctness_max"] == 40
     assert "40" in (out / "submissions" / "submission_9001" / "report.txt").read_text()
     assert BatchState.read(out).rubric_digest == load_rubric(rubric).digest
     # The class files say the new points (the late penalty: the next test).
     rows = {r["sid"]: r for r in _rows(out / gradebook.PLAIN)}
-    assert float(rows["1815"]["score"]) == 75 and float(rows["1815"]["max_score"]) == 70
+    assert float(rows["1815"]["score"]) == ref1 and float(rows["1815"]["max_score"]) == max1
 
 
 def test_resume_under_a_point_change_grades_nothing(term, monkeypatch, capsys):
@@ -179,7 +195,7 @@ def test_resume_under_a_point_change_grades_nothing(term, monkeypatch, capsys):
     assert "changed only in what scores" in said.err
     assert "resuming: 4 of 4 submission(s) already graded" in said.out and "4 of them rescored" in said.out
     assert "grading 0" in said.out
-    assert _results(out)["submission_9001"]["score"] == 75
+    assert _results(out)["submission_9001"]["score"] == _reference_under(rubric)[0]
 
 
 def test_a_timed_size_change_grades_again_and_an_interrupted_run_keeps_the_class_files(term, monkeypatch, capsys):
@@ -222,29 +238,32 @@ def test_the_late_policy_in_every_output(term, monkeypatch):
     export, graded, tmp = term
     out = _copy(graded, tmp, "late")
     rubric = _rubric(tmp / "points.toml", POINTS_ONLY)
+    ref1, max1 = _reference_under(rubric)
     _no_grading(monkeypatch)
     assert cli.main(["rescore", str(export), "--out", str(out), "--rubric", str(rubric)]) == 0
     rows = {r["sid"]: r for r in _rows(out / gradebook.PLAIN)}
     assert rows["1815"]["late"] == "0" and rows["1815"]["late_penalty"] == "0.00"
-    kj = rows["1918"]             # the reference, 2 d 12 h late: three days, 30%, capped at 25% of 70
+    kj = rows["1918"]             # the reference, 2 d 12 h late: three days, 30%, capped at 25% of the maximum
+    late = ref1 - 0.25 * max1
     assert kj["late"] == "1" and float(kj["late_hours"]) == 60
-    assert float(kj["score"]) == 75 and float(kj["late_penalty"]) == 17.5 and float(kj["score_after_late"]) == 57.5
-    bl = rows["1939"]             # 1 d 12 h: two days, 20% of 70
-    assert float(bl["score_after_late"]) == pytest.approx(max(0.0, float(bl["score"]) - 14), abs=0.011)
+    assert float(kj["score"]) == ref1 and float(kj["late_penalty"]) == 0.25 * max1
+    assert float(kj["score_after_late"]) == late
+    bl = rows["1939"]             # 1 d 12 h: two days, 20% of the maximum
+    assert float(bl["score_after_late"]) == pytest.approx(max(0.0, float(bl["score"]) - 0.2 * max1), abs=0.011)
     assert "late by 12 h 00 min" in rows["1906"]["comment"] and float(rows["1906"]["score_after_late"]) == 0
     gs = {r["SID"]: r for r in _rows(out / gradebook.GRADESCOPE)}
-    assert float(gs["1918"]["Total Score"]) == 57.5 and float(gs["1918"]["Score Before Late Penalty"]) == 75
+    assert float(gs["1918"]["Total Score"]) == late and float(gs["1918"]["Score Before Late Penalty"]) == ref1
     assert "late by 2 d 12 h" in gs["1918"]["Late"] and gs["1815"]["Late"] == ""
     with (out / gradebook.CANVAS).open(newline="") as f:
         canvas = {row[2]: row for row in csv.reader(f)}
-    assert float(canvas["1918"][5]) == 57.5 and float(canvas["1815"][5]) == 75
+    assert float(canvas["1918"][5]) == late and float(canvas["1815"][5]) == ref1
     summary = (out / "class-summary.md").read_text()
     assert "## Late (3)" in summary
     assert "Katherine Johnson (submission_9006): late by 2 d 12 h (-25% late penalty)" in summary
     assert "Grace Hopper, Alan Turing (submission_9002): late by 12 h 00 min (-10% late penalty)" in summary
     assert "late by 2 d 12 h" in (out / "class.html").read_text()
     report = (out / "submissions" / "submission_9006" / "report.txt").read_text()
-    assert report.endswith("Late work: late by 2 d 12 h (-25% late penalty); score after it 57.50 / 70\n")
+    assert report.endswith(f"Late work: late by 2 d 12 h (-25% late penalty); score after it {late:.2f} / {max1:g}\n")
 
 
 def test_a_hang_is_timed_out_in_every_view(term):
@@ -281,6 +300,7 @@ def test_the_canvas_upload_fills_the_gradebook_exports_own_column(term, monkeypa
     roster = tmp / "canvas-export.csv"
     roster.write_text(CANVAS_EXPORT)
     rubric = _rubric(tmp / "points.toml", POINTS_ONLY)
+    ref1, max1 = _reference_under(rubric)
     _no_grading(monkeypatch)
     assert cli.main(["rescore", str(export), "--out", str(out), "--rubric", str(rubric),
                      "--roster", str(roster)]) == 0
@@ -288,10 +308,11 @@ def test_the_canvas_upload_fills_the_gradebook_exports_own_column(term, monkeypa
     with (out / gradebook.CANVAS).open(newline="") as f:
         rows = list(csv.reader(f))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "HW3: scanlab (55501)"]
-    assert rows[1][0] == "Points Possible" and float(rows[1][5]) == 70
+    assert rows[1][0] == "Points Possible" and float(rows[1][5]) == max1
     by_id = {r[1]: r for r in rows[2:]}
     assert set(by_id) == {"201", "202", "203", "204", "205"}        # Canvas's ids; no test student
-    assert float(by_id["201"][5]) == 75 and float(by_id["202"][5]) == 57.5 and by_id["201"][3] == "ada"
+    assert float(by_id["201"][5]) == ref1 and float(by_id["202"][5]) == ref1 - 0.25 * max1
+    assert by_id["201"][3] == "ada"
     # No column named like the rubric's: the rubric's name, said as a new assignment.
     assert canvas_assignment_column(roster, "scanlab") == ("HW3: scanlab (55501)",
                                                            ["HW2: histogram (55400)", "HW3: scanlab (55501)"])
@@ -303,7 +324,7 @@ def test_the_canvas_upload_fills_the_gradebook_exports_own_column(term, monkeypa
 
 def test_the_gpu_half_corrects_a_task_the_gpu_shows_wrong(term):
     """A GPU grade whose task 3 fails (right on the emulator: Gradescope's autograder gave
-    the full 65) loses those 30 correctness points in the performance upload."""
+    the reference's full score) loses task 3's correctness points in the performance upload."""
     _, out, tmp = term
     rubric = load_rubric(_rubric(tmp / "gpu.toml", '[gradebook]\nscore = "performance"\n'))
     emulator = jsonfile.read(out / "submissions" / "submission_9001" / "results.json")
@@ -312,23 +333,25 @@ def test_the_gpu_half_corrects_a_task_the_gpu_shows_wrong(term):
     wrong = [dataclasses.replace(c, status="fail") for c in task3.cases]
     gpu = rescore(dataclasses.replace(emulator, tasks=[*emulator.tasks[:2], dataclasses.replace(task3, cases=wrong),
                                                        *emulator.tasks[3:]]), rubric)
+    lost = task3.correctness_max
     gpu = dataclasses.replace(gpu, performance_score=40.0,
-                              identity=dataclasses.replace(emulator.identity, autograder_score=65.0))
-    assert gpu.correctness_score == 35
+                              identity=dataclasses.replace(emulator.identity, autograder_score=REF0))
+    assert lost > 0 and gpu.correctness_score == REF0 - lost
     right = dataclasses.replace(emulator, performance_score=40.0,
-                                identity=dataclasses.replace(emulator.identity, autograder_score=65.0,
+                                identity=dataclasses.replace(emulator.identity, autograder_score=REF0,
                                                              students=emulator.identity.students[:0] + (
                                                                  dataclasses.replace(emulator.identity.students[0],
                                                                                      name="Right Everywhere",
                                                                                      sid="2000"),)))
     gradebook.write_gradescope([gpu, right], rubric, tmp / "gpu-scores.csv")
     scores = {r["SID"]: float(r["Total Score"]) for r in _rows(tmp / "gpu-scores.csv")}
-    assert scores == {"1815": 40.0 - 30.0, "2000": 40.0}
+    assert scores == {"1815": 40.0 - lost, "2000": 40.0}
     plain = gradebook.plain_rows(gpu, rubric)[0]
-    assert plain["emulator_correctness"] == "65.00" and plain["gpu_correction"] == "-30.00"
+    assert plain["emulator_correctness"] == f"{REF0:.2f}" and plain["gpu_correction"] == f"{-lost:.2f}"
     summary = class_summary([gpu, right], rubric)
     assert "## GPU and emulator correctness (1 of 2 differ)" in summary
-    assert "Ada Lovelace (submission_9001): emulator (Gradescope) 65.00, GPU 35.00: corrected by -30.00" in summary
+    assert (f"Ada Lovelace (submission_9001): emulator (Gradescope) {REF0:.2f}, GPU {REF0 - lost:.2f}: "
+            f"corrected by {-lost:.2f}") in summary
     assert "Right Everywhere" not in summary.split("## GPU and emulator")[1].split("##")[0]
 
 
@@ -397,10 +420,12 @@ def test_copies_of_the_reference_are_named_by_their_students_not_as_each_others(
     _, out, _ = term
     summary = (out / "class-summary.md").read_text()
     copies = summary[summary.index("## Copies"):].split("\n## ")[0]
-    assert "| Ada Lovelace (submission_9001) | identical to the reference solution: task 1, 2, 3, 4 |" in copies
-    assert "| Katherine Johnson (submission_9006) | identical to the reference solution: task 1, 2, 3, 4 |" in copies
+    every = task_numbers(BASE)
+    assert f"| Ada Lovelace (submission_9001) | identical to the reference solution: task {every} |" in copies
+    assert f"| Katherine Johnson (submission_9006) | identical to the reference solution: task {every} |" in copies
     assert "identical files" not in copies      # two copies of the reference are not each other's copy
-    assert "| Grace Hopper, Alan Turing (submission_9002) | the untouched handout: task 1, 2, 3 |" in copies
+    assert (f"| Grace Hopper, Alan Turing (submission_9002) | the untouched handout: task "
+            f"{task_numbers(BASE, bonus=False)} |") in copies
     assert "Ada Lovelace (submission_9001)" in (out / "class.html").read_text()
 
 
