@@ -17,6 +17,7 @@
 // launched ("kernels": scanlab_kernel_launched, harness/host/unit_entry.h).
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -82,6 +83,8 @@ class Units {
             if (found == byPath.end()) found = byPath.emplace(path, open(path)).first;
             byTask_[task] = found->second;
         }
+        if (byTask_.empty())
+            throw std::runtime_error("scanlab unit loader: SCANLAB_UNITS names no unit (TASK=PATH;TASK=PATH;...)");
     }
 
     static UnitEntry open(const std::string& path) {
