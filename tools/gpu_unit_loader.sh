@@ -24,39 +24,32 @@ echo "built"
 bash tests/gpu/unit_loader.sh "$build/scanlab-units" "$build/scanlab-reference-unit.so" \
   "$build/scanlab-handout-unit.so" 2>&1 | tee "$out/unit_loader_test.log" | tail -12
 
-# One unit per timed task, its task bits only (Task's order: data/assignment.toml).
+# One unit per timed task, with its task build's driver tasks only (the grader's task_mask).
 "$py" - "$out" <<'PY'
 import sys
 from pathlib import Path
 sys.path.insert(0, ".")
 from grader.config.rubric import load_rubric
 from grader.grading import ncu
+from grader.grading.build import task_mask
+from grader.grading.prebuilt import UNIT_EXPORTS
 r = load_rubric(Path("data/rubric.toml"))
 out = Path(sys.argv[1])
-cases = [t.perf[0] for t in r.tasks if t.perf]
-(out / "cases.txt").write_text("".join(ncu.case_line(c, r.profile.n) + "\n" for c in cases))
-(out / "tasks.txt").write_text("".join(f"{c.task}\n" for c in cases))
+timed = [t for t in r.tasks if t.perf]
+(out / "cases.txt").write_text("".join(ncu.case_line(t.perf[0], r.profile.n) + "\n" for t in timed))
+(out / "units.txt").write_text("".join(f"{t.perf[0].task} {task_mask(t.driver_tasks):#x} {' '.join(t.driver_tasks)}\n"
+                                       for t in timed))
+(out / "exports.txt").write_text(UNIT_EXPORTS)
 (out / "metrics.txt").write_text(",".join(ncu.METRICS))
 PY
-mapfile -t timed < "$out/tasks.txt"
-all=$("$build/scanlab-reference" list tasks)
 units=""
-for task in "${timed[@]}"; do
-  # The unit's bits: every driver task of the same student file (scan: scan, scan-exclusive).
-  file=$(grep -o "{Task::[A-Za-z]*, \"$task\", [0-9]*, \"[a-z_]*.cuh\"" handout/harness/generated/assignment.h | awk -F'"' '{ print $4 }')
-  mask=0; i=0
-  for t in $all; do
-    grep -q "{Task::[A-Za-z]*, \"$t\", [0-9]*, \"$file\"" handout/harness/generated/assignment.h && mask=$((mask | (1 << i)))
-    i=$((i + 1))
-  done
+while read -r task mask driver_tasks; do
   so="$out/unit-$task.so"
   nvcc -std=c++17 -O3 -arch=sm_90 -lineinfo -Xcompiler -fPIC -shared -cudart shared -DSCANLAB_BUILD_TASKS=${mask}ull \
     -Isolution -Ihandout handout/harness/host/student_unit.cu -o "$so" \
-    -Xlinker --version-script=handout/harness/host/unit_exports.map > "$out/unit-$task.log" 2>&1 &
-  for t in $all; do
-    grep -q "{Task::[A-Za-z]*, \"$t\", [0-9]*, \"$file\"" handout/harness/generated/assignment.h && units="$units$t=$so;"
-  done
-done
+    -Xlinker --version-script="handout/$(cat "$out/exports.txt")" > "$out/unit-$task.log" 2>&1 &
+  for t in $driver_tasks; do units="$units$t=$so;"; done
+done < "$out/units.txt"
 wait
 echo "units: $units"
 metrics=$(cat "$out/metrics.txt")

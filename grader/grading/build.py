@@ -333,8 +333,8 @@ class Builder:
         ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s)
         binary = build_dir / self.tools.backend.binary
         ok = ok and binary.is_file()
-        if ok and trusted and kit is None and self.tools.backend.unit_loader:
-            self._build_unit_loader(src, build_dir, env, limits)
+        if ok and trusted and kit is None and not cub and self.tools.backend.unit_loader:
+            self._build_unit_loader(src, build_dir, env, limits)     # the kit's build (cub: the reference's)
         errors = "" if ok else failure_message(
             log, rewrite, contract.FAILED_HINT if contract.is_task_build(files, self.reference_files) else "",
             None if trusted else self._public_dirs())

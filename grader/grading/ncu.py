@@ -368,13 +368,18 @@ class LoaderRun:
     units: str
 
 
-def loader_run(home: Path, loader: Path, units: list[Path], cases: list[PerfCase], n: int) -> LoaderRun | None:
+def one_process(loader: Path | None, units: list[Path | None] | None, cases: list[PerfCase]) -> bool:
+    """Whether the unit loader runs every case in one process: there is a loader, each case's
+    build has its unit library, and no two cases run the same driver task (SCANLAB_UNITS
+    names one unit a driver task)."""
+    return (loader is not None and units is not None and len(units) == len(cases)
+            and all(u is not None for u in units) and len({c.task for c in cases}) == len(cases))
+
+
+def loader_run(home: Path, loader: Path, units: list[Path], cases: list[PerfCase], n: int) -> LoaderRun:
     """The loader and each build's unit library copied into `home` (the sandbox user can
     read them there: the prebuilt harness's folder is the grader's), and one case file of
-    every case, in order; None where two cases run the same driver task (SCANLAB_UNITS
-    names one unit a driver task)."""
-    if len({c.task for c in cases}) != len(cases):
-        return None
+    every case, in order (where one_process holds)."""
     program = home / loader.name
     shutil.copyfile(loader, program)
     program.chmod(0o755)
@@ -437,15 +442,15 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         where.chmod(0o711)
         home = sandbox.make_private_dir(where / "sandbox", setup.identity)
         log = home / "ncu.csv"
-        runs, order = case_files(home, binaries, cases, rubric.n)
-        libraries = [u for u in units or [] if u is not None]
-        one = loader_run(home, loader, libraries, cases, rubric.n) \
-            if loader is not None and len(libraries) == len(cases) else None
-        if one is not None:
+        one: LoaderRun | None = None
+        runs: list[tuple[Path, Path, int]] = []
+        if loader is not None and units is not None and one_process(loader, units, cases):
+            one = loader_run(home, loader, [u for u in units if u is not None], cases, rubric.n)
             argv = [*_head(ncu, rubric.max_kernels * len(cases), log), str(one.loader),
                     "batch", "--cases", str(one.case_file), "--json", f"{one.case_file}.json"]
             order = list(range(len(cases)))
         else:
+            runs, order = case_files(home, binaries, cases, rubric.n)
             argv = command(ncu, runs, len(cases), log, rubric.max_kernels)
         limits = sandbox.Limits(wall_s=rubric.timeout_s, cpu_s=rubric.timeout_s * 4 + 5,
                                 memory_mb=setup.memory_mb, memory_kind="data", file_mb=256,

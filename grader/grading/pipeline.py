@@ -270,7 +270,7 @@ def _profile_builds(builder: Builder, setup: RunSetup, tool: str, timed: list[tu
     """One ncu process over these builds: the unit loader over their unit libraries where
     each has one (every build in one process), else one process a distinct build."""
     loader, units = builder.unit_loader(), [b.unit_library for _, b in timed]
-    say("profiling under Nsight Compute" + (" (one process: the unit loader)" if loader and all(units) else "")
-        + ": " + ", ".join(c.task for c in cases))
+    say("profiling under Nsight Compute" + (" (one process: the unit loader)" if ncu.one_process(loader, units, cases)
+                                            else "") + ": " + ", ".join(c.task for c in cases))
     return ncu.profile(setup, tool, [b.binary for _, b in timed if b.binary is not None], cases, rubric,
                        loader=loader, units=units)

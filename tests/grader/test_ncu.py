@@ -352,7 +352,7 @@ class _Setup:
     def env(self, home, seed, gpu):
         import os
         return {"PATH": os.environ["PATH"], "HOME": str(home), "FAKE_NCU_PAGE": str(self.page),
-                "FAKE_KERNELS": self.kernels}
+                "FAKE_KERNELS": self.kernels, "FAKE_LOADER_LOG": str(self.workdir / "loader.log")}
 
 
 @pytest.mark.parametrize("page, cases, expect", [
@@ -393,6 +393,7 @@ for u in "${units[@]}"; do
   f=${u#*=}
   [ -f "$f" ] && [ "$(dirname "$f")" = "$PWD" ] || { echo "no unit $f"; exit 3; }
 done
+echo "$SCANLAB_UNITS" >> "$FAKE_LOADER_LOG"     # what it was asked to load (the test reads it)
 k=0
 for n in $FAKE_KERNELS; do echo "{\\"case\\": $k, \\"kernels\\": $n}" >> "$json"; k=$((k + 1)); done
 """
@@ -418,6 +419,9 @@ def test_the_loader_profiles_every_build_in_one_process(tmp_path, kernels, expec
     setup = _Setup(tmp_path, DATA / "reference.csv", kernels=kernels)
     got = ncu.profile(setup, str(fake), [Path("/bin/false")] * 4, perf, ProfileRubric(timeout_s=60),
                       sandboxed=False, loader=loader, units=list(units))
+    # The loader ran, once, with a unit for every case (its copy in the jail's home).
+    asked = (tmp_path / "loader.log").read_text().splitlines()
+    assert len(asked) == 1 and [u.split("=")[0] for u in asked[0].split(";")] == [c.task for c in perf]
     if expect == "four tasks":
         assert got.message == "", got.message
         warp, reduce, scan, lookback = got.figures
@@ -440,13 +444,15 @@ def test_without_every_unit_library_each_build_runs_its_own_driver(tmp_path):
     loader = tmp_path / "kit" / "scanlab-units"
     loader.parent.mkdir()
     loader.write_bytes(b"")
+    assert ncu.one_process(loader, [unit, unit], perf)
+    assert not ncu.one_process(loader, [unit, None], perf) and not ncu.one_process(None, [unit, unit], perf)
     one = ncu.loader_run(home, loader, [unit, unit], perf, 1 << 23)
-    assert one is not None and one.units == f"reduce={home / 'unit-0.so'};scan={home / 'unit-0.so'}"
+    assert one.units == f"reduce={home / 'unit-0.so'};scan={home / 'unit-0.so'}"
     assert (home / "unit-0.so").is_file() and one.case_file.read_text().count("--no-check") == 2
     # The loader too, where the sandbox user may run it.
     assert one.loader == home / "scanlab-units" and one.loader.stat().st_mode & 0o005 == 0o005
     # Two cases of one driver task cannot both be named in SCANLAB_UNITS.
-    assert ncu.loader_run(home, loader, [unit, unit], [perf[0], perf[0]], 1 << 23) is None
+    assert not ncu.one_process(loader, [unit, unit], [perf[0], perf[0]])
 
 
 def test_the_kernel_counts_are_read_from_what_the_process_wrote():

@@ -64,11 +64,8 @@ class Units {
   private:
     Units() {
         const char* list = std::getenv("SCANLAB_UNITS");
-        if (list == nullptr || *list == '\0')
-            throw std::runtime_error("scanlab unit loader: SCANLAB_UNITS names no unit "
-                                     "(TASK=PATH;TASK=PATH;...)");
         std::map<std::string, UnitEntry> byPath;
-        std::string rest = list;
+        std::string rest = list != nullptr ? list : "";
         while (!rest.empty()) {
             const size_t end = std::min(rest.find(';'), rest.size());
             const std::string item = rest.substr(0, end);
