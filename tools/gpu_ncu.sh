@@ -93,6 +93,13 @@ grades() {
   # own build, all profiled (in one process: the unit loader), as in a student's grade.
   cp -r "$out/class/reference" "$out/class/reference_commented"
   for f in "$out/class/reference_commented"/student/*.cuh; do echo "// a comment" >> "$f"; done
+  # COMMENTED_REPS=K: K such grades (ncu's cost varies between runs), each its own comment.
+  local k more=()
+  for k in $(seq 2 "${COMMENTED_REPS:-1}"); do
+    cp -r "$out/class/reference" "$out/class/reference_commented_$k"
+    for f in "$out/class/reference_commented_$k"/student/*.cuh; do echo "// comment $k" >> "$f"; done
+    more+=("reference_commented_$k")
+  done
   # The rubric without compute-sanitizer, the emulator's race check and the drawn cases
   # (not what is measured here, and minutes of this script's time); ncu as
   # data/rubric.toml has it.
@@ -104,18 +111,28 @@ grades() {
   "$py" -m grader prepare --backend cuda --cuda-arch 90 --rubric "$out/rubric.toml" > "$out/prepare.txt" 2>&1 || rc=1
   echo "prepare: $((SECONDS - start)) s (builds, baselines and the reference's ncu figures)"
   grep -E "profil" "$out/prepare.txt"
-  for f in "${fixtures[@]}" reference_commented; do
+  for f in "${fixtures[@]}" reference_commented "${more[@]}"; do
     SCANLAB_KEEP_NCU_LOGS="$out/ncu-logs" "$py" -m grader grade "$out/class/$f" --backend cuda \
       --cuda-arch 90 --rubric "$out/rubric.toml" --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1
     one=$?
     echo "$f: exit $one"
     [ $one -eq 0 ] || rc=1
   done
+  # With COMMENTED_REPS: the same grades without the profile, to say what it adds to a
+  # grade (it runs beside the timing's last check on the CPU).
+  if [ -n "${COMMENTED_REPS:-}" ]; then
+    printf 'base = "%s"\n[profile]\nrun = false\n' "$out/rubric.toml" > "$out/rubric-noprofile.toml"
+    for f in reference_commented "${more[@]}"; do
+      "$py" -m grader grade "$out/class/$f" --backend cuda --cuda-arch 90 --rubric "$out/rubric-noprofile.toml" \
+        --out "$out/grade-$f-noprofile" > "$out/grade-$f-noprofile.txt" 2>&1 || rc=1
+    done
+  fi
   return $rc
 }
 
 summary() {
-  "$py" - "$out" "${fixtures[@]}" reference_commented <<'PY'
+  "$py" - "$out" "${fixtures[@]}" reference_commented \
+    $(for k in $(seq 2 "${COMMENTED_REPS:-1}"); do echo "reference_commented_$k"; done) <<'PY'
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])
@@ -129,6 +146,11 @@ for name in sys.argv[2:]:
     print(f"== {name}: score {r['score']:.2f}/{r['max_score']:g}; grade {r['seconds']:.1f} s, "
           f"of it ncu {phases.get('profile', 0):.1f} s (the profile phase; the reference's figures "
           "come from prepare's cache; budget <= 3 s)")
+    print(f"  timing {phases.get('performance', 0):.1f} s + profile {phases.get('profile', 0):.1f} s")
+    plain = out / f"grade-{name}-noprofile" / "results.json"
+    if plain.is_file():
+        p = json.loads(plain.read_text())
+        print(f"  without the profile: grade {p['seconds']:.1f} s, timing {p.get('timings', {}).get('performance', 0):.1f} s")
     seconds = {t["profile"]["seconds"] for t in r["tasks"] if t.get("profile")}
     print(f"  the submission's ncu process: {', '.join(f'{s:.1f} s' for s in seconds) or 'none'}")
     for t in r["tasks"]:

@@ -70,6 +70,144 @@ loader() {
 }
 nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
 nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
+hitmiss="$nol2,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
+# NCU_DROP=1: what each group of the grader's metrics costs, with the grader's ncu options
+# (no rules, no section files): the full set, and without the SASS-patched metrics, the
+# stall reasons, the L2 hit rate; three rounds interleaved, each one's median.
+if [ -n "${NCU_DROP:-}" ]; then
+  empty=$(mktemp -d)
+  without() { echo "$metrics" | tr ',' '\n' | grep -v "$1" | paste -sd,; }
+  for round in 1 2 3; do
+    loader "full-$round" --metrics "$metrics" --apply-rules no --section-folder "$empty"
+    loader "no-sass-$round" --metrics "$(without '^smsp__sass_')" --apply-rules no --section-folder "$empty"
+    loader "no-stalls-$round" --metrics "$(without 'warps_issue_stalled')" --apply-rules no --section-folder "$empty"
+    loader "no-l2-$round" --metrics "$(without '^lts__')" --apply-rules no --section-folder "$empty"
+    loader "time-$round" --metrics gpu__time_duration.sum --apply-rules no --section-folder "$empty"
+  done 2>&1 | tee "$out/drop.txt" | grep -o "^[a-z0-9-]* [0-9]* ms"
+  for v in full no-sass no-stalls no-l2; do
+    echo "$v: passes $(grep -ho '[0-9]* passes' "$out/loader-$v-1.log" "$out/loader-$v-1.csv" | sort | uniq -c | paste -sd' ')"
+  done
+  "$py" - "$out/drop.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
+    if m:
+        runs.setdefault(m.group(1), []).append(int(m.group(3)))
+for name, ms in runs.items():
+    print(f"{name:12} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
+PY
+  exit 0
+fi
+# NCU_FLAGS=1: what ncu's own options buy (no rules, no section files, no cache or clock
+# control), three rounds interleaved, each one's median.
+if [ -n "${NCU_FLAGS:-}" ]; then
+  empty=$(mktemp -d)
+  lean=(--apply-rules no --section-folder "$empty")
+  for round in 1 2 3; do
+    loader "full-$round" --metrics "$metrics"
+    loader "full-norules-$round" --metrics "$metrics" --apply-rules no
+    loader "full-lean-$round" --metrics "$metrics" "${lean[@]}"
+    loader "full-lean-nocache-$round" --metrics "$metrics" "${lean[@]}" --cache-control none --clock-control none
+    loader "time-lean-$round" --metrics gpu__time_duration.sum "${lean[@]}"
+    for flags in "" "${lean[*]}"; do
+      s=$(date +%s%N)
+      # shellcheck disable=SC2086
+      "$ncu" --metrics gpu__time_duration.sum $flags "$build/scanlab-units" --help > /dev/null 2>&1
+      echo "no-kernel$([ -n "$flags" ] && echo -lean)-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
+    done
+  done 2>&1 | tee "$out/flags.txt" | grep -o "^[a-z0-9-]* [0-9]* ms\|ERROR.*"
+  grep -h "==ERROR==\|==WARNING==" "$out"/loader-*lean*.csv "$out"/loader-*lean*.log | sort | uniq -c | head -5
+  "$py" - "$out/flags.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
+    if m:
+        runs.setdefault(m.group(1), []).append(int(m.group(3)))
+for name, ms in runs.items():
+    print(f"{name:20} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
+PY
+  for v in full full-lean full-lean-nocache; do
+    echo "$v: $(grep -c '^"[0-9]' "$out/loader-$v-1.csv") rows; $(head -c 300 "$out/loader-$v-1.csv" | tr '\n' ' ' | cut -c1-200)"
+  done
+  exit 0
+fi
+# N_SWEEP="N1 N2 ...": where ncu's time goes: the full set, the time alone and no ncu at
+# each profiled n, and ncu's start over a run of no kernel; two rounds.
+if [ -n "${N_SWEEP:-}" ]; then
+  cp "$out/cases.txt" "$out/cases-rubric.txt"
+  for round in 1 2; do
+    for n in $N_SWEEP; do
+      sed "s/--n [0-9]*/--n $n/" "$out/cases-rubric.txt" > "$out/cases.txt"
+      loader "n$n-full-$round" --metrics "$metrics"
+      loader "n$n-full-apponly-$round" --metrics "$metrics" --target-processes application-only
+      loader "n$n-time-$round" --metrics gpu__time_duration.sum
+      s=$(date +%s%N)
+      SCANLAB_UNITS=$units "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/plain.json" > /dev/null 2>&1
+      echo "n$n-no-ncu-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
+    done
+    s=$(date +%s%N)
+    "$ncu" --metrics gpu__time_duration.sum "$build/scanlab-units" --help > /dev/null 2>&1
+    echo "no-kernel-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
+  done 2>&1 | tee "$out/sweep.txt" | grep -v "ncu rows"
+  cp "$out/cases-rubric.txt" "$out/cases.txt"
+  exit 0
+fi
+# COST_ROUNDS=K: only the loader's metric variants, K rounds interleaved, then each one's
+# median (the noise between rounds is as large as what a variant saves).
+if [ -n "${COST_ROUNDS:-}" ]; then
+  for round in $(seq "$COST_ROUNDS"); do
+    loader "full-$round" --metrics "$metrics"
+    loader "hitmiss-$round" --metrics "$hitmiss"
+    loader "no-l2-$round" --metrics "$nol2"
+    loader "full-nocache-$round" --metrics "$metrics" --cache-control none --clock-control none
+    loader "hitmiss-nocache-$round" --metrics "$hitmiss" --cache-control none --clock-control none
+    loader "hitmiss-noclock-$round" --metrics "$hitmiss" --clock-control none
+    loader "time-only-$round" --metrics gpu__time_duration.sum
+  done 2>&1 | tee "$out/cost.txt"
+  s=$(date +%s%N)
+  "$ncu" --metrics gpu__time_duration.sum "$build/scanlab-units" --help > /dev/null 2>&1
+  echo "ncu over a run of no kernel: $(( ($(date +%s%N) - s) / 1000000 )) ms"
+  "$py" - "$out/cost.txt" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
+    if m:
+        runs.setdefault(m.group(1), []).append(int(m.group(3)))
+for name, ms in runs.items():
+    print(f"{name:18} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
+PY
+  "$py" - "$out" <<'PY'
+import csv, io, sys
+from pathlib import Path
+# The figures each variant gave, per kernel of round 1: the L2 hit rate (metric or counts),
+# DRAM share, sectors per request, achieved occupancy.
+def rows(path):
+    text = path.read_text().splitlines()
+    start = next(i for i, l in enumerate(text) if l.startswith('"ID"'))
+    got = list(csv.reader(io.StringIO("\n".join(l for l in text[start:] if l.startswith('"')))))
+    return got[0], [r for r in got[2:] if r and r[0].strip().isdigit()]
+def num(head, r, name):
+    return float(r[head.index(name)].replace(",", "")) if name in head else None
+for variant in ("full", "hitmiss", "full-nocache", "hitmiss-nocache", "hitmiss-noclock"):
+    head, body = rows(Path(sys.argv[1]) / f"loader-{variant}-1.csv")
+    out = []
+    for r in body:
+        hit = num(head, r, "lts__t_sector_hit_rate.pct")
+        if hit is None:
+            h, m = num(head, r, "lts__t_sectors_lookup_hit.sum"), num(head, r, "lts__t_sectors_lookup_miss.sum")
+            hit = 100 * h / max(1, h + m)
+        dram = num(head, r, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+        occ = num(head, r, "sm__warps_active.avg.pct_of_peak_sustained_active")
+        out.append(f"{hit:.0f}/{dram:.0f}/{occ:.0f}")
+    print(f"{variant:16} L2 hit/DRAM/achieved % a kernel: {' '.join(out)}")
+PY
+  exit 0
+fi
+nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
+nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
 for round in $([ -n "${L2_ONLY:-}" ] || echo 1 2); do
   script=""; k=0
   while read -r line; do

@@ -1,6 +1,7 @@
 """Nsight Compute in a GPU grade: why a timed task is slow, beside the reference.
 
-After the timing, one `ncu` process profiles one plain run (`--task T --op OP --n N
+Once the timing's last rounds are over (beside the CPU's check of the last timed output:
+pipeline.time_and_profile), one `ncu` process profiles one plain run (`--task T --op OP --n N
 --block B --no-check`) of each timed task in the task's own build (the one timed), every
 kernel it launches (a plain run launches the student's kernels only: its input is made on
 the host and its scratch is poisoned with cudaMemset), with a fixed, small metric set
@@ -88,6 +89,8 @@ REFUSED = "ERR_NVGPUCTRPERM"
 REFUSED_NOTE = ("Nsight Compute figures not measured: this machine does not let the sandbox user "
                 "read the GPU's performance counters (ERR_NVGPUCTRPERM)")
 LOG_LIMIT = 4 * 1024 * 1024
+# The empty folder ncu is given for its section files (_head).
+NO_SECTIONS = "ncu-no-sections"
 # The part of a CSV row before the metrics.
 _FIXED = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
           "Block Size", "Grid Size", "Device", "CC")
@@ -307,9 +310,13 @@ def command(ncu: str, runs: list[tuple[Path, Path, int]], cases: int, log: Path,
 
 
 def _head(ncu: str, launches: int, log: Path) -> list[str]:
-    """ncu with the raw CSV page of METRICS into `log`, at most `launches` launches."""
+    """ncu with the raw CSV page of METRICS into `log`, at most `launches` launches. Without
+    its rules and its section files (an empty folder beside the log, made by `profile`):
+    the raw page is the metrics asked for either way, and ncu spends about 0.4 s a process
+    loading the sections and applying their rules (an H200, tools/gpu_unit_loader.sh)."""
     return [ncu, "--csv", "--page", "raw", "--print-units", "base", "--launch-count", str(launches),
-            "--log-file", str(log), "--metrics", ",".join(METRICS)]
+            "--log-file", str(log), "--apply-rules", "no", "--section-folder", str(log.with_name(NO_SECTIONS)),
+            "--metrics", ",".join(METRICS)]
 
 
 def _batch(case_file: Path, cases: int) -> list[str]:
@@ -442,6 +449,7 @@ def profile(setup: RunSetup, ncu: str, binaries: list[Path], cases: list[PerfCas
         where.chmod(0o711)
         home = sandbox.make_private_dir(where / "sandbox", setup.identity)
         log = home / "ncu.csv"
+        (home / NO_SECTIONS).mkdir(mode=0o755)
         one: LoaderRun | None = None
         runs: list[tuple[Path, Path, int]] = []
         if loader is not None and units is not None and one_process(loader, units, cases):

@@ -5,7 +5,8 @@ found (grader/grading/outcomes.py) to the next:
   reference's; one for the integration build of all the student's files) -> build and check
   (checking.Checked: a BuildOutcome and a CheckOutcome per part: untrusted run, trusted
   verify; on a GPU also the race check on the emulator) -> time (timing.TaskTiming per task:
-  GPU, correct tasks only) -> assemble (assemble.py: the SubmissionResult, scored, made once).
+  GPU, correct tasks only; the Nsight Compute profile beside the check of its last output:
+  TaskProfile per task) -> assemble (assemble.py: the SubmissionResult, scored, made once).
 The SubmissionResult is the model every report is written from (grader/results.py).
 """
 from __future__ import annotations
@@ -116,17 +117,11 @@ def _grade(session: Session, path: Path, ready: Callable[[], RunSetup], where: P
         phase_done(f"task at fault: {faults.builds} build(s) ({faults.seconds:.0f} s)")
     phase = time.monotonic()
     perf_seed = session.draw_perf_seed()
-    timed = time_tasks(session, ready(), [
+    timed, profiles = time_and_profile(session, ready(), [
         (p.task, checked.checks[p.label], b.build if (b := checked.builds.get(p.label)) else None)
-        for p in planned.parts if p.task is not None], say, perf_seed, budget)
-    phases["performance"] = time.monotonic() - phase
-    phase = time.monotonic()
-    profiles = profile_tasks(session, ready(), [
-        (p.task, b.build) for p in planned.parts
-        if p.task is not None and p.task.number in timed and timed[p.task.number].status == "measured"
-        and (b := checked.builds.get(p.label)) is not None and b.build is not None], say, budget)
+        for p in planned.parts if p.task is not None], say, perf_seed, budget, phases)
+    phases["performance"] = time.monotonic() - phase - phases.get("profile", 0.0)
     if profiles:
-        phases["profile"] = time.monotonic() - phase
         phase_done("profiled: " + ", ".join(f"task {k} {p.status}" for k, p in profiles.items())
                    + f" ({phases['profile']:.1f} s)")
     measured = [(t.number, timed[t.number]) for t in rubric.tasks
@@ -164,15 +159,48 @@ def find_faults(session: Session, ready: Callable[[], RunSetup], planned: Plan, 
     return fault.locate(search, session.rubric.assignment, failing, failed_apps, budget, say)
 
 
+def time_and_profile(session: Session, setup: RunSetup,
+                     tasks: list[tuple[TaskRubric, CheckOutcome, BuildResult | None]], say: Say,
+                     perf_seed: int, budget: Budget, phases: dict[str, float]
+                     ) -> tuple[dict[int, TaskTiming], dict[int, TaskProfile]]:
+    """The timing, then the profile of the tasks it measured. The profile runs as soon as
+    the GPU's last timing rounds are over, beside the CPU's check of the last timed output
+    (timing.measure_all's after_rounds), on every task being timed; a task whose timing
+    then fails keeps no figures. Where nothing was timed now (all known this session),
+    it runs after, on the measured tasks. phases["profile"]: its seconds."""
+    early: dict[int, TaskProfile] | None = None
+
+    def profile(chosen: list[tuple[TaskRubric, BuildResult]]) -> dict[int, TaskProfile]:
+        started = time.monotonic()
+        got = profile_tasks(session, setup, chosen, say, budget)
+        if got:
+            phases["profile"] = time.monotonic() - started
+        return got
+
+    def after_rounds(eligible: list[tuple[TaskRubric, BuildResult]]) -> None:
+        nonlocal early
+        early = profile(eligible)
+
+    timed = time_tasks(session, setup, tasks, say, perf_seed, budget, after_rounds)
+    measured = {n for n, t in timed.items() if t.status == "measured"}
+    if early is None:
+        return timed, profile([(t, b) for t, _, b in tasks if t.number in measured and b is not None])
+    return timed, {n: p for n, p in early.items() if n in measured}
+
+
 # ---- time: a correct task's build against the reference, on the GPU ---------------------------
 
 def time_tasks(session: Session, setup: RunSetup,
                tasks: list[tuple[TaskRubric, CheckOutcome, BuildResult | None]], say: Say,
-               perf_seed: int, budget: Budget = NO_BUDGET) -> dict[int, TaskTiming]:
+               perf_seed: int, budget: Budget = NO_BUDGET,
+               after_rounds: Callable[[list[tuple[TaskRubric, BuildResult]]], None] | None = None
+               ) -> dict[int, TaskTiming]:
     """Times the eligible tasks' builds against the reference, all in one go on one GPU
     (timing.measure_all), on the timed inputs of `perf_seed`; the same build on the same
     perf case is timed once a session. Nothing is timed once the submission's budget is
-    spent (0 points, said so). Each task's timing, by task number."""
+    spent (0 points, said so). `after_rounds` gets the eligible tasks and their builds
+    once the GPU's rounds are over (only where something is timed now). Each task's
+    timing, by task number."""
     timed = {t.number: why for t, tr, build in tasks if (why := _not_timed(session, t, tr, build))}
     eligible = [(t, tr, build) for t, tr, build in tasks if t.number not in timed]
     if eligible and budget.spent:
@@ -188,8 +216,10 @@ def time_tasks(session: Session, setup: RunSetup,
                 jobs[key] = PerfJob(build.binary, session.run_reference, perf_case,
                                     session.baselines_of(perf_case))
     if jobs:
+        builds = [(t, build) for t, _, build in eligible if build is not None]
         measured = measure_all(setup, list(jobs.values()), session.rubric.performance,
-                               session.machine_info().copy_gbps, say, perf_seed)
+                               session.machine_info().copy_gbps, say, perf_seed,
+                               (lambda: after_rounds(builds)) if after_rounds else None)
         for key, known in zip(jobs, measured):
             session.perf_memo.put(key, known)
     for t, tr, build in eligible:

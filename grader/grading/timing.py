@@ -243,20 +243,22 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
 def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
                 copy_gbps: float | None,
                 say: Callable[[str], None] = lambda line: None,
-                seed: int = PERF_SEED) -> list[PerfResult]:
+                seed: int = PERF_SEED, after_rounds: Callable[[], None] | None = None) -> list[PerfResult]:
     """Times each job, holding one GPU for all of them, on the timed inputs of `seed`
     (a grade draws a secret one). For each, both processes set up
     first, then time a round each in turn, A B A B ..., each round `warmup` untimed and
     `reps` timed runs. What needs no quiet GPU overlaps: while one job's processes wind
     down and its output is verified (on the CPU), the next job's set up; its rounds
-    start only once all that is over. `say` hears how long each step took."""
+    start only once all that is over. The GPU is let go after the last job's rounds, and
+    `after_rounds` (the grade's Nsight Compute profile, which takes the GPU for itself)
+    runs while that job's output is verified. `say` hears how long each step took."""
     tallies = [_Tally() for _ in jobs]
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
     verified: list[Future[bool]] = []   # each job's wind-down and verify
+    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf")
     try:
-        with setup.resources.gpu_alone() as gpu, \
-                ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf") as pool:
+        with setup.resources.gpu_alone() as gpu:
             for k, (job, tally) in enumerate(zip(jobs, tallies)):
                 folder = where / f"job{k}"
                 folder.mkdir()
@@ -269,8 +271,13 @@ def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
                     raise
                 verified.append(pool.submit(_wind_down, setup, sides, timed, tally, job, rubric,
                                             folder, say, seed))
-            done = [f.result() for f in verified]
+        # Only the last job's wind-down is still running (each job's rounds waited for the
+        # one before): its processes launch nothing more, and its check is the CPU's.
+        if after_rounds is not None:
+            after_rounds()
+        done = [f.result() for f in verified]
     finally:
+        pool.shutdown(wait=True)
         shutil.rmtree(where, ignore_errors=True)
     return [_conclude(job, tally, ok, rubric, copy_gbps) for job, tally, ok in zip(jobs, tallies, done)]
 

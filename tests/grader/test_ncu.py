@@ -173,6 +173,9 @@ def test_the_command_profiles_each_binarys_cases_in_one_marked_batch(tmp_path):
     assert argv[argv.index("--metrics") + 1].split(",") == list(ncu.METRICS)
     assert argv[argv.index("--launch-count") + 1] == "27"     # 8 launches and a marker a case
     assert argv[argv.index("--target-processes") + 1] == "all"
+    # No rules, no section files (about 0.4 s a process): an empty folder beside the log.
+    assert argv[argv.index("--apply-rules") + 1] == "no"
+    assert argv[argv.index("--section-folder") + 1] == "/home/" + ncu.NO_SECTIONS
     script = argv[argv.index("-c") + 1]
     assert script.index(f"'{shared}' 'batch' '--cases' '{runs[0][1]}'") < script.index(f"'{own}' 'batch'")
     # Marked where a process runs several cases (the shared build's), not the lone one's.
@@ -320,7 +323,10 @@ log=""
 while [ $# -gt 0 ]; do
   case $1 in
     --log-file) log=$2; shift 2 ;;
-    --page|--print-units|--target-processes|--launch-count|--metrics) shift 2 ;;
+    --page|--print-units|--target-processes|--launch-count|--metrics|--apply-rules) shift 2 ;;
+    # ncu would load every section file there: the grader's must be an empty folder.
+    --section-folder) [ -d "$2" ] && [ -z "$(ls -A "$2")" ] || { echo "section folder $2 is not empty" >&2; exit 3; }
+                      shift 2 ;;
     --csv) shift ;;
     *) break ;;
   esac
@@ -549,3 +555,40 @@ def test_prepare_profiles_the_reference_so_that_no_grade_does(tmp_path, monkeypa
     assert not ncu.profile_reference(store, None, "ncu", Path("/ref/scanlab"), "A100", cases[:1],
                                      ProfileRubric(n=0), said.append)
 
+
+
+def test_the_profile_runs_beside_the_last_check_and_keeps_only_measured_tasks(monkeypatch):
+    # The timing hands the profile every task it times once the GPU's rounds are over
+    # (timing.measure_all's after_rounds); a task whose timing then fails keeps no
+    # figures. Where nothing is timed now, the profile runs after, on the measured tasks.
+    from types import SimpleNamespace
+    from grader.grading import pipeline
+    from grader.grading.budget import NO_BUDGET
+    from grader.grading.timing import TaskTiming
+    from grader.results import TaskProfile
+    one, two = SimpleNamespace(number=1), SimpleNamespace(number=2)
+    build = SimpleNamespace()
+    profiled: list[list[int]] = []
+    outcome = {1: TaskTiming("measured", ""), 2: TaskTiming("failed", "0: the timed output is wrong")}
+
+    def fake_profile(session, setup, chosen, say, budget):
+        profiled.append([t.number for t, _ in chosen])
+        return {t.number: TaskProfile("profiled", "", 1 << 23) for t, _ in chosen}
+
+    def timing_now(session, setup, tasks, say, seed, budget, after_rounds):
+        assert not profiled                       # not before the rounds
+        after_rounds([(one, build), (two, build)])
+        return outcome
+
+    def timing_known(session, setup, tasks, say, seed, budget, after_rounds):
+        return outcome                            # all from this session's memo: no rounds
+
+    monkeypatch.setattr(pipeline, "profile_tasks", fake_profile)
+    tasks = [(one, None, build), (two, None, build)]
+    for timing, expect in ((timing_now, [[1, 2]]), (timing_known, [[1]])):
+        profiled.clear()
+        monkeypatch.setattr(pipeline, "time_tasks", timing)
+        phases: dict[str, float] = {}
+        timed, profiles = pipeline.time_and_profile(None, None, tasks, lambda line: None, 7, NO_BUDGET, phases)
+        assert timed is outcome and profiled == expect, timing.__name__
+        assert list(profiles) == [1] and "profile" in phases, timing.__name__

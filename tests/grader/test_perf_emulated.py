@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import re
 import subprocess
+import threading
 import time
 
 import pytest
@@ -335,12 +336,29 @@ def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
     steps: list[str] = []
     jobs = [PerfJob(_liar(session), ref, session.rubric.tasks[2].perf[0]),
             PerfJob(ref, ref, _reduce_perf_case(session))]
-    first, second = measure_all(setup, jobs, session.rubric.performance, None, steps.append)
+    # after_rounds (the grade's profile) runs once, after the last job's rounds, with the
+    # GPU let go: another turn alone on it is granted at once.
+    heard: list[tuple[list[str], bool]] = []
+
+    def after_rounds() -> None:
+        got = threading.Event()
+
+        def take() -> None:
+            with setup.resources.gpu_alone():
+                got.set()
+        threading.Thread(target=take, daemon=True).start()
+        heard.append((list(steps), got.wait(30)))
+
+    first, second = measure_all(setup, jobs, session.rubric.performance, None, steps.append,
+                                after_rounds=after_rounds)
     assert first.status == "failed" and "output of the timed run is wrong" in first.message
     assert second.status == "measured", second.message
     verified = next(i for i, s in enumerate(steps) if s.startswith("scan: verifying"))
     timed = next(i for i, s in enumerate(steps) if s.startswith("reduce: round 1"))
     assert verified < timed, steps
+    assert len(heard) == 1 and heard[0][1], "after_rounds ran with the GPU still held"
+    rounds = [s for s in steps if s.startswith("reduce: round")]
+    assert rounds and all(r in heard[0][0] for r in rounds), (heard[0][0], steps)
 
 
 def test_a_batch_grades_on_every_gpu_and_says_how_fast(pseudo_gpu, tmp_path):
