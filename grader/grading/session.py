@@ -274,7 +274,8 @@ class Session:
             timeout_s=backend.run_timeout_s(limits.run_timeout_s, limits.emulator_run_timeout_s),
             memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
         if backend.on_gpu and self.gpus:
-            setup.huge_slots = threading.Semaphore(huge_at_once(min(g.memory_mib for g in self.gpus)))
+            setup.gpu_memory_mib = min(g.memory_mib for g in self.gpus)
+            setup.huge_slots = threading.Semaphore(huge_at_once(setup.gpu_memory_mib))
         self._probe_sandbox(setup, run_copy.binary)
         if backend.times and builder is self.builder:
             self.baselines = BaselineStore(self.cache_dir / f"baselines-{ref.key[:20]}.json")

@@ -3,8 +3,9 @@
 For each [[task.perf]] case, while holding one GPU, the reference (A) and the
 submission (B) each start one process, `run --time --warmup W --reps R --serve`, that
 sets up once and then times a round (W untimed and R timed runs, their median) each
-time it is asked: A B A B ... The result of each side is the median of its rounds'
-medians; the spread ((max - min) / median) says how noisy that was. A noisy
+time it is asked: A B A B ... Every case's processes set up at once, side by side, and
+the rounds begin once all are ready (measure_all). The result of each side is the median
+of its rounds' medians; the spread ((max - min) / median) says how noisy that was. A noisy
 measurement gets more rounds, and is flagged if it stays noisy.
 
 The timed inputs come from a seed drawn per grade (pipeline.py) that only the trusted side
@@ -240,46 +241,109 @@ def measure(setup: RunSetup, student_binary: Path, reference_binary: Path, perf:
     return measure_all(setup, [job], rubric, copy_gbps, say, seed)[0]
 
 
+# GPU memory one timed process holds besides a case's buffers (its CUDA context and the
+# harness's own), and how many copies of the case's input and output it keeps (the input and
+# output, the timed check's regenerated input and expected output): what set_up_together
+# counts so that the processes that set up at once fit in half the GPU's memory.
+PROCESS_MIB = 768
+COPIES_PER_PROCESS = 4
+
+
+def set_up_together(jobs: list[PerfJob], gpu_memory_mib: int | None) -> list[list[int]]:
+    """The jobs in groups, in order, each group's processes set up at once: as many as fit
+    in half the GPU's memory by the count above (all of them where it is unknown: the
+    emulator's device memory is the host's)."""
+    groups: list[list[int]] = []
+    held = 0.0
+    for k, job in enumerate(jobs):
+        case = job.perf
+        bytes_ = default_assignment().bytes_moved(case.task, case.op, case.n)
+        mib = 2 * (PROCESS_MIB + COPIES_PER_PROCESS * bytes_ / (1 << 20))
+        if groups and (not gpu_memory_mib or held + mib <= gpu_memory_mib / 2):
+            groups[-1].append(k)
+            held += mib
+        else:
+            groups.append([k])
+            held = mib
+    return groups
+
+
 def measure_all(setup: RunSetup, jobs: list[PerfJob], rubric: PerformanceRubric,
                 copy_gbps: float | None,
                 say: Callable[[str], None] = lambda line: None,
                 seed: int = PERF_SEED, after_rounds: Callable[[], None] | None = None) -> list[PerfResult]:
     """Times each job, holding one GPU for all of them, on the timed inputs of `seed`
-    (a grade draws a secret one). For each, both processes set up
-    first, then time a round each in turn, A B A B ..., each round `warmup` untimed and
-    `reps` timed runs. What needs no quiet GPU overlaps: while one job's processes wind
-    down and its output is verified (on the CPU), the next job's set up; its rounds
-    start only once all that is over. The GPU is let go after the last job's rounds, and
-    `after_rounds` (the grade's Nsight Compute profile, which takes the GPU for itself)
-    runs while that job's output is verified. `say` hears how long each step took."""
+    (a grade draws a secret one). The jobs' processes set up at once, side by side, as
+    many as the GPU's memory holds (set_up_together: all of a grade's, on a GPU of 80 GB);
+    their start, context and inputs are most of a job's time, and none of it is timed.
+    Once a group is ready, and the group before has wound down, each of its jobs times a
+    round a side in turn, A B A B ..., each round `warmup` untimed and `reps` timed runs,
+    on a GPU where nothing else runs (the other processes wait, idle, as a job's other
+    side does between its rounds). A group winds down (its processes end, its outputs
+    are verified on the CPU) while the next sets up; after the last group's rounds the GPU
+    is let go, and `after_rounds` (the grade's Nsight Compute profile, which takes the GPU
+    for itself) runs while that group winds down. `say` hears how long each step took."""
     tallies = [_Tally() for _ in jobs]
     where = Path(tempfile.mkdtemp(prefix="perf-", dir=setup.workdir))
     where.chmod(0o711)
-    verified: list[Future[bool]] = []   # each job's wind-down and verify
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="perf")
+    pool = ThreadPoolExecutor(max_workers=max(1, len(jobs)), thread_name_prefix="perf")
+    verified: dict[int, Future[bool]] = {}
     try:
         with setup.resources.gpu_alone() as gpu:
-            for k, (job, tally) in enumerate(zip(jobs, tallies)):
-                folder = where / f"job{k}"
-                folder.mkdir()
-                sides = _start(setup, job, gpu, folder, rubric, seed)
-                try:
-                    timed = _rounds(sides, tally, job, rubric, verified[-1:], say, seed)
-                except BaseException:
-                    for side in sides:
-                        side.end()
-                    raise
-                verified.append(pool.submit(_wind_down, setup, sides, timed, tally, job, rubric,
-                                            folder, say, seed))
-        # Only the last job's wind-down is still running (each job's rounds waited for the
-        # one before): its processes launch nothing more, and its check is the CPU's.
+            for group in set_up_together(jobs, setup.gpu_memory_mib):
+                before = list(verified.values())
+                timed = _time_group(setup, [jobs[k] for k in group], [tallies[k] for k in group],
+                                    gpu, [where / f"job{k}" for k in group], rubric, say, seed, before)
+                for k, (sides, ok) in zip(group, timed):
+                    verified[k] = pool.submit(_wind_down, setup, sides, ok, tallies[k], jobs[k], rubric,
+                                              where / f"job{k}", say, seed)
         if after_rounds is not None:
             after_rounds()
-        done = [f.result() for f in verified]
+        done = [verified[k].result() for k in range(len(jobs))]
     finally:
         pool.shutdown(wait=True)
         shutil.rmtree(where, ignore_errors=True)
     return [_conclude(job, tally, ok, rubric, copy_gbps) for job, tally, ok in zip(jobs, tallies, done)]
+
+
+def _time_group(setup: RunSetup, jobs: list[PerfJob], tallies: list["_Tally"], gpu: int, folders: list[Path],
+                rubric: PerformanceRubric, say: Callable[[str], None], seed: int,
+                before: list["Future[bool]"]) -> list[tuple[tuple["_Served", "_Served"], bool]]:
+    """Sets up every job's two processes at once, waits for them and for quiet (`before`:
+    the wind-downs of the group before), then times each job's rounds; each job's
+    processes, and whether its rounds all went well."""
+    started: list[tuple[_Served, _Served]] = []
+    try:
+        for job, folder in zip(jobs, folders):
+            folder.mkdir()
+            started.append(_start(setup, job, gpu, folder, rubric, seed))
+        ready = _all_ready(started, tallies, say)
+        for f in before:
+            f.result()
+        return [(sides, ok and _rounds(sides, tally, job, rubric, say, seed))
+                for sides, tally, job, ok in zip(started, tallies, jobs, ready)]
+    except BaseException:
+        for side in (side for sides in started for side in sides):
+            side.end()
+        raise
+
+
+def _all_ready(started: list[tuple["_Served", "_Served"]], tallies: list["_Tally"],
+               say: Callable[[str], None]) -> list[bool]:
+    """Waits for every process to set up; whether each job's two did (else its tally says
+    why)."""
+    began = time.monotonic()
+    ready = []
+    for (ref, stu), tally in zip(started, tallies):
+        ref_ready, stu_ready = ref.ready(), stu.ready()
+        if not ref_ready:
+            tally.message = f"the reference's timed run failed ({ref.why()})"
+        elif not stu_ready:
+            tally.message = f"the timed run {stu.why()}"
+        ready.append(ref_ready and stu_ready)
+    say(f"{len(started)} job(s): {2 * len(started)} timed processes set up side by side in "
+        f"{time.monotonic() - began:.2f} s")
+    return ready
 
 
 @dataclass
@@ -320,23 +384,11 @@ def _start(setup: RunSetup, job: PerfJob, gpu: int, folder: Path,
 
 
 def _rounds(sides: tuple[_Served, _Served], tally: _Tally, job: PerfJob,
-            rubric: PerformanceRubric, before: list["Future[bool]"],
-            say: Callable[[str], None], seed: int) -> bool:
-    """Sets up, waits for quiet (`before` done), times the rounds into `tally`;
-    whether they all went well (else tally.message says why)."""
+            rubric: PerformanceRubric, say: Callable[[str], None], seed: int) -> bool:
+    """Times the rounds of a job whose processes are ready into `tally`; whether they all
+    went well (else tally.message says why)."""
     ref, stu = sides
     case = job.perf.as_case()
-    started = time.monotonic()
-    ref_ready, stu_ready = ref.ready(), stu.ready()
-    for f in before:
-        f.result()
-    if not ref_ready:
-        tally.message = f"the reference's timed run failed ({ref.why()})"
-        return False
-    if not stu_ready:
-        tally.message = f"the timed run {stu.why()}"
-        return False
-    say(f"{case.task}: both timed processes set up in {time.monotonic() - started:.2f} s")
     while True:
         started = time.monotonic()
         if not _one_round(ref, stu, tally, case, rubric, seed):

@@ -25,7 +25,7 @@ from grader.grading.pipeline import grade
 from grader.grading.session import Options, Session
 from grader.config.assignment import default_assignment
 from grader.config.draw import RACE_GROUP
-from grader.grading.timing import PERF_SEED, BaselineStore, PerfJob, measure, measure_all
+from grader.grading.timing import PERF_SEED, BaselineStore, PerfJob, measure, measure_all, set_up_together
 
 
 @pytest.fixture(scope="module")
@@ -328,8 +328,8 @@ def test_no_student_destructor_runs_after_the_harness(pseudo_gpu):
 
 
 def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
-    # Job 2 sets up while job 1 winds down and is verified, but its rounds wait for
-    # that; job 1's wrong output fails job 1 alone.
+    # Both jobs' processes set up side by side before any round; no process winds down
+    # and no output is verified while rounds run; job 1's wrong output fails job 1 alone.
     session, _ = pseudo_gpu
     setup = session.prepare()
     ref = session.run_reference
@@ -353,12 +353,41 @@ def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
                                 after_rounds=after_rounds)
     assert first.status == "failed" and "output of the timed run is wrong" in first.message
     assert second.status == "measured", second.message
-    verified = next(i for i, s in enumerate(steps) if s.startswith("scan: verifying"))
-    timed = next(i for i, s in enumerate(steps) if s.startswith("reduce: round 1"))
-    assert verified < timed, steps
+    set_up = [i for i, s in enumerate(steps) if "timed processes set up side by side" in s]
+    rounds_at = [i for i, s in enumerate(steps) if ": round " in s]
+    verified_at = [i for i, s in enumerate(steps) if ": verifying" in s]
+    assert len(set_up) == 1 and "4 timed processes" in steps[set_up[0]], steps
+    assert rounds_at and set_up[0] < min(rounds_at), steps
+    # The liar's output is verified (and found wrong) only after the last round of all.
+    assert any(steps[i].startswith("scan: verifying") for i in verified_at), steps
+    assert min(verified_at) > max(rounds_at), steps
     assert len(heard) == 1 and heard[0][1], "after_rounds ran with the GPU still held"
     rounds = [s for s in steps if s.startswith("reduce: round")]
     assert rounds and all(r in heard[0][0] for r in rounds), (heard[0][0], steps)
+    # Where the GPU's memory holds one job's processes at a time: job 2 sets up while job 1
+    # winds down and is verified, and its rounds wait for that. The same outcomes.
+    steps.clear()
+    one_by_one = dataclasses.replace(setup, gpu_memory_mib=1)
+    first, second = measure_all(one_by_one, jobs, session.rubric.performance, None, steps.append)
+    assert first.status == "failed" and second.status == "measured", (first.message, second.message)
+    assert sum("2 timed processes set up side by side" in s for s in steps) == 2, steps
+    verified = next(i for i, s in enumerate(steps) if s.startswith("scan: verifying"))
+    timed = next(i for i, s in enumerate(steps) if s.startswith("reduce: round 1"))
+    assert verified < timed, steps
+
+
+def test_the_timed_processes_set_up_together_as_the_gpus_memory_holds():
+    # A grade's four timed tasks at 2^26 int32: all at once on an 80 GB GPU; on a 16 GB
+    # one, the scans (2 GiB of input and output each, four copies a process) one by one;
+    # all at once where the memory is unknown (the emulator's is the host's).
+    from grader.config.rubric import PerfCase
+    cases = [PerfCase(t, "add-i32", 1 << 26, 256) for t in ("warp-scan", "reduce", "scan", "lookback-scan")]
+    jobs = [PerfJob(REPO, REPO, c) for c in cases]
+    assert set_up_together(jobs, 81559) == [[0, 1, 2, 3]]
+    assert set_up_together(jobs, None) == set_up_together(jobs, 0) == [[0, 1, 2, 3]]
+    small = set_up_together(jobs, 16 << 10)
+    assert [k for g in small for k in g] == [0, 1, 2, 3] and len(small) >= 3, small
+    assert set_up_together(jobs, 1) == [[0], [1], [2], [3]]     # one a group at least
 
 
 def test_a_batch_grades_on_every_gpu_and_says_how_fast(pseudo_gpu, tmp_path):

@@ -73,6 +73,7 @@ class RunSetup:
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
     # The huge cases that may run at once (huge_at_once; one where the GPU's memory is unknown).
     huge_slots: threading.Semaphore = field(default_factory=lambda: threading.Semaphore(1))
+    gpu_memory_mib: int | None = None   # the smallest GPU's (timing.set_up_together); None: unknown
 
     @property
     def binary_name(self) -> str:
