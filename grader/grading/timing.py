@@ -3,8 +3,8 @@
 For each [[task.perf]] case, while holding one GPU, the reference (A) and the
 submission (B) each start one process, `run --time --warmup W --reps R --serve`, that
 sets up once and then times a round (W untimed and R timed runs, their median) each
-time it is asked: A B A B ... Every case's processes set up at once, side by side, and
-the rounds begin once all are ready (measure_all). The result of each side is the median
+time it is asked: A B A B ... The cases' processes set up at once, side by side (as many
+as the GPU's memory holds), and the rounds begin once all are ready (measure_all). The result of each side is the median
 of its rounds' medians; the spread ((max - min) / median) says how noisy that was. A noisy
 measurement gets more rounds, and is flagged if it stays noisy.
 
