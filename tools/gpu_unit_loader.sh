@@ -68,6 +68,19 @@ loader() {
   rc=$?
   echo "$name $(( ($(date +%s%N) - s) / 1000000 )) ms (exit $rc, ncu rows $(grep -c '^"[0-9]' "$out/loader-$name.csv"), cases $("$py" "$out/counts.py" "$out/loader-$name.json"))"
 }
+# medians FILE: each variant's median of the "NAME-ROUND MS ms" lines in FILE, and its rounds.
+medians() {
+  "$py" - "$1" <<'PY'
+import re, statistics, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
+    if m:
+        runs.setdefault(m.group(1), []).append(int(m.group(3)))
+for name, ms in runs.items():
+    print(f"{name:20} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
+PY
+}
 nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
 nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
 hitmiss="$nol2,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
@@ -87,16 +100,7 @@ if [ -n "${NCU_DROP:-}" ]; then
   for v in full no-sass no-stalls no-l2; do
     echo "$v: passes $(grep -ho '[0-9]* passes' "$out/loader-$v-1.log" "$out/loader-$v-1.csv" | sort | uniq -c | paste -sd' ')"
   done
-  "$py" - "$out/drop.txt" <<'PY'
-import re, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
-    if m:
-        runs.setdefault(m.group(1), []).append(int(m.group(3)))
-for name, ms in runs.items():
-    print(f"{name:12} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
-PY
+  medians "$out/drop.txt"
   exit 0
 fi
 # NCU_FLAGS=1: what ncu's own options buy (no rules, no section files, no cache or clock
@@ -118,16 +122,7 @@ if [ -n "${NCU_FLAGS:-}" ]; then
     done
   done 2>&1 | tee "$out/flags.txt" | grep -o "^[a-z0-9-]* [0-9]* ms\|ERROR.*"
   grep -h "==ERROR==\|==WARNING==" "$out"/loader-*lean*.csv "$out"/loader-*lean*.log | sort | uniq -c | head -5
-  "$py" - "$out/flags.txt" <<'PY'
-import re, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
-    if m:
-        runs.setdefault(m.group(1), []).append(int(m.group(3)))
-for name, ms in runs.items():
-    print(f"{name:20} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
-PY
+  medians "$out/flags.txt"
   for v in full full-lean full-lean-nocache; do
     echo "$v: $(grep -c '^"[0-9]' "$out/loader-$v-1.csv") rows; $(head -c 300 "$out/loader-$v-1.csv" | tr '\n' ' ' | cut -c1-200)"
   done
@@ -169,16 +164,7 @@ if [ -n "${COST_ROUNDS:-}" ]; then
   s=$(date +%s%N)
   "$ncu" --metrics gpu__time_duration.sum "$build/scanlab-units" --help > /dev/null 2>&1
   echo "ncu over a run of no kernel: $(( ($(date +%s%N) - s) / 1000000 )) ms"
-  "$py" - "$out/cost.txt" <<'PY'
-import re, statistics, sys
-runs = {}
-for line in open(sys.argv[1]):
-    m = re.match(r"(.+)-(\d+) (\d+) ms", line)
-    if m:
-        runs.setdefault(m.group(1), []).append(int(m.group(3)))
-for name, ms in runs.items():
-    print(f"{name:18} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
-PY
+  medians "$out/cost.txt"
   "$py" - "$out" <<'PY'
 import csv, io, sys
 from pathlib import Path
