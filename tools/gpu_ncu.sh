@@ -86,34 +86,36 @@ timed() {
   printf '  %-48s exit %s  %6d ms\n' "$what" "$rc" "$(( ($(date +%s%N) - start) / 1000000 ))"
 }
 
+# The names of the reference_commented submissions: one, or COMMENTED_REPS=K of them (ncu's
+# cost varies between runs), each with a comment of its own.
+commented() {
+  echo reference_commented
+  seq 2 "${COMMENTED_REPS:-1}" | sed 's/^/reference_commented_/'
+}
+
 grades() {
   rm -rf "$out/class"
   "$py" tools/fixtures.py class "$out/class" "${fixtures[@]}" || return
   # The reference's files with a comment added to each: every timed task is the student's
   # own build, all profiled (in one process: the unit loader), as in a student's grade.
-  cp -r "$out/class/reference" "$out/class/reference_commented"
-  for f in "$out/class/reference_commented"/student/*.cuh; do echo "// a comment" >> "$f"; done
-  # COMMENTED_REPS=K: K such grades (ncu's cost varies between runs), each its own comment.
-  local k more=()
-  for k in $(seq 2 "${COMMENTED_REPS:-1}"); do
-    cp -r "$out/class/reference" "$out/class/reference_commented_$k"
-    for f in "$out/class/reference_commented_$k"/student/*.cuh; do echo "// comment $k" >> "$f"; done
-    more+=("reference_commented_$k")
+  local name more f
+  more=$(commented)
+  for name in $more; do
+    cp -r "$out/class/reference" "$out/class/$name"
+    for f in "$out/class/$name"/student/*.cuh; do echo "// $name" >> "$f"; done
   done
-  # The rubric without compute-sanitizer, the emulator's race check and the drawn cases
-  # (not what is measured here, and minutes of this script's time); ncu as
+  # tools/rubric_measure.toml: no compute-sanitizer, race check or drawn cases; ncu as
   # data/rubric.toml has it.
-  printf 'base = "%s"\n[sanitizer]\nrun = false\n[emulator]\nrace_check = []\n[drawn]\nrun = false\n' \
-    "$PWD/data/rubric.toml" > "$out/rubric.toml"
+  local rubric=$PWD/tools/rubric_measure.toml
   local f rc=0 one start
   # As a grading machine is set up: the reference's baselines and ncu figures, once.
   start=$SECONDS
-  "$py" -m grader prepare --backend cuda --cuda-arch 90 --rubric "$out/rubric.toml" > "$out/prepare.txt" 2>&1 || rc=1
+  "$py" -m grader prepare --backend cuda --cuda-arch 90 --rubric "$rubric" > "$out/prepare.txt" 2>&1 || rc=1
   echo "prepare: $((SECONDS - start)) s (builds, baselines and the reference's ncu figures)"
   grep -E "profil" "$out/prepare.txt"
-  for f in "${fixtures[@]}" reference_commented "${more[@]}"; do
+  for f in "${fixtures[@]}" $more; do
     SCANLAB_KEEP_NCU_LOGS="$out/ncu-logs" "$py" -m grader grade "$out/class/$f" --backend cuda \
-      --cuda-arch 90 --rubric "$out/rubric.toml" --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1
+      --cuda-arch 90 --rubric "$rubric" --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1
     one=$?
     echo "$f: exit $one"
     [ $one -eq 0 ] || rc=1
@@ -121,8 +123,8 @@ grades() {
   # With COMMENTED_REPS: the same grades without the profile, to say what it adds to a
   # grade (it runs beside the timing's last check on the CPU).
   if [ -n "${COMMENTED_REPS:-}" ]; then
-    printf 'base = "%s"\n[profile]\nrun = false\n' "$out/rubric.toml" > "$out/rubric-noprofile.toml"
-    for f in reference_commented "${more[@]}"; do
+    printf 'base = "%s"\n[profile]\nrun = false\n' "$rubric" > "$out/rubric-noprofile.toml"
+    for f in $more; do
       "$py" -m grader grade "$out/class/$f" --backend cuda --cuda-arch 90 --rubric "$out/rubric-noprofile.toml" \
         --out "$out/grade-$f-noprofile" > "$out/grade-$f-noprofile.txt" 2>&1 || rc=1
     done
@@ -131,8 +133,8 @@ grades() {
 }
 
 summary() {
-  "$py" - "$out" "${fixtures[@]}" reference_commented \
-    $(for k in $(seq 2 "${COMMENTED_REPS:-1}"); do echo "reference_commented_$k"; done) <<'PY'
+  # shellcheck disable=SC2046
+  "$py" - "$out" "${fixtures[@]}" $(commented) <<'PY'
 import json, sys
 from pathlib import Path
 out = Path(sys.argv[1])

@@ -30,16 +30,18 @@ steps=${GPU_TIMING_STEPS:-bench fixtures}
 # version, to compare on the same machine), then this one put back.
 if [[ " $steps " == *" bench "* ]] && [ -n "${BASELINE_TIMING:-}" ]; then
   cp grader/grading/timing.py "$out/timing.py.now"
+  trap 'cp "$out/timing.py.now" grader/grading/timing.py' EXIT   # put back, even if interrupted
   cp "$BASELINE_TIMING" grader/grading/timing.py
   bench "-baseline"
   cp "$out/timing.py.now" grader/grading/timing.py
+  trap - EXIT
 fi
 
 [[ " $steps " == *" fixtures "* ]] || exit 0
 rm -rf "$out/class"
 "$py" tools/fixtures.py class "$out/class" "${fixtures[@]}" > "$out/compose.log" 2>&1 || { echo "compose failed"; exit 1; }
-printf 'base = "%s"\n[drawn]\nrun = false\n[sanitizer]\nrun = false\n[emulator]\nrace_check = []\n[profile]\nrun = false\n' \
-  "$PWD/data/rubric.toml" > "$out/rubric.toml"
+# tools/rubric_measure.toml, and no profile: the timing is what is measured here.
+printf 'base = "%s"\n[profile]\nrun = false\n' "$PWD/tools/rubric_measure.toml" > "$out/rubric.toml"
 for f in "${fixtures[@]}"; do
   "$py" -m grader grade "$out/class/$f" --backend cuda --cuda-arch 90 --rubric "$out/rubric.toml" \
     --out "$out/grade-$f" > "$out/grade-$f.txt" 2>&1

@@ -8,7 +8,10 @@
 # static driver process with case markers (today's reference profile), and one loader
 # process over the four units (the kernels each case launched, from its JSON, cut ncu's
 # launches). Prints seconds and the launches ncu saw against the loader's counts.
-# usage: tools/gpu_unit_loader.sh OUTDIR
+# usage: [VARIANTS=K | N_SWEEP="N1 N2 ..." | L2_ONLY=1] tools/gpu_unit_loader.sh OUTDIR
+#   VARIANTS=K  instead: ncu's options and each metric group, K rounds interleaved, medians
+#   N_SWEEP     instead: the loader under ncu at each n (whether ncu's cost depends on n)
+#   L2_ONLY=1   the L2 hit rate's cost alone
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: tools/gpu_unit_loader.sh OUTDIR}
@@ -81,55 +84,74 @@ for name, ms in runs.items():
     print(f"{name:20} median {statistics.median(ms) / 1000:.2f} s  ({', '.join(f'{v / 1000:.2f}' for v in ms)})")
 PY
 }
-nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
-nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
+# The metric list without the metrics matching a pattern.
+without() { echo "$metrics" | tr ',' '\n' | grep -v "$1" | paste -sd,; }
+nol2=$(without '^lts__t_sector_hit_rate')
+nostall=$(without 'warps_issue_stalled')
 hitmiss="$nol2,lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum"
-# NCU_DROP=1: what each group of the grader's metrics costs, with the grader's ncu options
-# (no rules, no section files): the full set, and without the SASS-patched metrics, the
-# stall reasons, the L2 hit rate; three rounds interleaved, each one's median.
-if [ -n "${NCU_DROP:-}" ]; then
-  empty=$(mktemp -d)
-  without() { echo "$metrics" | tr ',' '\n' | grep -v "$1" | paste -sd,; }
-  for round in 1 2 3; do
-    loader "full-$round" --metrics "$metrics" --apply-rules no --section-folder "$empty"
-    loader "no-sass-$round" --metrics "$(without '^smsp__sass_')" --apply-rules no --section-folder "$empty"
-    loader "no-stalls-$round" --metrics "$(without 'warps_issue_stalled')" --apply-rules no --section-folder "$empty"
-    loader "no-l2-$round" --metrics "$(without '^lts__')" --apply-rules no --section-folder "$empty"
-    loader "time-$round" --metrics gpu__time_duration.sum --apply-rules no --section-folder "$empty"
-  done 2>&1 | tee "$out/drop.txt" | grep -o "^[a-z0-9-]* [0-9]* ms"
-  for v in full no-sass no-stalls no-l2; do
-    echo "$v: passes $(grep -ho '[0-9]* passes' "$out/loader-$v-1.log" "$out/loader-$v-1.csv" | sort | uniq -c | paste -sd' ')"
-  done
-  medians "$out/drop.txt"
-  exit 0
-fi
-# NCU_FLAGS=1: what ncu's own options buy (no rules, no section files, no cache or clock
-# control), three rounds interleaved, each one's median.
-if [ -n "${NCU_FLAGS:-}" ]; then
-  empty=$(mktemp -d)
-  lean=(--apply-rules no --section-folder "$empty")
-  for round in 1 2 3; do
+# The grader's own ncu options (grader/grading/ncu.py _head): no rules, no section files.
+empty=$(mktemp -d)
+lean=(--apply-rules no --section-folder "$empty")
+# no_kernel NAME [ncu options...]: ncu's own start, over a run that launches no kernel.
+no_kernel() {
+  local name=$1 s; shift
+  s=$(date +%s%N)
+  "$ncu" --metrics gpu__time_duration.sum "$@" "$build/scanlab-units" --help > /dev/null 2>&1
+  echo "$name $(( ($(date +%s%N) - s) / 1000000 )) ms"
+}
+# rows.py CSV: the raw page's header and kernel rows (what the reports below read).
+cat > "$out/rows.py" <<'PY'
+import csv, io
+def rows(path):
+    text = open(path).read().splitlines()
+    start = next(i for i, l in enumerate(text) if l.startswith('"ID"'))
+    got = list(csv.reader(io.StringIO("\n".join(l for l in text[start:] if l.startswith('"')))))
+    return got[0], [r for r in got[2:] if r and r[0].strip().isdigit()]
+def num(head, r, name):
+    return float(r[head.index(name)].replace(",", "")) if name in head else None
+PY
+# VARIANTS=K: what ncu's options and each group of the grader's metrics cost: every variant
+# below, K rounds interleaved (the noise between rounds is as large as what one saves), each
+# one's median; ncu's start with and without the grader's options; the figures each variant
+# gave (L2 hit rate, DRAM share, achieved occupancy per kernel, round 1).
+if [ -n "${VARIANTS:-}" ]; then
+  for round in $(seq "$VARIANTS"); do
     loader "full-$round" --metrics "$metrics"
     loader "full-norules-$round" --metrics "$metrics" --apply-rules no
     loader "full-lean-$round" --metrics "$metrics" "${lean[@]}"
     loader "full-lean-nocache-$round" --metrics "$metrics" "${lean[@]}" --cache-control none --clock-control none
+    loader "full-lean-noclock-$round" --metrics "$metrics" "${lean[@]}" --clock-control none
+    loader "hitmiss-lean-$round" --metrics "$hitmiss" "${lean[@]}"
+    loader "no-l2-lean-$round" --metrics "$(without '^lts__')" "${lean[@]}"
+    loader "no-sass-lean-$round" --metrics "$(without '^smsp__sass_')" "${lean[@]}"
+    loader "no-stalls-lean-$round" --metrics "$nostall" "${lean[@]}"
     loader "time-lean-$round" --metrics gpu__time_duration.sum "${lean[@]}"
-    for flags in "" "${lean[*]}"; do
-      s=$(date +%s%N)
-      # shellcheck disable=SC2086
-      "$ncu" --metrics gpu__time_duration.sum $flags "$build/scanlab-units" --help > /dev/null 2>&1
-      echo "no-kernel$([ -n "$flags" ] && echo -lean)-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
-    done
-  done 2>&1 | tee "$out/flags.txt" | grep -o "^[a-z0-9-]* [0-9]* ms\|ERROR.*"
-  grep -h "==ERROR==\|==WARNING==" "$out"/loader-*lean*.csv "$out"/loader-*lean*.log | sort | uniq -c | head -5
-  medians "$out/flags.txt"
-  for v in full full-lean full-lean-nocache; do
-    echo "$v: $(grep -c '^"[0-9]' "$out/loader-$v-1.csv") rows; $(head -c 300 "$out/loader-$v-1.csv" | tr '\n' ' ' | cut -c1-200)"
-  done
+    no_kernel "no-kernel-$round"
+    no_kernel "no-kernel-lean-$round" "${lean[@]}"
+  done 2>&1 | tee "$out/variants.txt" | grep -o "^[a-z0-9-]* [0-9]* ms"
+  grep -h "==ERROR==" "$out"/loader-*.csv "$out"/loader-*.log | sort | uniq -c | head -5
+  medians "$out/variants.txt"
+  "$py" - "$out" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from rows import rows, num
+for variant in ("full", "full-lean", "full-lean-nocache", "full-lean-noclock", "hitmiss-lean"):
+    head, body = rows(f"{sys.argv[1]}/loader-{variant}-1.csv")
+    out = []
+    for r in body:
+        hit = num(head, r, "lts__t_sector_hit_rate.pct")
+        if hit is None:
+            h, m = num(head, r, "lts__t_sectors_lookup_hit.sum"), num(head, r, "lts__t_sectors_lookup_miss.sum")
+            hit = 100 * h / max(1, h + m)
+        dram = num(head, r, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
+        occ = num(head, r, "sm__warps_active.avg.pct_of_peak_sustained_active")
+        out.append(f"{hit:.0f}/{dram:.0f}/{occ:.0f}")
+    print(f"{variant:18} L2 hit/DRAM/achieved % a kernel: {' '.join(out)}")
+PY
   exit 0
 fi
-# N_SWEEP="N1 N2 ...": where ncu's time goes: the full set, the time alone and no ncu at
-# each profiled n, and ncu's start over a run of no kernel; two rounds.
+# N_SWEEP="N1 N2 ...": whether ncu's time depends on n: the full set, the time alone and no
+# ncu at each profiled n, and ncu's start; two rounds.
 if [ -n "${N_SWEEP:-}" ]; then
   cp "$out/cases.txt" "$out/cases-rubric.txt"
   for round in 1 2; do
@@ -142,58 +164,12 @@ if [ -n "${N_SWEEP:-}" ]; then
       SCANLAB_UNITS=$units "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/plain.json" > /dev/null 2>&1
       echo "n$n-no-ncu-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
     done
-    s=$(date +%s%N)
-    "$ncu" --metrics gpu__time_duration.sum "$build/scanlab-units" --help > /dev/null 2>&1
-    echo "no-kernel-$round $(( ($(date +%s%N) - s) / 1000000 )) ms"
-  done 2>&1 | tee "$out/sweep.txt" | grep -v "ncu rows"
+    no_kernel "no-kernel-$round"
+  done 2>&1 | tee "$out/sweep.txt" | grep -o "^[a-z0-9-]* [0-9]* ms"
+  medians "$out/sweep.txt"
   cp "$out/cases-rubric.txt" "$out/cases.txt"
   exit 0
 fi
-# COST_ROUNDS=K: only the loader's metric variants, K rounds interleaved, then each one's
-# median (the noise between rounds is as large as what a variant saves).
-if [ -n "${COST_ROUNDS:-}" ]; then
-  for round in $(seq "$COST_ROUNDS"); do
-    loader "full-$round" --metrics "$metrics"
-    loader "hitmiss-$round" --metrics "$hitmiss"
-    loader "no-l2-$round" --metrics "$nol2"
-    loader "full-nocache-$round" --metrics "$metrics" --cache-control none --clock-control none
-    loader "hitmiss-nocache-$round" --metrics "$hitmiss" --cache-control none --clock-control none
-    loader "hitmiss-noclock-$round" --metrics "$hitmiss" --clock-control none
-    loader "time-only-$round" --metrics gpu__time_duration.sum
-  done 2>&1 | tee "$out/cost.txt"
-  s=$(date +%s%N)
-  "$ncu" --metrics gpu__time_duration.sum "$build/scanlab-units" --help > /dev/null 2>&1
-  echo "ncu over a run of no kernel: $(( ($(date +%s%N) - s) / 1000000 )) ms"
-  medians "$out/cost.txt"
-  "$py" - "$out" <<'PY'
-import csv, io, sys
-from pathlib import Path
-# The figures each variant gave, per kernel of round 1: the L2 hit rate (metric or counts),
-# DRAM share, sectors per request, achieved occupancy.
-def rows(path):
-    text = path.read_text().splitlines()
-    start = next(i for i, l in enumerate(text) if l.startswith('"ID"'))
-    got = list(csv.reader(io.StringIO("\n".join(l for l in text[start:] if l.startswith('"')))))
-    return got[0], [r for r in got[2:] if r and r[0].strip().isdigit()]
-def num(head, r, name):
-    return float(r[head.index(name)].replace(",", "")) if name in head else None
-for variant in ("full", "hitmiss", "full-nocache", "hitmiss-nocache", "hitmiss-noclock"):
-    head, body = rows(Path(sys.argv[1]) / f"loader-{variant}-1.csv")
-    out = []
-    for r in body:
-        hit = num(head, r, "lts__t_sector_hit_rate.pct")
-        if hit is None:
-            h, m = num(head, r, "lts__t_sectors_lookup_hit.sum"), num(head, r, "lts__t_sectors_lookup_miss.sum")
-            hit = 100 * h / max(1, h + m)
-        dram = num(head, r, "dram__throughput.avg.pct_of_peak_sustained_elapsed")
-        occ = num(head, r, "sm__warps_active.avg.pct_of_peak_sustained_active")
-        out.append(f"{hit:.0f}/{dram:.0f}/{occ:.0f}")
-    print(f"{variant:16} L2 hit/DRAM/achieved % a kernel: {' '.join(out)}")
-PY
-  exit 0
-fi
-nol2=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
-nostall=$(echo "$metrics" | tr ',' '\n' | grep -v 'warps_issue_stalled' | paste -sd,)
 for round in $([ -n "${L2_ONLY:-}" ] || echo 1 2); do
   script=""; k=0
   while read -r line; do
@@ -218,12 +194,11 @@ done
 # The L2 hit rate's cost: ncu's metric (three replay passes alone) against the counts it
 # is made of; each variant's replay passes (ncu's "N passes" of the reduce's first
 # kernel) and seconds. L2_ONLY=1 runs this part alone.
-nohit=$(echo "$metrics" | tr ',' '\n' | grep -v '^lts__t_sector_hit_rate' | paste -sd,)
 for l2 in lts__t_sector_hit_rate.pct lts__t_sectors_lookup_hit.sum,lts__t_sectors_lookup_miss.sum \
           lts__t_sectors_srcunit_tex_lookup_hit.sum,lts__t_sectors_srcunit_tex_lookup_miss.sum \
           lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_read_lookup_miss.sum,lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum,lts__t_sectors_srcunit_tex_op_write_lookup_miss.sum \
           none; do
-  m=$nohit; [ "$l2" = none ] || m="$nohit,$l2"
+  m=$nol2; [ "$l2" = none ] || m="$nol2,$l2"
   s=$(date +%s%N)
   SCANLAB_UNITS=$units "$ncu" --csv --page raw --print-units base --metrics "$m" --log-file "$out/l2.csv" \
     "$build/scanlab-units" batch --cases "$out/cases.txt" --json "$out/l2.json" > "$out/l2.log" 2>&1
@@ -231,15 +206,14 @@ for l2 in lts__t_sector_hit_rate.pct lts__t_sectors_lookup_hit.sum,lts__t_sector
   passes=$(grep -ho "[0-9]* passes" "$out/l2.log" "$out/l2.csv" | sort | uniq -c | paste -sd' ')
   err=$(grep -h "==ERROR==" "$out/l2.log" "$out/l2.csv" | head -1)
   echo "L2 as $l2: $ms ms; passes $passes $err"
-  [ "$l2" = none ] || "$py" - "$out/l2.csv" "$l2" <<'PY'
-import csv, io, sys
-text = open(sys.argv[1]).read().splitlines()
-start = next(i for i, l in enumerate(text) if l.startswith('"ID"'))
-rows = list(csv.reader(io.StringIO("\n".join(l for l in text[start:] if l.startswith('"')))))
-head, body = rows[0], [r for r in rows[2:] if r and r[0].strip().isdigit()]
+  [ "$l2" = none ] || "$py" - "$out" "$l2" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from rows import rows, num
+head, body = rows(f"{sys.argv[1]}/l2.csv")
 names = sys.argv[2].split(",")
 for r in body:
-    v = [float(r[head.index(n)].replace(",", "")) for n in names]
+    v = [num(head, r, n) for n in names]
     rate = v[0] if len(v) == 1 else 100 * (v[0] + (v[2] if len(v) > 2 else 0)) / max(1, sum(v))
     print(f"    {r[4][:40]:40} {rate:.1f}%")
 PY
