@@ -204,3 +204,28 @@ def test_a_huge_case_runs_beside_its_builds_batch_not_after_it(tmp_path, monkeyp
     got = check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
     assert got == ["result 1000", f"result {(1 << 31) + 5}", "result 5000"]
     assert order.count("batch begins") == 1 and order.count(f"huge {(1 << 31) + 5}") == 1
+
+
+def test_a_remembered_run_keeps_the_visibility_of_the_case_that_asks(tmp_path):
+    # A drawn hidden case may be the very run of a visible one (same id, same seed), and the
+    # session remembers runs across grades: the result it gives back is the asking case's,
+    # else a grade counts one visible case more (and shows a drawn case's run as visible).
+    import threading
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+    from grader.config.cases import Case
+    from grader.grading.correctness import check
+    from grader.results import CaseResult
+    visible = Case("warp-scan", "add-i32", 33, 256, "random", False, "operators")
+    drawn = Case("warp-scan", "add-i32", 33, 256, "random", True, "drawn")
+    seed = visible.seed(7)
+    assert drawn.seed(7) == seed
+    setup = SimpleNamespace(memo_lock=threading.Lock(), workdir=tmp_path, max_timeouts=3,
+                            memo={("key", visible.id, seed): CaseResult(visible, seed, "pass", "pass")},
+                            resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
+    alone = check.run_case(setup, Path("/b/scanlab"), "key", drawn, 7, check.TimeoutTracker())  # type: ignore[arg-type]
+    batch = check.run_batch(setup, Path("/b/scanlab"), "key", [drawn, visible], 7,  # type: ignore[arg-type]
+                            check.TimeoutTracker())
+    assert alone.case.hidden and alone.case.group == "drawn" and alone.status == "pass"
+    assert [r.case.hidden for r in batch] == [True, False]
+    assert all(r.status == "pass" for r in batch)

@@ -259,13 +259,21 @@ def mismatch_text(v: dict, case: Case) -> str:
             f"{first.get('index')}: expected {first.get('expected')}, got {first.get('got')}")
 
 
+def remembered(setup: RunSetup, build_key: str, case: Case, seed: int) -> CaseResult | None:
+    """This build's result for the same run (same case id and seed) earlier in the session,
+    as the result of `case`: a drawn hidden case may be the very run of a visible one (or of
+    another grade's), and keeps its own visibility and group."""
+    with setup.memo_lock:
+        known = setup.memo.get((build_key, case.id, seed))
+    return None if known is None else dataclasses.replace(known, case=case)
+
+
 def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed: int,
              timeouts: TimeoutTracker) -> CaseResult:
     seed = case.seed(run_seed)
     memo_key = (build_key, case.id, seed)
-    with setup.memo_lock:
-        if memo_key in setup.memo:
-            return setup.memo[memo_key]
+    if (known := remembered(setup, build_key, case, seed)) is not None:
+        return known
     reproduce = setup.reproduce(case, seed)
     track = build_key
     if timeouts.exceeded(track, setup.max_timeouts):
@@ -411,10 +419,9 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     again one by one, which also pins a crash or a hang on its own case."""
     seeds = [c.seed(run_seed) for c in cases]
     results: dict[int, CaseResult] = {}
-    with setup.memo_lock:
-        for i, (case, seed) in enumerate(zip(cases, seeds)):
-            if (build_key, case.id, seed) in setup.memo:
-                results[i] = setup.memo[(build_key, case.id, seed)]
+    for i, (case, seed) in enumerate(zip(cases, seeds)):
+        if (known := remembered(setup, build_key, case, seed)) is not None:
+            results[i] = known
     def alone(i: int) -> CaseResult:
         started = time.monotonic()
         result = run_case(setup, binary, build_key, cases[i], run_seed, timeouts)
