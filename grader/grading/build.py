@@ -14,7 +14,6 @@ import dataclasses
 import fcntl
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -25,14 +24,13 @@ from pathlib import Path
 from typing import Callable, ContextManager, Iterable, TypeVar
 
 from .checks import compiled, object_code
-from . import contract, sandbox
+from . import build_gate, contract, sandbox
 from .prebuilt import FILES, FORMAT, KIT_FILE, REFERENCE_UNIT_FILES, UNIT_LIBRARY, Kit, KitError
 from .build_log import failure_message, first_errors, shown_paths
 from ..results import Violation
 from ..config.rubric import ForbiddenRubric
 from .build_types import BuildResult, Layout, Toolchain
 from ..rules import code_rules
-from .checks.rules_engine import violations as as_violations
 from ..config.assignment import default_assignment
 
 T = TypeVar("T")
@@ -313,10 +311,12 @@ class Builder:
         env, limits = self._build_env(home)
         steps_s: dict[str, float] = {}
         constants: set[str] = set()
+        compiling: sandbox.Running | None = None
         if not trusted and kit is not None:
-            # What the unit reads and what the compiler sees, before anything is built.
+            # What the unit reads and what the compiler sees, before anything of it is used.
             mark = time.monotonic()
-            gate = self._gate(src, build_dir, compile_argv, sources, own, env, identity, limits)
+            gate, compiling = build_gate.beside_compile(steps[0], where, src, env, identity, limits, lambda: self._gate(
+                src, build_dir, compile_argv, sources, own, env, identity, limits))
             if isinstance(gate, str):
                 # The preprocessor itself failed (or ran out of time): nothing is built
                 # unless the rules could run. Its messages, as a build's, quote only public files.
@@ -326,11 +326,12 @@ class Builder:
             if gate:
                 return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
                                    violations=gate)
-            constants = self._constants(src, build_dir, own)
+            constants = build_gate.constants(src, build_dir, own)
             steps_s["gate"] = time.monotonic() - mark
         step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
             if kit is not None else ["configure", "build"]
-        ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s)
+        ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s,
+                                  compiling)
         binary = build_dir / self.tools.backend.binary
         ok = ok and binary.is_file()
         if ok and trusted and kit is None and not cub and self.tools.backend.unit_loader:
@@ -341,31 +342,40 @@ class Builder:
         violations: list[Violation] = []
         placeholders: dict[str, str] = {}
         if not ok and not trusted and errors:
-            # A CUDA runtime call the emulator does not declare: refused as on the GPU.
-            violations = compiled.undeclared_runtime_calls(errors, sources)
-            if not violations and kit is not None and self._student_object(build_dir) is not None:
-                # The unit compiled and the link failed: a CUDA runtime function the
-                # emulator declares and does not provide (cuda_emu.h) that the compiled
-                # code still refers to. Refused by that symbol, as on the GPU, not a
-                # build failure (what the compiler dropped is no reference at all).
-                try:
-                    violations, _ = self._inspect(src, build_dir, sources, own, frozenset(constants),
-                                                  reference_unit)
-                except (OSError, RuntimeError, subprocess.SubprocessError):
-                    violations = []
+            violations = self._failed_build_violations(errors, kit is not None, src, build_dir, sources, own,
+                                                       frozenset(constants), reference_unit)
+        unit_library: Path | None = None
         if ok and not trusted:
+            # The shared object of the profile links beside the checks; kept only where they pass.
+            linking = self._start_unit_library(kit[0], where, src, build_dir, reference_unit, env, identity,
+                                               limits) if kit is not None and kit[0].loader else None
             mark = time.monotonic()
             try:
                 violations, placeholders = self._inspect(src, build_dir, sources, own,
                                                          frozenset(constants), reference_unit)
             except (OSError, RuntimeError, subprocess.SubprocessError) as e:
                 ok, errors = False, f"the compiled code could not be inspected: {e}"
-            steps_s["checks"] = time.monotonic() - mark
-        unit_library = self._unit_library(kit[0], src, build_dir, reference_unit, env, identity, limits, steps_s) \
-            if ok and kit is not None and kit[0].loader and not trusted and not violations else None
+            finally:
+                steps_s["checks"] = time.monotonic() - mark
+                unit_library = self._unit_library(linking, build_dir, steps_s, ok and not violations)
         return BuildResult(label, ok, binary if ok else None, time.monotonic() - start, False,
                            log[-200_000:], errors, violations=violations, placeholders=placeholders,
                            steps=steps_s, unit_library=unit_library)
+
+    def _failed_build_violations(self, errors: str, kit: bool, src: Path, build_dir: Path, sources: dict[str, str],
+                                 own: dict[str, str], constants: frozenset[str],
+                                 reference_unit: Path | None) -> list[Violation]:
+        """A failed build refused as on the GPU: a CUDA runtime call the emulator does not
+        declare; or (the unit compiled, the link failed) one it declares and does not provide
+        (cuda_emu.h) that the compiled code still refers to, refused by that symbol, not a
+        build failure (what the compiler dropped is no reference at all)."""
+        violations = compiled.undeclared_runtime_calls(errors, sources)
+        if not violations and kit and self._student_object(build_dir) is not None:
+            try:
+                violations, _ = self._inspect(src, build_dir, sources, own, constants, reference_unit)
+            except (OSError, RuntimeError, subprocess.SubprocessError):
+                violations = []
+        return violations
 
     def _build_env(self, home: Path) -> tuple[dict[str, str], sandbox.Limits]:
         """A build's environment (CMake's and nvcc's folders on PATH) and limits."""
@@ -383,21 +393,33 @@ class Builder:
         with contextlib.suppress(OSError):
             self._run_steps([("unit loader", argv)], src, time.monotonic(), env, sandbox.Identity(), limits, True, {})
 
-    def _unit_library(self, kit: Kit, src: Path, build_dir: Path, reference_unit: Path | None,
-                      env: dict[str, str], identity: sandbox.Identity, limits: sandbox.Limits,
-                      steps_s: dict[str, float]) -> Path | None:
-        """The compiled student unit linked as a shared object (Kit.unit_library_command), as
-        the student, for the one profiling process; None where it does not link (that build's
-        own driver is profiled instead): never a reason to fail the build."""
+    def _start_unit_library(self, kit: Kit, where: Path, src: Path, build_dir: Path, reference_unit: Path | None,
+                            env: dict[str, str], identity: sandbox.Identity,
+                            limits: sandbox.Limits) -> sandbox.Running | None:
+        """The compiled student unit being linked as a shared object (Kit.unit_library_command),
+        as the student, for the one profiling process (None: it could not start)."""
         argv = [self.tools.cmake, "-E", "chdir", str(build_dir),
                 *kit.unit_library_command(src, build_dir, reference_unit)]
         try:
-            ok, _ = self._run_steps([("unit library", argv)], src, time.monotonic(), env, identity, limits,
-                                    False, steps_s)
+            return sandbox.start(argv, src, limits, env, identity, interactive=False, output_dir=where)
         except OSError:
             return None
+
+    @staticmethod
+    def _unit_library(linking: sandbox.Running | None, build_dir: Path, steps_s: dict[str, float],
+                      wanted: bool) -> Path | None:
+        """The shared object `linking` made, where it is `wanted` (else it is ended); None
+        where it does not link (that build's own driver is profiled instead): never a reason
+        to fail the build."""
+        if linking is None:
+            return None
+        if not wanted:
+            linking.finish(timeout=0)
+            return None
+        r = linking.finish()
+        steps_s["unit library"] = time.monotonic() - linking.started
         library = build_dir / UNIT_LIBRARY
-        return library if ok and library.is_file() and not library.is_symlink() else None
+        return library if r.ok and library.is_file() and not library.is_symlink() else None
 
     def _fresh_tree(self, files: dict[str, bytes]) -> tuple[Path, Path, Path, Path]:
         """A fresh folder with the handout and `files` in it: (the folder, its source tree,
@@ -441,28 +463,26 @@ class Builder:
         steps = [[self.tools.cmake, "-E", "chdir", str(build_dir), *argv] for argv in commands]
         return steps, compile_argv, reference_unit
 
-    @staticmethod
-    def _constants(src: Path, build_dir: Path, own: dict[str, str]) -> set[str]:
-        """The constants the gate's preprocessed student unit names (code_rules.constant_names)."""
-        unit = (build_dir / "student_unit.i").read_text(errors="replace") \
-            if (build_dir / "student_unit.i").is_file() else ""
-        shown_by_path = {str(src / "student" / name): shown for name, shown in own.items()}
-        return code_rules.constant_names(unit, shown_by_path)
-
     def _run_steps(self, steps: Iterable[tuple[str, list[str]]], src: Path, start: float,
                    env: dict[str, str], identity: sandbox.Identity, limits: sandbox.Limits,
-                   trusted: bool, steps_s: dict[str, float]) -> tuple[bool, str]:
+                   trusted: bool, steps_s: dict[str, float],
+                   first: sandbox.Running | None = None) -> tuple[bool, str]:
         """Runs the named steps in turn, within what is left of the time limit, until one
-        fails; whether all passed, and their log. `steps_s` hears how long each took."""
+        fails; whether all passed, and their log. `steps_s` hears how long each took.
+        `first`: the first step, already started (its argv is not run again)."""
         log_parts: list[str] = []
-        for step_name, argv in steps:
+        for i, (step_name, argv) in enumerate(steps):
             mark = time.monotonic()
             remaining = self.timeout_s - (time.monotonic() - start)
-            if remaining <= 1:
+            if i == 0 and first is not None:
+                mark = first.started
+                r = first.finish(timeout=max(0.0, remaining))
+            elif remaining <= 1:
                 log_parts.append(f"build: time limit of {self.timeout_s:.0f} s reached")
                 return False, "\n".join(log_parts)
-            r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
-                            env, identity, sandboxed=not trusted)
+            else:
+                r = sandbox.run(argv, src, sandbox.Limits(**{**limits.__dict__, "wall_s": remaining}),
+                                env, identity, sandboxed=not trusted)
             log_parts.append(r.stdout + r.stderr)
             steps_s[step_name] = time.monotonic() - mark
             if r.timed_out:
@@ -508,40 +528,9 @@ class Builder:
     def _gate(self, src: Path, build_dir: Path, compile_argv: list[str], sources: dict[str, str],
               own: dict[str, str], env: dict[str, str], identity: sandbox.Identity,
               limits: sandbox.Limits) -> list[Violation] | str:
-        """Before the build: the files the student unit reads (the compiler's -M), each
-        inside the submission, the handout's harness or the compiler's headers; then the
-        code rules over the unit preprocessed by the build's own command (-E). A str: the
-        preprocessor failed (its output), so the rules could not run: not built."""
-        student_files = {str(src / "student" / name): shown for name, shown in own.items()}
-        steps = [("-M", build_dir / "student_unit.d"), ("-E", build_dir / "student_unit.i")]
-        for mode, output in steps:
-            argv = [self.tools.cmake, "-E", "chdir", str(build_dir),
-                    *compiled.command_variant(compile_argv, mode, str(output))]
-            r = sandbox.run(argv, src, dataclasses.replace(limits, wall_s=limits.wall_s / 2),
-                            env, identity, sandboxed=True)
-            if not r.ok:
-                return (r.stdout + r.stderr) or f"the preprocessor ({mode}): {r.describe_end()}"
-            if mode == "-M":
-                outside = code_rules.outside_files(
-                    code_rules.parse_dependencies(output.read_text(errors="replace")), set(student_files),
-                    (str(src / "harness"), str(src / "emulator"), str(src / "student"),
-                     *self._public_dirs()))
-                if outside:
-                    return as_violations(code_rules.refuse_outside(outside, sources))
-        return compiled.scan_preprocessed(
-            (build_dir / "student_unit.i").read_text(errors="replace"), student_files, sources,
-            self.forbidden, contract.include_dirs(src))
-
-    def _harness_includes(self, src: Path, build_dir: Path) -> list[Path]:
-        """The harness files the student unit includes (the compiler's -M list of the
-        gate), else every harness file."""
-        deps = build_dir / "student_unit.d"
-        harness = (src / "harness").resolve()
-        if deps.is_file():
-            listed = [Path(code_rules.norm(d if os.path.isabs(d) else str(build_dir / d))) for d in
-                      code_rules.parse_dependencies(deps.read_text(errors="replace"))]
-            return [p for p in listed if p.is_relative_to(harness)]
-        return sorted(p for p in harness.rglob("*") if p.suffix in (".cuh", ".h", ".cu"))
+        """build_gate.gate with this builder's tools and rules (a test may set it aside)."""
+        return build_gate.gate(self.tools.cmake, src, build_dir, compile_argv, sources, own, env, identity,
+                               limits, self.forbidden, self._public_dirs())
 
     def _student_object(self, build_dir: Path) -> Path | None:
         """The student unit's object file of this build, if its compile made one."""
@@ -581,7 +570,7 @@ class Builder:
         functions = object_code.read_functions(Path(objects["student"]))
         toolchain = object_code.check_host_code(
             functions, cuda,
-            object_code.harness_host_functions(self._harness_includes(src, build_dir)))
+            object_code.harness_host_functions(build_gate.harness_includes(src, build_dir)))
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
                   if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's

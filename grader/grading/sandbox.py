@@ -267,10 +267,11 @@ class Running:
     (interactive), and finish() ends it as run() would have."""
 
     def __init__(self, proc: subprocess.Popen, shown: list[str], cwd: Path, limits: Limits,
-                 started: float):
+                 started: float, output_dir: Path | None = None):
         self.proc = proc
         self.shown = shown
         self.cwd = cwd
+        self.output_dir = output_dir or cwd   # where its .stdout and .stderr are
         self.limits = limits
         self.started = started
         self.timed_out = False
@@ -328,7 +329,7 @@ class Running:
         seconds = time.monotonic() - self.started
         code = self.proc.returncode
         timed_out = self.timed_out
-        out_path, err_path = self.cwd / ".stdout", self.cwd / ".stderr"
+        out_path, err_path = self.output_dir / ".stdout", self.output_dir / ".stderr"
         written = [p.stat().st_size for p in (out_path, err_path) if p.exists()]
         result = Result(argv=self.shown, returncode=None if timed_out else (code if code >= 0 else None),
                         signal=-code if code < 0 and not timed_out else None, timed_out=timed_out,
@@ -344,11 +345,13 @@ class Running:
 
 def start(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
           identity: Identity = Identity(), sandboxed: bool = True,
-          interactive: bool = True) -> Running:
+          interactive: bool = True, output_dir: Path | None = None) -> Running:
     """Starts argv as run() does (jail, limits, user, its own process group, output to
-    files); `interactive`: with a pipe to its standard input (else /dev/null)."""
-    out_path = cwd / ".stdout"
-    err_path = cwd / ".stderr"
+    files); `interactive`: with a pipe to its standard input (else /dev/null). Its output
+    files go to `output_dir` (default: `cwd`; another folder lets two programs run in one
+    `cwd` at once)."""
+    out_path = (output_dir or cwd) / ".stdout"
+    err_path = (output_dir or cwd) / ".stderr"
     cpu = int(limits.cpu_s) + 1 if limits.cpu_s else None
     memory = limits.memory_mb * (1 << 20) if limits.memory_mb else None
     memory_kind = resource.RLIMIT_AS if limits.memory_kind == "as" else resource.RLIMIT_DATA
@@ -384,4 +387,4 @@ def start(argv: list[str], cwd: Path, limits: Limits, env: dict[str, str],
                                 stdin=subprocess.PIPE if interactive else subprocess.DEVNULL,
                                 stdout=out, stderr=err, start_new_session=True, close_fds=True,
                                 **kwargs)
-    return Running(proc, shown, cwd, limits, started)
+    return Running(proc, shown, cwd, limits, started, output_dir)

@@ -173,6 +173,7 @@ class _Served:
         self.ended: sandbox.Result | None = None
         self.stopping = False
         self.early = False               # a round's report was there before it was asked for
+        self.said: dict | None = None    # its last round's report
 
     def ready(self) -> bool:
         return self.proc.wait_for(self.report.with_name(self.report.name + ".ready"), self.wait_s)
@@ -188,7 +189,14 @@ class _Served:
             return None
         if not self.proc.send("time") or not self.proc.wait_for(path, self.wait_s):
             return None
-        return read_json(path)
+        self.said = read_json(path)
+        return self.said
+
+    def untimed_ms(self) -> float | None:
+        """What its last round spent besides the timed launches, drawing the repetitions'
+        inputs and checking them, as its report says (check_ms)."""
+        ms = ((self.said or {}).get("timing") or {}).get("check_ms")
+        return float(ms) if isinstance(ms, (int, float)) and not isinstance(ms, bool) else None
 
     def stop(self) -> None:
         """Asks it to stop (writing its output), without waiting."""
@@ -393,7 +401,10 @@ def _rounds(sides: tuple[_Served, _Served], tally: _Tally, job: PerfJob,
         started = time.monotonic()
         if not _one_round(ref, stu, tally, case, rubric, seed):
             return False
-        say(f"{case.task}: round {tally.rounds} took {time.monotonic() - started:.2f} s")
+        untimed = ref.untimed_ms()
+        say(f"{case.task}: round {tally.rounds} took {time.monotonic() - started:.2f} s"
+            + (f" (the reference's process: {untimed:.0f} ms of it drawing and checking inputs)"
+               if untimed is not None else ""))
         if tally.rounds >= rubric.rounds and (not tally.noisy(rubric) or tally.rounds >= rubric.max_rounds):
             return True
 

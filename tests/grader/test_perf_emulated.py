@@ -364,6 +364,8 @@ def test_measure_all_times_each_job_on_a_quiet_gpu(pseudo_gpu, tmp_path):
     assert len(heard) == 1 and heard[0][1], "after_rounds ran with the GPU still held"
     rounds = [s for s in steps if s.startswith("reduce: round")]
     assert rounds and all(r in heard[0][0] for r in rounds), (heard[0][0], steps)
+    # Each round says what the reference's process spent besides its timed launches.
+    assert all(re.search(r"process: \d+ ms of it drawing and checking inputs\)$", r) for r in rounds), rounds
     # Where the GPU's memory holds one job's processes at a time: job 2 sets up while job 1
     # winds down and is verified, and its rounds wait for that. The same outcomes.
     steps.clear()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,7 @@ from grader.machine import detect as machines
 from grader.machine.backend import CUDA, EMULATOR
 from grader.grading.build import Builder, BuildResult, Layout, Toolchain
 from grader.grading.prebuilt import KIT_FILE, SRC, Kit
+from grader.results import Violation
 
 
 @pytest.fixture(scope="module")
@@ -90,6 +92,49 @@ def test_a_task_build_compiles_only_that_tasks_plans(builder):
                    (only.binary.parent / "scanlab-emu.objects").read_text().splitlines())
     symbols = subprocess.run(["nm", "-C", objects["student"]], capture_output=True, text=True).stdout
     assert "reduceBlocksKernel" in symbols and "scanBlocksKernel" not in symbols
+
+
+def _student_object(build_dir: Path) -> Path:
+    """The student unit's object as this build's compile command writes it."""
+    objects = dict(line.split(" ", 1) for line in (build_dir / "scanlab-emu.objects").read_text().splitlines())
+    return Path(objects["student"])
+
+
+def test_the_compile_runs_beside_the_gate_and_ends_where_the_gate_refuses(builder, monkeypatch):
+    # A build's gate (what the unit reads, the code rules) and its compile run at once: a
+    # gate that waits for the compile's object sees it made before the gate ends ...
+    real_gate = builder._gate
+    seen: dict[str, bool] = {}
+
+    def waiting_gate(src, build_dir, *args):
+        obj = _student_object(build_dir)
+        until = time.monotonic() + 60
+        while not obj.is_file() and time.monotonic() < until:
+            time.sleep(0.05)
+        seen["object made during the gate"] = obj.is_file()
+        return real_gate(src, build_dir, *args)
+
+    monkeypatch.setattr(builder, "_gate", waiting_gate)
+    files = dict(builder.reference_files)
+    files["reduce.cuh"] += b"\n// compiled beside the gate\n"
+    result = builder.build("task 2", files, {}, {}, ("reduce",))
+    assert seen == {"object made during the gate": True}
+    assert result.ok and not result.violations and set(result.steps) >= {"gate", "compile", "checks"}
+    # ... and a gate that refuses the unit ends the compile: nothing is built or linked.
+    refused: dict[str, Path] = {}
+
+    def refusing_gate(src, build_dir, *args):
+        refused["object"], refused["binary"] = _student_object(build_dir), build_dir / builder.tools.backend.binary
+        return [Violation("student/reduce.cuh", 1, "a test's rule", "refused by the test", "")]
+
+    monkeypatch.setattr(builder, "_gate", refusing_gate)
+    files["reduce.cuh"] += b"\n// refused by the gate\n"
+    started = time.monotonic()
+    result = builder.build("task 2", files, {}, {}, ("reduce",))
+    assert result.binary is None and [v.rule for v in result.violations] == ["a test's rule"]
+    time.sleep(max(0.0, 3.0 - (time.monotonic() - started)))  # the compile alone takes longer
+    assert not refused["object"].exists()
+    assert not refused["binary"].exists()
 
 
 def test_a_compile_error_in_a_replayed_build_names_the_students_file(builder):
