@@ -9,6 +9,8 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from conftest import fixture_driver
 from grader.config.assignment import default_assignment
 
@@ -61,13 +63,16 @@ def _task_ops(binary: Path) -> list[tuple[str, str]]:
     return [(t, op) for t in tasks for op in _run([str(binary), "list", "operators", "--task", t]).stdout.split()]
 
 
-def test_the_device_check_of_verify_gives_the_cpu_checks_verdict(emu_session, tmp_path: Path):
+# 17 segments of the device check (harness/host/timed_check.cuh), the last one partial: one
+# group of the carries' scan; 157 segments: three groups (kGroup = 64), the last one partial.
+@pytest.mark.parametrize("n", [4099, 40000])
+def test_the_device_check_of_verify_gives_the_cpu_checks_verdict(emu_session, tmp_path: Path, n: int):
     """`verify --on-device` (the GPU grade's check of large outputs) run on the emulator's
     "device": for every task and operator, a right output passes and one with two wrong
     elements fails with the same count and the same first mismatch (index, expected, got)
     as the CPU check, whether the device checks it (integers, MSSP) or hands it back (floats)."""
     reference = emu_session.prepare().reference
-    lines, n = [], 4099     # 17 segments of the device check, the last one partial
+    lines = []
     for task, op in _task_ops(reference):
         case = f"--task {task} --op {op} --n {n} --block 128 --seed 3 --dist random"
         good = tmp_path / f"{task}.{op}.bin"
@@ -229,3 +234,18 @@ def test_a_remembered_run_keeps_the_visibility_of_the_case_that_asks(tmp_path):
     assert alone.case.hidden and alone.case.group == "drawn" and alone.status == "pass"
     assert [r.case.hidden for r in batch] == [True, False]
     assert all(r.status == "pass" for r in batch)
+
+
+def test_every_timed_repetition_of_the_reference_passes_its_device_check(emu_session, tmp_path: Path):
+    # The timed repetitions' check (harness/host/timed_check.cuh) over three groups of the
+    # carries' scan (157 segments), for every task and operator: the reference passes every
+    # repetition, warm-up included, each checked (on the device where the task is a fold or
+    # a scan from the left, else on the host).
+    reference = emu_session.prepare().reference
+    for task, op in _task_ops(reference):
+        js = tmp_path / f"{task}.{op}.json"
+        r = _run([str(reference), "run", "--task", task, "--op", op, "--n", "40000", "--block", "128",
+                  "--seed", "5", "--time", "--warmup", "1", "--reps", "2", "--no-check", "--json", str(js)])
+        assert r.returncode == default_assignment().exit_codes.passed, (task, op, r.stdout[-2000:], r.stderr[-2000:])
+        timing = json.loads(js.read_text())["timing"]
+        assert timing["checked"] == 3 and timing["reps"] == 2, (task, op, timing)

@@ -11,9 +11,11 @@
 // The expected output is recomputed from the generator, not read from anything a
 // kernel could have written. What is expected is the task type's kTimedCheck
 // (harness/tasks/task.cuh): for a fold or a scan from the left, each thread folds a segment of kSegment consecutive
-// elements (exactly, for every operator: integers, MSSP, segmented sums), the host
-// scans the segment totals in order, and each thread then walks its segment again
-// from its carry-in, comparing every output element. Integer operators and MSSP must
+// elements (exactly, for every operator: integers, MSSP, segmented sums); the segment
+// totals are scanned in order, on the device a group of kGroup segments a thread and on
+// the host the groups' totals (a few thousand: no megabytes copied each way for every
+// repetition); and each thread then walks its segment again from its carry-in, comparing
+// every output element. Integer operators and MSSP must
 // match exactly; float elements are accumulated in double and pass within check.h's
 // tolerance, tol(n) * S_i (S_i the sum of |x_j| over the inputs of output i). Any
 // other task is checked on the host: its output against its CPU reference over the
@@ -43,6 +45,7 @@ namespace scanlab::timed {
 using scanlab::Wide;
 
 constexpr size_t kSegment = 256;  // elements a thread folds; a multiple of the warp size
+constexpr size_t kGroup = 64;     // segment totals a thread of the carries' scan folds
 
 template <class T>
 SCANLAB_HD bool sameBits(const T& a, const T& b) {
@@ -119,6 +122,48 @@ __global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uin
     report(&found->firstChanged, &found->changed, first, changed);
 }
 
+// Group g of kGroup consecutive segments: the fold of their totals (and magnitudes), in order.
+template <class Op>
+__global__ void foldGroupsKernel(const typename Wide<Op>::type::Element* totals, const double* magnitudes,
+                                 size_t segments, typename Wide<Op>::type::Element* groupTotals,
+                                 double* groupMagnitudes) {
+    using W = typename Wide<Op>::type;
+    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t begin = g * kGroup;
+    if (begin >= segments) return;
+    const size_t end = begin + kGroup < segments ? begin + kGroup : segments;
+    typename W::Element acc = W::identity();
+    double magnitude = 0;
+    for (size_t s = begin; s < end; ++s) {
+        acc = W::apply(acc, totals[s]);
+        magnitude += magnitudes[s];
+    }
+    groupTotals[g] = acc;
+    groupMagnitudes[g] = magnitude;
+}
+
+// Each segment's carry-in (and its magnitude's): its group's, then the totals of the
+// segments before it in the group, in order.
+template <class Op>
+__global__ void segmentCarriesKernel(const typename Wide<Op>::type::Element* totals, const double* magnitudes,
+                                     size_t segments, const typename Wide<Op>::type::Element* groupCarries,
+                                     const double* groupMagnitudeCarries,
+                                     typename Wide<Op>::type::Element* carries, double* magnitudeCarries) {
+    using W = typename Wide<Op>::type;
+    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    const size_t begin = g * kGroup;
+    if (begin >= segments) return;
+    const size_t end = begin + kGroup < segments ? begin + kGroup : segments;
+    typename W::Element acc = groupCarries[g];
+    double magnitude = groupMagnitudeCarries[g];
+    for (size_t s = begin; s < end; ++s) {
+        carries[s] = acc;
+        magnitudeCarries[s] = magnitude;
+        acc = W::apply(acc, totals[s]);
+        magnitude += magnitudes[s];
+    }
+}
+
 // Segment s again, from its carry-in: every output element against the expected one.
 // `restart` (the warp scan: 32) restarts the scan every that many elements; `in`, when
 // given, is checked as foldSegmentsKernel does.
@@ -183,9 +228,10 @@ class RepetitionCheck {
 
     RepetitionCheck(Task task, size_t n, Distribution d)
         : task_(task), shape_(timedCheckOf(task)), n_(n), dist_(d), segments_((n + kSegment - 1) / kSegment),
-          totals_(segments_), magnitudes_(segments_), carries_(segments_),
-          magnitudeCarries_(segments_), found_(1) {
-        magnitudeCarries_.fillBytes(0);  // stays 0 where no tolerance applies (not floats)
+          groups_((segments_ + kGroup - 1) / kGroup), totals_(segments_), magnitudes_(segments_),
+          carries_(segments_), magnitudeCarries_(segments_), groupTotals_(groups_), groupMagnitudes_(groups_),
+          groupCarries_(groups_), groupMagnitudeCarries_(groups_), found_(1) {
+        groupMagnitudeCarries_.fillBytes(0);  // stays 0 where no tolerance applies (not floats)
     }
 
     static unsigned blocksFor(size_t threads) { return unsigned((threads + 127) / 128); }
@@ -211,7 +257,7 @@ class RepetitionCheck {
         const Findings none{~0ull, 0, ~0ull, 0};
         found_.upload({none});
         const bool inclusive = shape_.inclusive;
-        std::vector<WT> carries;
+        bool carriesOnDevice = false;  // the segments' carry-ins, for a mismatch's expected value
         const double tol = floatTolerance(n_);
         Found result;
         if (restarts()) {
@@ -224,28 +270,38 @@ class RepetitionCheck {
             launchKernel("foldSegmentsKernel", foldSegmentsKernel<Op>, dim3(blocksFor(segments_)),
                          dim3(128), 0, in, n_, seed, dist_, totals_.data(), magnitudes_.data(),
                          found_.data());
-            const std::vector<WT> totals = totals_.download();
+            launchKernel("foldGroupsKernel", foldGroupsKernel<Op>, dim3(blocksFor(groups_)), dim3(128), 0,
+                         static_cast<const WT*>(totals_.data()), static_cast<const double*>(magnitudes_.data()),
+                         segments_, groupTotals_.data(), groupMagnitudes_.data());
+            const std::vector<WT> totals = groupTotals_.download();
             constexpr bool kFloat = std::is_floating_point_v<T>;  // only floats need the magnitudes
-            const std::vector<double> magnitudes = kFloat ? magnitudes_.download()
-                                                          : std::vector<double>(segments_, 0.0);
-            carries.resize(segments_);
-            std::vector<double> magnitudeCarries(segments_);
+            const std::vector<double> magnitudes = kFloat ? groupMagnitudes_.download()
+                                                          : std::vector<double>(groups_, 0.0);
+            std::vector<WT> groupCarries(groups_);
+            std::vector<double> groupMagnitudeCarries(groups_);
             WT acc = W::identity();
             double magnitude = 0;
-            for (size_t s = 0; s < segments_; ++s) {
-                carries[s] = acc;
-                magnitudeCarries[s] = magnitude;
-                acc = W::apply(acc, totals[s]);
-                magnitude += magnitudes[s];
+            for (size_t g = 0; g < groups_; ++g) {
+                groupCarries[g] = acc;
+                groupMagnitudeCarries[g] = magnitude;
+                acc = W::apply(acc, totals[g]);
+                magnitude += magnitudes[g];
             }
             if (shape_.kind == TimedCheck::Kind::Scan) {
-                carries_.upload(carries);
-                if (kFloat) magnitudeCarries_.upload(magnitudeCarries);
+                groupCarries_.upload(groupCarries);
+                if (kFloat) groupMagnitudeCarries_.upload(groupMagnitudeCarries);
+                launchKernel("segmentCarriesKernel", segmentCarriesKernel<Op>, dim3(blocksFor(groups_)),
+                             dim3(128), 0, static_cast<const WT*>(totals_.data()),
+                             static_cast<const double*>(magnitudes_.data()), segments_,
+                             static_cast<const WT*>(groupCarries_.data()),
+                             static_cast<const double*>(groupMagnitudeCarries_.data()), carries_.data(),
+                             magnitudeCarries_.data());
                 launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>,
                              dim3(blocksFor(segments_)), dim3(128), 0, out, n_, seed, dist_,
                              inclusive, 0u, static_cast<const WT*>(carries_.data()),
                              static_cast<const double*>(magnitudeCarries_.data()), tol,
                              static_cast<const T*>(nullptr), found_.data());
+                carriesOnDevice = true;
             } else {
                 const T got = elementAt(out, 0);
                 if (!agrees(got, acc, magnitude, tol))
@@ -258,6 +314,7 @@ class RepetitionCheck {
         result.firstChanged = f.firstChanged;
         if (f.wrong) {
             const size_t i = size_t(f.firstWrong);
+            const std::vector<WT> carries = carriesOnDevice ? carries_.download() : std::vector<WT>();
             result.output = CheckResult{size_t(f.wrong),
                                         Mismatch{i, Op::format(narrow(expectedAt(i, seed, inclusive, carries))),
                                                  Op::format(elementAt(out, i))}};
@@ -352,10 +409,15 @@ class RepetitionCheck {
     size_t n_;
     Distribution dist_;
     size_t segments_;
+    size_t groups_;
     DeviceBuffer<WT> totals_;
     DeviceBuffer<double> magnitudes_;
     DeviceBuffer<WT> carries_;
     DeviceBuffer<double> magnitudeCarries_;
+    DeviceBuffer<WT> groupTotals_;
+    DeviceBuffer<double> groupMagnitudes_;
+    DeviceBuffer<WT> groupCarries_;
+    DeviceBuffer<double> groupMagnitudeCarries_;
     DeviceBuffer<Findings> found_;
 };
 
