@@ -19,7 +19,9 @@ py=python3
 fixtures=(memo_reduce recognize_timed_reduce timer_macro side_stream_reduce uncoalesced_reduce)
 
 bench() {
-  "$py" tools/bench_grade.py --reps "$reps" --backend cuda --cuda-arch 90 --json "$out/bench$1.json" \
+  # --trace: every step with its second (each build's gate, compile, link, checks; each
+  # round's time and what the reference's process spent drawing and checking inputs).
+  "$py" tools/bench_grade.py --reps "$reps" --trace --backend cuda --cuda-arch 90 --json "$out/bench$1.json" \
     > "$out/bench$1.txt" 2>&1
   echo "bench_grade$1 exit $?"
   grep -E "^(prepare|grade [0-9]|worst)" "$out/bench$1.txt"

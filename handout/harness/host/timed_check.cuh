@@ -77,6 +77,20 @@ __device__ inline void report(unsigned long long* first, unsigned long long* cou
     atomicAdd(count, found);
 }
 
+// This thread's run of `per` consecutive items among `count` (segments of elements,
+// groups of segments): its index and [begin, end); false for a thread past the last item.
+struct ThreadRun {
+    size_t index, begin, end;
+};
+
+__device__ inline bool threadRun(size_t count, size_t per, ThreadRun& r) {
+    r.index = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
+    r.begin = r.index * per;
+    if (r.begin >= count) return false;
+    r.end = r.begin + per < count ? r.begin + per : count;
+    return true;
+}
+
 // in[i] = element i of the input drawn from `seed` (generateInput's element i).
 template <class Op>
 __global__ void timedInputKernel(typename Op::Element* in, size_t n, uint64_t seed, Distribution d) {
@@ -101,10 +115,9 @@ __global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uin
                                    Distribution d, typename Wide<Op>::type::Element* totals,
                                    double* magnitudes, Findings* found) {
     using W = typename Wide<Op>::type;
-    const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t begin = s * kSegment;
-    if (begin >= n) return;
-    const size_t end = begin + kSegment < n ? begin + kSegment : n;
+    ThreadRun run;
+    if (!threadRun(n, kSegment, run)) return;
+    const size_t s = run.index, begin = run.begin, end = run.end;
     typename W::Element acc = W::identity();
     double magnitude = 0;
     unsigned long long changed = 0, first = ~0ull;
@@ -128,10 +141,9 @@ __global__ void foldGroupsKernel(const typename Wide<Op>::type::Element* totals,
                                  size_t segments, typename Wide<Op>::type::Element* groupTotals,
                                  double* groupMagnitudes) {
     using W = typename Wide<Op>::type;
-    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t begin = g * kGroup;
-    if (begin >= segments) return;
-    const size_t end = begin + kGroup < segments ? begin + kGroup : segments;
+    ThreadRun run;
+    if (!threadRun(segments, kGroup, run)) return;
+    const size_t g = run.index, begin = run.begin, end = run.end;
     typename W::Element acc = W::identity();
     double magnitude = 0;
     for (size_t s = begin; s < end; ++s) {
@@ -150,10 +162,9 @@ __global__ void segmentCarriesKernel(const typename Wide<Op>::type::Element* tot
                                      const double* groupMagnitudeCarries,
                                      typename Wide<Op>::type::Element* carries, double* magnitudeCarries) {
     using W = typename Wide<Op>::type;
-    const size_t g = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t begin = g * kGroup;
-    if (begin >= segments) return;
-    const size_t end = begin + kGroup < segments ? begin + kGroup : segments;
+    ThreadRun run;
+    if (!threadRun(segments, kGroup, run)) return;
+    const size_t g = run.index, begin = run.begin, end = run.end;
     typename W::Element acc = groupCarries[g];
     double magnitude = groupMagnitudeCarries[g];
     for (size_t s = begin; s < end; ++s) {
@@ -175,10 +186,9 @@ __global__ void checkSegmentsKernel(const typename Op::Element* out, size_t n, u
                                     const typename Op::Element* in, Findings* found) {
     using T = typename Op::Element;
     using W = typename Wide<Op>::type;
-    const size_t s = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
-    const size_t begin = s * kSegment;
-    if (begin >= n) return;
-    const size_t end = begin + kSegment < n ? begin + kSegment : n;
+    ThreadRun run;
+    if (!threadRun(n, kSegment, run)) return;
+    const size_t s = run.index, begin = run.begin, end = run.end;
     typename W::Element acc = carries ? carries[s] : W::identity();
     double magnitude = carries ? magnitudeCarries[s] : 0.0;
     unsigned long long wrong = 0, firstWrong = ~0ull, changed = 0, firstChanged = ~0ull;
