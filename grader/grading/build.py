@@ -326,12 +326,13 @@ class Builder:
             if gate:
                 return BuildResult(label, True, None, time.monotonic() - start, False, "", "",
                                    violations=gate)
-            constants = build_gate.constants(src, build_dir, own)
             steps_s["gate"] = time.monotonic() - mark
         step_names = ["compile", *(f"link{'' if i == 0 else ' ' + str(i + 1)}" for i in range(len(steps) - 1))] \
             if kit is not None else ["configure", "build"]
         ok, log = self._run_steps(zip(step_names, steps), src, start, env, identity, limits, trusted, steps_s,
                                   compiling)
+        if compiling is not None:   # (read once the compile is over: nothing can leave it running)
+            constants = build_gate.constants(src, build_dir, own)
         binary = build_dir / self.tools.backend.binary
         ok = ok and binary.is_file()
         if ok and trusted and kit is None and not cub and self.tools.backend.unit_loader:

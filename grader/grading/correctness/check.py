@@ -259,19 +259,28 @@ def mismatch_text(v: dict, case: Case) -> str:
             f"{first.get('index')}: expected {first.get('expected')}, got {first.get('got')}")
 
 
+def _memo_key(build_key: str, case: Case, seed: int) -> tuple[str, str, int]:
+    return build_key, case.id, seed
+
+
 def remembered(setup: RunSetup, build_key: str, case: Case, seed: int) -> CaseResult | None:
     """This build's result for the same run (same case id and seed) earlier in the session,
     as the result of `case`: a drawn hidden case may be the very run of a visible one (or of
     another grade's), and keeps its own visibility and group."""
     with setup.memo_lock:
-        known = setup.memo.get((build_key, case.id, seed))
+        known = setup.memo.get(_memo_key(build_key, case, seed))
     return None if known is None else dataclasses.replace(known, case=case)
+
+
+def remember(setup: RunSetup, build_key: str, case: Case, seed: int, result: CaseResult) -> None:
+    """`result` kept for remembered(): the run of this build, case id and seed."""
+    with setup.memo_lock:
+        setup.memo[_memo_key(build_key, case, seed)] = result
 
 
 def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed: int,
              timeouts: TimeoutTracker) -> CaseResult:
     seed = case.seed(run_seed)
-    memo_key = (build_key, case.id, seed)
     if (known := remembered(setup, build_key, case, seed)) is not None:
         return known
     reproduce = setup.reproduce(case, seed)
@@ -288,8 +297,7 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
         finally:
             shutil.rmtree(where, ignore_errors=True)
     if result.status != "timeout":
-        with setup.memo_lock:
-            setup.memo[memo_key] = result
+        remember(setup, build_key, case, seed, result)
     return result
 
 
@@ -533,7 +541,6 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     results = {}
     for k, result in judged.items():
         i = todo[k]
-        with setup.memo_lock:
-            setup.memo[(build_key, cases[i].id, seeds[i])] = result
+        remember(setup, build_key, cases[i], seeds[i], result)
         results[i] = result
     return results

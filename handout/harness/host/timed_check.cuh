@@ -135,43 +135,33 @@ __global__ void foldSegmentsKernel(const typename Op::Element* in, size_t n, uin
     report(&found->firstChanged, &found->changed, first, changed);
 }
 
-// Group g of kGroup consecutive segments: the fold of their totals (and magnitudes), in order.
+// Group g of kGroup consecutive segments, walked in order from its carry-in (groupCarries[g],
+// or the identity where none are given yet): each segment's carry-in into `carries`, where
+// given, and the group's total into `groupTotals`, where given; the magnitudes alike. Run
+// twice: the groups' totals (which the host scans), then the segments' carry-ins.
 template <class Op>
-__global__ void foldGroupsKernel(const typename Wide<Op>::type::Element* totals, const double* magnitudes,
-                                 size_t segments, typename Wide<Op>::type::Element* groupTotals,
+__global__ void walkGroupsKernel(const typename Wide<Op>::type::Element* totals, const double* magnitudes,
+                                 size_t segments, const typename Wide<Op>::type::Element* groupCarries,
+                                 const double* groupMagnitudeCarries, typename Wide<Op>::type::Element* carries,
+                                 double* magnitudeCarries, typename Wide<Op>::type::Element* groupTotals,
                                  double* groupMagnitudes) {
     using W = typename Wide<Op>::type;
     ThreadRun run;
     if (!threadRun(segments, kGroup, run)) return;
-    const size_t g = run.index, begin = run.begin, end = run.end;
-    typename W::Element acc = W::identity();
-    double magnitude = 0;
-    for (size_t s = begin; s < end; ++s) {
+    const size_t g = run.index;
+    typename W::Element acc = groupCarries ? groupCarries[g] : W::identity();
+    double magnitude = groupCarries ? groupMagnitudeCarries[g] : 0.0;
+    for (size_t s = run.begin; s < run.end; ++s) {
+        if (carries) {
+            carries[s] = acc;
+            magnitudeCarries[s] = magnitude;
+        }
         acc = W::apply(acc, totals[s]);
         magnitude += magnitudes[s];
     }
-    groupTotals[g] = acc;
-    groupMagnitudes[g] = magnitude;
-}
-
-// Each segment's carry-in (and its magnitude's): its group's, then the totals of the
-// segments before it in the group, in order.
-template <class Op>
-__global__ void segmentCarriesKernel(const typename Wide<Op>::type::Element* totals, const double* magnitudes,
-                                     size_t segments, const typename Wide<Op>::type::Element* groupCarries,
-                                     const double* groupMagnitudeCarries,
-                                     typename Wide<Op>::type::Element* carries, double* magnitudeCarries) {
-    using W = typename Wide<Op>::type;
-    ThreadRun run;
-    if (!threadRun(segments, kGroup, run)) return;
-    const size_t g = run.index, begin = run.begin, end = run.end;
-    typename W::Element acc = groupCarries[g];
-    double magnitude = groupMagnitudeCarries[g];
-    for (size_t s = begin; s < end; ++s) {
-        carries[s] = acc;
-        magnitudeCarries[s] = magnitude;
-        acc = W::apply(acc, totals[s]);
-        magnitude += magnitudes[s];
+    if (groupTotals) {
+        groupTotals[g] = acc;
+        groupMagnitudes[g] = magnitude;
     }
 }
 
@@ -246,6 +236,17 @@ class RepetitionCheck {
 
     static unsigned blocksFor(size_t threads) { return unsigned((threads + 127) / 128); }
 
+    // walkGroupsKernel over the segment totals: from the group carries once the host has
+    // them (`carries` given), else from the identity.
+    void walkGroups(WT* carries, double* magnitudeCarries, WT* groupTotals, double* groupMagnitudes) {
+        const bool fromCarries = carries != nullptr;
+        launchKernel("walkGroupsKernel", walkGroupsKernel<Op>, dim3(blocksFor(groups_)), dim3(128), 0,
+                     static_cast<const WT*>(totals_.data()), static_cast<const double*>(magnitudes_.data()),
+                     segments_, fromCarries ? static_cast<const WT*>(groupCarries_.data()) : nullptr,
+                     fromCarries ? static_cast<const double*>(groupMagnitudeCarries_.data()) : nullptr,
+                     carries, magnitudeCarries, groupTotals, groupMagnitudes);
+    }
+
     void generate(T* in, uint64_t seed) const { generateOnDevice<Op>(in, n_, seed, dist_); }
 
     // Whether this task's outputs are checked on the device (a fold or a scan from the
@@ -280,9 +281,7 @@ class RepetitionCheck {
             launchKernel("foldSegmentsKernel", foldSegmentsKernel<Op>, dim3(blocksFor(segments_)),
                          dim3(128), 0, in, n_, seed, dist_, totals_.data(), magnitudes_.data(),
                          found_.data());
-            launchKernel("foldGroupsKernel", foldGroupsKernel<Op>, dim3(blocksFor(groups_)), dim3(128), 0,
-                         static_cast<const WT*>(totals_.data()), static_cast<const double*>(magnitudes_.data()),
-                         segments_, groupTotals_.data(), groupMagnitudes_.data());
+            walkGroups(nullptr, nullptr, groupTotals_.data(), groupMagnitudes_.data());
             const std::vector<WT> totals = groupTotals_.download();
             constexpr bool kFloat = std::is_floating_point_v<T>;  // only floats need the magnitudes
             const std::vector<double> magnitudes = kFloat ? groupMagnitudes_.download()
@@ -300,12 +299,7 @@ class RepetitionCheck {
             if (shape_.kind == TimedCheck::Kind::Scan) {
                 groupCarries_.upload(groupCarries);
                 if (kFloat) groupMagnitudeCarries_.upload(groupMagnitudeCarries);
-                launchKernel("segmentCarriesKernel", segmentCarriesKernel<Op>, dim3(blocksFor(groups_)),
-                             dim3(128), 0, static_cast<const WT*>(totals_.data()),
-                             static_cast<const double*>(magnitudes_.data()), segments_,
-                             static_cast<const WT*>(groupCarries_.data()),
-                             static_cast<const double*>(groupMagnitudeCarries_.data()), carries_.data(),
-                             magnitudeCarries_.data());
+                walkGroups(carries_.data(), magnitudeCarries_.data(), nullptr, nullptr);
                 launchKernel("checkSegmentsKernel", checkSegmentsKernel<Op>,
                              dim3(blocksFor(segments_)), dim3(128), 0, out, n_, seed, dist_,
                              inclusive, 0u, static_cast<const WT*>(carries_.data()),
