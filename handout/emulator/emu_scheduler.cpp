@@ -20,6 +20,7 @@
 // - A block that fails is abandoned: its fibers are never resumed, their stacks are
 //   simply reused (destructors of kernel locals do not run).
 #include <execinfo.h>
+#include <sched.h>
 
 #include <cstdlib>
 
@@ -363,6 +364,9 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.failed = false;
     w.stoppedByOther = false;
     w.spinsWithoutProgress = 0;
+    w.voteRound = ~uint64_t(0);
+    w.roundYields = 0;
+    w.voted = false;
     w.parkedAtActiveMask = 0;
     w.stuck = false;
     w.error.clear();
@@ -457,16 +461,15 @@ void workLoop(Launch& L) {
 
 void madeProgress(Worker& w) {
     w.spinsWithoutProgress = 0;
+    Launch& L = *w.launch;
     if (w.stuck) {
         w.stuck = false;
-        w.launch->stuck.fetch_sub(1);
+        L.stuck.fetch_sub(1);
     }
+    // A new round of the deadlock vote: what was counted so far is void.
+    if (L.stuck.load(std::memory_order_relaxed) != 0) L.round.fetch_add(1, std::memory_order_relaxed);
 }
 
-// A forced yield in a spin loop (preemptSlow): the block's progress is checked. When
-// every worker of the launch sits in a block that has spun this long without a
-// barrier or an exit, and blocks are still to start, no block can ever end: the ones
-// running wait for what only a block that cannot start would write.
 // Once the block looks stuck, where `self` spins: its call stack (once, then every
 // 1024 forced yields of the block, in case it moved on to another wait).
 void recordSpinStack(Worker& w, Thread* self) {
@@ -479,6 +482,41 @@ void recordSpinStack(Worker& w, Thread* self) {
         s.depth = backtrace(const_cast<void**>(s.pcs), SpinStack::kFrames);
 }
 
+// This worker's vote, at a forced yield of its stuck block, that nothing in the launch
+// moves: true when the launch is deadlocked. A worker votes once it has spun `budget`
+// forced yields of its own in the current round (no block made progress since the round
+// began). When all `voters` have voted, a second round begins at once and they must all
+// vote again: a vote cast before a worker moved on (and the OS paused it before its
+// next barrier) does not count. A worker the OS has paused casts no vote, so a block
+// about to set what the others wait for is never outvoted: the verdict waits for it.
+bool deadlockVote(Worker& w, Launch& L, unsigned voters, uint64_t budget) {
+    const uint64_t r = L.round.load(std::memory_order_relaxed);
+    if (r != w.voteRound) {
+        w.voteRound = r;
+        w.roundYields = 0;
+        w.voted = false;
+    }
+    if (w.voted || ++w.roundYields < budget) return false;
+    w.voted = true;
+    std::lock_guard<std::mutex> lock(L.voteMutex);
+    if (L.round.load() != r) return false;  // progress meanwhile
+    if (L.voteRound != r) {
+        L.voteRound = r;
+        L.votes = 0;
+    }
+    if (++L.votes < voters) return false;
+    if (L.confirmRound == r) return true;
+    L.confirmRound = L.round.fetch_add(1) + 1;
+    return false;
+}
+
+// A forced yield in a spin loop (preemptSlow): the block's progress is checked. Once
+// the block has spun kStuckYields without a barrier or an exit it is stuck, its worker
+// gives its core to the OS every kGiveCoreEvery forced yields (a worker whose block can
+// go on may be waiting for one), and it takes part in the deadlock vote (deadlockVote). Blocks still
+// to start: every worker the pool gives the launch votes, for kStartVoteYields (the
+// running blocks wait for one that cannot start). Every block started: every worker
+// still running one votes, for kHangVoteYields (a flag nobody sets).
 void checkSpinning(Worker& w, Thread* self) {
     Launch& L = *w.launch;
     if (L.failed.load(std::memory_order_relaxed)) {
@@ -491,20 +529,23 @@ void checkSpinning(Worker& w, Thread* self) {
         L.stuck.fetch_add(1);
     }
     recordSpinStack(w, self);
+    if (L.participants > 1 && (w.spinsWithoutProgress & (kGiveCoreEvery - 1)) == 0) sched_yield();
     const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
     if (started >= L.blocks) {
-        // Every block has started: when every block still running has spun far longer
-        // without progress, none of them can end (a flag nobody sets).
-        if (w.spinsWithoutProgress < kHangYields || L.stuck.load() < L.workers.load()) return;
+        const unsigned running = L.workers.load();
+        if (!deadlockVote(w, L, running, kHangVoteYields)) return;
         std::string detail = "every block of the launch has started, and every block still "
-                             "running (" + std::to_string(L.workers.load()) + " here) has spun "
-                             "(atomics, fences, __nanosleep) for a long time without passing a "
-                             "barrier or ending a thread: " + describeThreads(w) +
+                             "running (" + std::to_string(running) + " here) has spun "
+                             "(atomics, fences, __nanosleep) without any block passing a "
+                             "barrier or ending a thread, twice for " +
+                             std::to_string(kHangVoteYields) + " forced yields of its own "
+                             "worker (its running time: a loaded machine delays this verdict, "
+                             "it never causes it): " + describeThreads(w) +
                              ". A wait for a flag or counter that no thread sets never ends, "
                              "on a GPU as here";
         SCANLAB_EMU_FAIL(w, self, "deadlock", detail);
     }
-    if (L.stuck.load() < L.participants) return;
+    if (!deadlockVote(w, L, L.participants, kStartVoteYields)) return;
     std::string waiting;
     for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
         waiting += (waiting.empty() ? "" : ", ") +
