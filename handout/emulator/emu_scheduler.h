@@ -2,7 +2,8 @@
 // included by user code. The parts:
 //   emu_scheduler.cpp  configuration, fibers and switching, running blocks, barriers
 //   emu_warp.cpp       warp operations (__syncwarp, shuffles, votes) and their checks
-//   emu_deadlock.cpp   why a block cannot go on (barrier divergence, deadlock)
+//   emu_deadlock.cpp   why a block cannot go on (barrier divergence, deadlock), and
+//                      the workers' vote that a spin can never end
 //   emu_faults.cpp     SIGSEGV/SIGBUS in kernel code -> cudaErrorIllegalAddress
 //   emu_launch.cpp     launch checks, the worker pool, the public emu:: settings
 // The design is described at the top of emu_scheduler.cpp.
@@ -384,6 +385,9 @@ std::string describeStuck(Worker& w, std::string& headline);
 // Where each thread of the running block is, grouped: "threads 0-31 spin at
 // student/scan.cuh:88; threads 32-63 have finished" (emu_deadlock.cpp).
 std::string describeThreads(Worker& w);
+// At a forced yield of a spin: fails the launch when another block failed, or when
+// the workers' vote finds a deadlock (emu_deadlock.cpp).
+void checkSpinning(Worker& w, Thread* self);
 // Runs blocks of L until none is left or one failed (emu_scheduler.cpp).
 void workLoop(Launch& L);
 // A barrier passed or a thread exited: the running block is not stuck.
