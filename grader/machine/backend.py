@@ -48,9 +48,10 @@ class Backend:
         [emulator] run_timeout_s)."""
         return gpu_s if self.on_gpu else emulator_s
 
-    def seed_prefix(self, seed: int) -> str:
-        """What a reproduce command puts before the driver: the emulator's schedule seed."""
-        return f"SCANLAB_EMU_SEED={seed} " if self.seeded_scheduler else ""
+    def seed_prefix(self, seed: int, threads: int) -> str:
+        """What a reproduce command puts before the driver: the emulator's schedule seed
+        and worker threads (blocks at once), so that it replays the run's schedule."""
+        return f"SCANLAB_EMU_SEED={seed} SCANLAB_EMU_THREADS={threads} " if self.seeded_scheduler else ""
 
 
 CUDA = Backend(name="cuda", binary="scanlab", cmake_flags=("-DSCANLAB_EMULATOR=OFF", "-DSCANLAB_CUDA=ON"),

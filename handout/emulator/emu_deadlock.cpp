@@ -1,5 +1,8 @@
 // scanlab CPU emulator: why a block cannot go on.
 // (emu_scheduler.h lists the parts.)
+#include <execinfo.h>
+#include <sched.h>
+
 #include "emulator/emu_scheduler.h"
 
 namespace scanlab::emu::detail {
@@ -156,6 +159,106 @@ std::string describeThreads(Worker& w) {
              (one ? g.where.first : g.where.second);
     }
     return s;
+}
+
+// ---------------------------------------------------------------------------------
+// A spin that nothing can end: the deadlock vote of the workers.
+
+// Once the block looks stuck, where `self` spins: its call stack (once, then every
+// 1024 forced yields of the block, in case it moved on to another wait).
+void recordSpinStack(Worker& w, Thread* self) {
+    if (w.spinStacks.size() != w.nThreads) {
+        w.spinStacks.resize(w.nThreads);
+        for (SpinStack& s : w.spinStacks) s.depth = 0;
+    }
+    SpinStack& s = w.spinStacks[self->linear];
+    if (s.depth == 0 || (w.spinsWithoutProgress & 1023) == 0)
+        s.depth = backtrace(const_cast<void**>(s.pcs), SpinStack::kFrames);
+}
+
+// This worker's vote, at a forced yield of its stuck block, that nothing in the launch
+// moves: true when the launch is deadlocked. A worker votes once it has spun `budget`
+// forced yields of its own in the current round (no block made progress since the round
+// began). When all `voters` have voted, a second round begins at once and they must all
+// vote again: a vote cast before a worker moved on (and the OS paused it before its
+// next barrier) does not count. A worker the OS has paused casts no vote, so a block
+// about to set what the others wait for is never outvoted: the verdict waits for it.
+bool deadlockVote(Worker& w, Launch& L, unsigned voters, uint64_t budget) {
+    const uint64_t r = L.round.load(std::memory_order_relaxed);
+    if (r != w.voteRound) {
+        w.voteRound = r;
+        w.roundYields = 0;
+        w.voted = false;
+    }
+    if (w.voted || ++w.roundYields < budget) return false;
+    w.voted = true;
+    std::lock_guard<std::mutex> lock(L.voteMutex);
+    if (L.round.load() != r) return false;  // progress meanwhile
+    if (L.voteRound != r) {
+        L.voteRound = r;
+        L.votes = 0;
+    }
+    if (++L.votes < voters) return false;
+    if (L.confirmRound == r) return true;
+    L.confirmRound = L.round.fetch_add(1) + 1;
+    return false;
+}
+
+// A forced yield in a spin loop (preemptSlow): the block's progress is checked. Once
+// the block has spun kStuckYields without a barrier or an exit it is stuck, its worker
+// gives its core to the OS every kGiveCoreEvery forced yields (a worker whose block can
+// go on may be waiting for one), and it takes part in the deadlock vote (deadlockVote). Blocks still
+// to start: every worker the pool gives the launch votes, for kStartVoteYields (the
+// running blocks wait for one that cannot start). Every block started: every worker
+// still running one votes, for kHangVoteYields (a flag nobody sets).
+void checkSpinning(Worker& w, Thread* self) {
+    Launch& L = *w.launch;
+    if (L.failed.load(std::memory_order_relaxed)) {
+        w.stoppedByOther = true;
+        SCANLAB_EMU_FAIL(w, self, "stopped", "another block of the launch failed first");
+    }
+    if (++w.spinsWithoutProgress < kStuckYields) return;
+    if (!w.stuck) {
+        w.stuck = true;
+        L.stuck.fetch_add(1);
+    }
+    recordSpinStack(w, self);
+    if (L.participants > 1 && (w.spinsWithoutProgress & (kGiveCoreEvery - 1)) == 0) sched_yield();
+    const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
+    if (started >= L.blocks) {
+        const unsigned running = L.workers.load();
+        if (!deadlockVote(w, L, running, kHangVoteYields)) return;
+        std::string detail = "every block of the launch has started, and every block still "
+                             "running (" + std::to_string(running) + " here) has spun "
+                             "(atomics, fences, __nanosleep) without any block passing a "
+                             "barrier or ending a thread, twice for " +
+                             std::to_string(kHangVoteYields) + " forced yields of its own "
+                             "worker (its running time: a loaded machine delays this verdict, "
+                             "it never causes it): " + describeThreads(w) +
+                             ". A wait for a flag or counter that no thread sets never ends, "
+                             "on a GPU as here";
+        SCANLAB_EMU_FAIL(w, self, "deadlock", detail);
+    }
+    if (!deadlockVote(w, L, L.participants, kStartVoteYields)) return;
+    std::string waiting;
+    for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
+        waiting += (waiting.empty() ? "" : ", ") +
+                   fmtDim(blockIndexOf(L, L.blockAt(k)));
+    }
+    if (L.blocks - started > 8) waiting += ", ...";
+    std::string spinning = threadName(*self);
+    if (const SpinStack& s = w.spinStacks[self->linear]; s.depth > 0) {
+        if (const std::string line = describeStudentCode(s.pcs, size_t(s.depth), false);
+            !line.empty())
+            spinning += " (at " + line + ")";
+    }
+    SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",
+                     spinning + " has spun (atomics, fences, __nanosleep) without progress while "
+                     "block(s) " + waiting + " of the same launch have not started, and every "
+                     "block that has (" + std::to_string(L.participants) + " run at once here) "
+                     "spins too. Blocks start in any order, on a GPU as here: a block must never "
+                     "wait for another block of its launch that may not have started (take tile "
+                     "ids from an atomic counter, so that every block you wait for has)");
 }
 
 }  // namespace scanlab::emu::detail

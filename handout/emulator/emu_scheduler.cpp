@@ -19,8 +19,6 @@
 //   launch fails. Errors found at a call (bad mask, ...) fail it at once.
 // - A block that fails is abandoned: its fibers are never resumed, their stacks are
 //   simply reused (destructors of kernel locals do not run).
-#include <execinfo.h>
-
 #include <cstdlib>
 
 #include "emulator/emu_bounds.h"
@@ -363,6 +361,9 @@ void runBlock(Worker& w, Launch& L, uint64_t b) {
     w.failed = false;
     w.stoppedByOther = false;
     w.spinsWithoutProgress = 0;
+    w.voteRound = ~uint64_t(0);
+    w.roundYields = 0;
+    w.voted = false;
     w.parkedAtActiveMask = 0;
     w.stuck = false;
     w.error.clear();
@@ -457,73 +458,13 @@ void workLoop(Launch& L) {
 
 void madeProgress(Worker& w) {
     w.spinsWithoutProgress = 0;
+    Launch& L = *w.launch;
     if (w.stuck) {
         w.stuck = false;
-        w.launch->stuck.fetch_sub(1);
+        L.stuck.fetch_sub(1);
     }
-}
-
-// A forced yield in a spin loop (preemptSlow): the block's progress is checked. When
-// every worker of the launch sits in a block that has spun this long without a
-// barrier or an exit, and blocks are still to start, no block can ever end: the ones
-// running wait for what only a block that cannot start would write.
-// Once the block looks stuck, where `self` spins: its call stack (once, then every
-// 1024 forced yields of the block, in case it moved on to another wait).
-void recordSpinStack(Worker& w, Thread* self) {
-    if (w.spinStacks.size() != w.nThreads) {
-        w.spinStacks.resize(w.nThreads);
-        for (SpinStack& s : w.spinStacks) s.depth = 0;
-    }
-    SpinStack& s = w.spinStacks[self->linear];
-    if (s.depth == 0 || (w.spinsWithoutProgress & 1023) == 0)
-        s.depth = backtrace(const_cast<void**>(s.pcs), SpinStack::kFrames);
-}
-
-void checkSpinning(Worker& w, Thread* self) {
-    Launch& L = *w.launch;
-    if (L.failed.load(std::memory_order_relaxed)) {
-        w.stoppedByOther = true;
-        SCANLAB_EMU_FAIL(w, self, "stopped", "another block of the launch failed first");
-    }
-    if (++w.spinsWithoutProgress < kStuckYields) return;
-    if (!w.stuck) {
-        w.stuck = true;
-        L.stuck.fetch_add(1);
-    }
-    recordSpinStack(w, self);
-    const uint64_t started = std::min<uint64_t>(L.next.load(), L.blocks);
-    if (started >= L.blocks) {
-        // Every block has started: when every block still running has spun far longer
-        // without progress, none of them can end (a flag nobody sets).
-        if (w.spinsWithoutProgress < kHangYields || L.stuck.load() < L.workers.load()) return;
-        std::string detail = "every block of the launch has started, and every block still "
-                             "running (" + std::to_string(L.workers.load()) + " here) has spun "
-                             "(atomics, fences, __nanosleep) for a long time without passing a "
-                             "barrier or ending a thread: " + describeThreads(w) +
-                             ". A wait for a flag or counter that no thread sets never ends, "
-                             "on a GPU as here";
-        SCANLAB_EMU_FAIL(w, self, "deadlock", detail);
-    }
-    if (L.stuck.load() < L.participants) return;
-    std::string waiting;
-    for (uint64_t k = started; k < L.blocks && k < started + 8; ++k) {
-        waiting += (waiting.empty() ? "" : ", ") +
-                   fmtDim(blockIndexOf(L, L.blockAt(k)));
-    }
-    if (L.blocks - started > 8) waiting += ", ...";
-    std::string spinning = threadName(*self);
-    if (const SpinStack& s = w.spinStacks[self->linear]; s.depth > 0) {
-        if (const std::string line = describeStudentCode(s.pcs, size_t(s.depth), false);
-            !line.empty())
-            spinning += " (at " + line + ")";
-    }
-    SCANLAB_EMU_FAIL(w, self, "deadlock between blocks",
-                     spinning + " has spun (atomics, fences, __nanosleep) without progress while "
-                     "block(s) " + waiting + " of the same launch have not started, and every "
-                     "block that has (" + std::to_string(L.participants) + " run at once here) "
-                     "spins too. Blocks start in any order, on a GPU as here: a block must never "
-                     "wait for another block of its launch that may not have started (take tile "
-                     "ids from an atomic counter, so that every block you wait for has)");
+    // A new round of the deadlock vote: what was counted so far is void.
+    if (L.stuck.load(std::memory_order_relaxed) != 0) L.round.fetch_add(1, std::memory_order_relaxed);
 }
 
 // ---------------------------------------------------------------------------------

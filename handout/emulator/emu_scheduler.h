@@ -2,7 +2,8 @@
 // included by user code. The parts:
 //   emu_scheduler.cpp  configuration, fibers and switching, running blocks, barriers
 //   emu_warp.cpp       warp operations (__syncwarp, shuffles, votes) and their checks
-//   emu_deadlock.cpp   why a block cannot go on (barrier divergence, deadlock)
+//   emu_deadlock.cpp   why a block cannot go on (barrier divergence, deadlock), and
+//                      the workers' vote that a spin can never end
 //   emu_faults.cpp     SIGSEGV/SIGBUS in kernel code -> cudaErrorIllegalAddress
 //   emu_launch.cpp     launch checks, the worker pool, the public emu:: settings
 // The design is described at the top of emu_scheduler.cpp.
@@ -56,11 +57,21 @@ constexpr int kPreemptEvery = 64;  // atomics/fences in a row before a forced yi
 // Forced yields of one block without progress (a barrier passed, a thread exited)
 // after which it counts as stuck: spinning on what another block should write.
 constexpr uint64_t kStuckYields = uint64_t(1) << 14;
-// Forced yields of every running block without progress, once every block has started,
-// after which the launch is a deadlock: no block is left that could set what they wait for.
-// Far more than kStuckYields: a block doing long honest work with atomics and no barrier
-// must never reach it (16M atomics or fences per block).
-constexpr uint64_t kHangYields = uint64_t(1) << 18;
+// A deadlock is a vote (checkSpinning): every worker that holds a block of the launch
+// must itself spin this many forced yields in a round in which no block anywhere made
+// progress, in two rounds in a row. Counted in each worker's own running time: a worker
+// the OS has paused (a loaded machine) cannot vote, so a block about to set the flag
+// the others wait for is never outvoted. Once every block has started (a flag nobody
+// sets): far more than kStuckYields, so that a block doing long honest work with
+// atomics and no barrier never reaches it (8M atomics or fences per round).
+constexpr uint64_t kHangVoteYields = uint64_t(1) << 17;
+// While blocks are still to start (a wait for a block that cannot start).
+constexpr uint64_t kStartVoteYields = uint64_t(1) << 13;
+// A stuck block's worker gives its core to the OS (sched_yield) this often: often enough
+// for a worker that can make progress to get one on a loaded machine, seldom enough
+// that a busy machine (where each sched_yield may wait a time slice) does not stretch
+// the vote.
+constexpr uint64_t kGiveCoreEvery = 256;
 constexpr size_t kMaxDynamicShared = kMaxDynamicSharedBytes;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
 constexpr unsigned kPoisonWord = 0xffbadbadu;  // a NaN as float, -4531539 as int32
@@ -147,7 +158,14 @@ struct Launch {
     // Workers in this launch's loop, and how many of them sit in a stuck block: when
     // every one is stuck and blocks are still to start, none of them can ever finish.
     std::atomic<unsigned> workers{0};
-    std::atomic<unsigned> stuck{0};
+    alignas(64) std::atomic<unsigned> stuck{0};
+    // Bumped by any progress (a barrier passed, a thread or block ended) while a block
+    // is stuck, and when a vote is complete: it starts a new round of the vote.
+    std::atomic<uint64_t> round{0};
+    std::mutex voteMutex;
+    uint64_t voteRound = ~uint64_t(0);     // the round `votes` counts (voteMutex)
+    unsigned votes = 0;                    // workers that voted in voteRound (voteMutex)
+    uint64_t confirmRound = ~uint64_t(0);  // a round opened by a complete vote (voteMutex)
     // Workers the pool gives this launch: a worker that has not joined yet may still
     // start the block the others wait for, so a deadlock needs every one of them stuck.
     unsigned participants = 1;
@@ -198,6 +216,10 @@ struct Worker {
     bool failed = false;
     bool stoppedByOther = false;  // abandoned because another block failed first
     uint64_t spinsWithoutProgress = 0;
+    // This worker's part in the launch's deadlock vote (checkSpinning).
+    uint64_t voteRound = ~uint64_t(0);
+    uint64_t roundYields = 0;
+    bool voted = false;
     unsigned parkedAtActiveMask = 0;  // lanes of the block parked in __activemask()
     bool stuck = false;
     cudaError_t errorCode = cudaSuccess;
@@ -363,6 +385,9 @@ std::string describeStuck(Worker& w, std::string& headline);
 // Where each thread of the running block is, grouped: "threads 0-31 spin at
 // student/scan.cuh:88; threads 32-63 have finished" (emu_deadlock.cpp).
 std::string describeThreads(Worker& w);
+// At a forced yield of a spin: fails the launch when another block failed, or when
+// the workers' vote finds a deadlock (emu_deadlock.cpp).
+void checkSpinning(Worker& w, Thread* self);
 // Runs blocks of L until none is left or one failed (emu_scheduler.cpp).
 void workLoop(Launch& L);
 // A barrier passed or a thread exited: the running block is not stuck.

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import fixture_driver
 from grader.config.assignment import default_assignment
+from grader.machine.backend import CUDA, EMULATOR
 
 CASE = "--task warp-scan --op add-i32 --n 5000 --block 256 --seed 7 --dist random"
 SEEDS = (11, 12, 13)
@@ -33,11 +34,20 @@ def test_a_batch_case_is_the_run_its_reproduce_command_names(emu_session, tmp_pa
     lines = [json.loads(line) for line in report.read_text().splitlines()]
     assert [line["case"] for line in lines] == [0, 1, 2]
     for line, seed in zip(lines, SEEDS):
-        # The batch process has no SCANLAB_EMU_SEED: each case's seed is its line's.
-        assert line["reproduce"].startswith(f"SCANLAB_EMU_SEED={seed} "), line["reproduce"]
+        # The batch process has no SCANLAB_EMU_SEED: each case's seed is its line's; the
+        # worker threads (blocks at once) are the process's, named too (issue 58).
+        assert line["reproduce"].startswith(f"SCANLAB_EMU_SEED={seed} SCANLAB_EMU_THREADS=1 "), \
+            line["reproduce"]
         alone = tmp_path / f"alone.{seed}.bin"
         _run([str(binary), "run", *CASE.split(), "--output", str(alone)], {"SCANLAB_EMU_SEED": str(seed)})
         assert (tmp_path / f"batch.{seed}.bin").read_bytes() == alone.read_bytes(), seed
+
+
+def test_the_grader_s_reproduce_prefix_names_the_emulator_s_seed_and_threads():
+    # The emulator's schedule depends on both: a command without the worker count
+    # replays another schedule (issue 58). The GPU has neither.
+    assert EMULATOR.seed_prefix(42, 4) == "SCANLAB_EMU_SEED=42 SCANLAB_EMU_THREADS=4 "
+    assert CUDA.seed_prefix(42, 4) == ""
 
 
 def test_many_verifies_in_one_process_judge_each_file(emu_session, tmp_path: Path):

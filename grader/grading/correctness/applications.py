@@ -84,7 +84,7 @@ def not_run(setup: RunSetup, n: int, why: str) -> list[AppResult]:
 
 def _new_result(setup: RunSetup, app: Application, n: int) -> AppResult:
     task = default_assignment().driver_task(app.driver_task).task
-    prefix = setup.backend.seed_prefix(1)
+    prefix = setup.backend.seed_prefix(1, setup.emulator_threads)
     exercise = default_assignment().exercise_of_application(app.name)
     return AppResult(app.name, task, app.driver_task, "error", "",
                      reproduce=f"{prefix}{setup.binary_name} app {app.name} --n {n}",

@@ -114,7 +114,7 @@ class RunSetup:
         return env
 
     def reproduce(self, case: Case, seed: int) -> str:
-        prefix = self.backend.seed_prefix(seed)
+        prefix = self.backend.seed_prefix(seed, self.emulator_threads)
         return f"{prefix}{self.binary_name} run " + " ".join(case.driver_args(seed))
 
 

@@ -67,14 +67,14 @@ struct RunConfig {
     Rounds* rounds = nullptr;            // run --time --serve: time once per round it asks for
 };
 
-// The CPU emulator runs threads in an order drawn from a schedule seed. Every case
-// starts from the program's seed, so the command printed with a failure replays the
-// same thread order (SCANLAB_EMU_SEED=<seed> in front of it).
+// The CPU emulator's thread order comes from a schedule seed; every case starts from the program's,
+// so a failure's command replays it: SCANLAB_EMU_SEED=<seed> SCANLAB_EMU_THREADS=<workers>.
 inline std::string reproducePrefix() {
 #if defined(__CUDACC__)
     return "";
 #else
-    return "SCANLAB_EMU_SEED=" + std::to_string(emu::scheduleSeed()) + " ";
+    return "SCANLAB_EMU_SEED=" + std::to_string(emu::scheduleSeed()) +
+           " SCANLAB_EMU_THREADS=" + std::to_string(emu::workerThreads()) + " ";
 #endif
 }
 
