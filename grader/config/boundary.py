@@ -9,8 +9,8 @@ backend's size limit (the draw's, grader/config/draw.py):
 - every legal block size, with n = `block_tiles` full tiles of that block (every warp of
   every tile full), the task's driver tasks and operators taken in turn;
 - n = 2^k - 1, 2^k, 2^k + 1 (`power_offsets`) for k from `power_min_k` up to the largest
-  k with 2^k at most the backend's largest drawn size (from `power_exact_from_k` on, 2^k
-  alone), with the task's cheapest exact operator at the default block;
+  k with 2^k at most the backend's largest drawn size (from `power_top_from_k` on, only
+  the largest 2^k, alone), with the task's cheapest exact operator at the default block;
 - exact multiples of the tile: `tile_counts` tiles at each of `tile_blocks`;
 - on a GPU, `huge_sizes` (from 2^31, where a 32-bit index or count overflows), each for
   the driver tasks whose output at that size fits ([drawn] huge_output_max_n; the
@@ -85,7 +85,7 @@ class BoundaryFamily:
     block_tiles: int = 3
     power_min_k: int = 5
     power_offsets: tuple[int, ...] = (-1, 0, 1)
-    power_exact_from_k: int = 24
+    power_top_from_k: int = 24
     tile_counts: tuple[int, ...] = (1, 2)
     tile_blocks: tuple[int, ...] = (32,)
     huge_sizes: tuple[int, ...] = ()
@@ -110,14 +110,15 @@ class BoundaryFamily:
 
     def _powers(self, a: Assignment, task: Task, limits: DrawLimits) -> list[Case]:
         out: list[Case] = []
-        k = self.power_min_k
-        while (1 << k) <= limits.max_n:
-            for offset in self.power_offsets if k < self.power_exact_from_k else (0,):
+        top = limits.max_n.bit_length() - 1          # the largest k with 2^k within the limit
+        for k in range(self.power_min_k, top + 1):
+            if k >= self.power_top_from_k and k < top:
+                continue                             # a large 2^k: only the largest
+            for offset in self.power_offsets if k < self.power_top_from_k else (0,):
                 driver = task.driver_tasks[len(out) % len(task.driver_tasks)]
                 n = (1 << k) + offset
                 if 1 <= n <= limits.max_n:
                     out.append(_case(driver, cheapest_op(a, driver), n, a.limits.default_block))
-            k += 1
         return out
 
     def _tile_multiples(self, a: Assignment, task: Task, limits: DrawLimits) -> list[Case]:
@@ -184,7 +185,7 @@ def parse_family(table: Any, a: Assignment, source: str = "cases") -> BoundaryFa
     where = f"{source}: [boundary]"
     if not isinstance(table, dict):
         raise CaseError(f"{where}: expected a table")
-    known = {"block_tiles", "power_min_k", "power_offsets", "power_exact_from_k", "tile_counts",
+    known = {"block_tiles", "power_min_k", "power_offsets", "power_top_from_k", "tile_counts",
              "tile_blocks", "huge_sizes"}
     unknown = set(table) - known
     if unknown:
@@ -200,5 +201,5 @@ def parse_family(table: Any, a: Assignment, source: str = "cases") -> BoundaryFa
     return BoundaryFamily(_ints(table, "block_tiles", (d.block_tiles,), where, 1)[0],
                           _ints(table, "power_min_k", (d.power_min_k,), where, 0)[0],
                           _ints(table, "power_offsets", d.power_offsets, where, -1 << 62),
-                          _ints(table, "power_exact_from_k", (d.power_exact_from_k,), where, 0)[0],
+                          _ints(table, "power_top_from_k", (d.power_top_from_k,), where, 0)[0],
                           _ints(table, "tile_counts", d.tile_counts, where, 1), tile_blocks, huge)

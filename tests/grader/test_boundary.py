@@ -74,10 +74,14 @@ def test_powers_of_two_and_neighbours_up_to_the_backends_limit(rubric, on_gpu):
     for task in a.tasks:
         sizes = {c.n for c in rubric.draw(1, on_gpu).boundary_for(task.driver_tasks)}
         for k in range(FAMILY["power_min_k"], top + 1):
-            offsets = FAMILY["power_offsets"] if k < FAMILY["power_exact_from_k"] else [0]
+            large = k >= FAMILY["power_top_from_k"]
+            offsets = [0] if large else FAMILY["power_offsets"]
             want = {(1 << k) + o for o in offsets if (1 << k) + o <= limit}
-            assert want <= sizes, (task.name, k, want - sizes)
-        assert max(n for n in sizes if n < 1 << 31) <= limit
+            if large and k < top:
+                assert not want & sizes, (task.name, k)      # few large sizes: the top one only
+            else:
+                assert want <= sizes, (task.name, k, want - sizes)
+        assert 1 << top in sizes and max(n for n in sizes if n < 1 << 31) <= limit
 
 
 @pytest.mark.parametrize("on_gpu", [False, True])
