@@ -76,6 +76,11 @@ class Drawn:
     grade: tuple[Case, ...] = ()
     race: tuple[Case, ...] = ()
     sanitize: tuple[SanitizeCase, ...] = field(default=())
+    # The boundary family (grader/config/boundary.py): not drawn, but run beside the draw.
+    boundary: tuple[Case, ...] = ()
+
+    def boundary_for(self, driver_tasks: tuple[str, ...]) -> list[Case]:
+        return [c for c in self.boundary if c.task in driver_tasks]
 
     def grade_for(self, driver_tasks: tuple[str, ...]) -> list[Case]:
         return [c for c in self.grade if c.task in driver_tasks]

@@ -20,6 +20,7 @@ def measured_parts(rubric: Rubric) -> dict[str, str]:
     """A digest of each measured part, by name (said when one changes)."""
     parts: dict[str, object] = {
         "cases": (rubric.cases, rubric.emulator_max_n, rubric.sanitize, rubric.emulator.race_check, rubric.drawn,
+                  rubric.boundary, rubric.boundary_family,
                   [(t.number, t.file, t.driver_tasks) for t in rubric.tasks],
                   dataclasses.replace(rubric.integration, points=0.0)),
         "timed sizes": ([(t.number, t.perf) for t in rubric.tasks],

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .assignment import DEFAULT_PATH, Assignment, Task, default_assignment
+from .boundary import BoundaryFamily, BoundaryRubric, parse_family
 from .draw import Drawn, DrawnRubric
 from .classroom_rubric import LeaderboardRubric, SlurmRubric
 from .late_policy import LatePolicy
@@ -237,7 +238,7 @@ class GradebookRubric:
 
 
 SETTINGS_CLASSES = (CorrectnessRubric, IntegrationRubric, PerformanceRubric, Limits,
-                    EmulatorRubric, DrawnRubric, SanitizerRubric, ProfileRubric, SubmissionLimits,
+                    EmulatorRubric, DrawnRubric, BoundaryRubric, SanitizerRubric, ProfileRubric, SubmissionLimits,
                     ForbiddenRubric, GradescopeRubric, GradebookRubric, LatePolicy, SlurmRubric,
                     LeaderboardRubric)
 
@@ -298,6 +299,8 @@ class Rubric:
     sanitizer: SanitizerRubric = field(default_factory=SanitizerRubric)
     profile: ProfileRubric = field(default_factory=ProfileRubric)
     drawn: DrawnRubric = field(default_factory=DrawnRubric)
+    boundary: BoundaryRubric = field(default_factory=BoundaryRubric)
+    boundary_family: BoundaryFamily = field(default_factory=BoundaryFamily)  # cases.toml [boundary]
     late: LatePolicy = field(default_factory=LatePolicy)
     sanitize: tuple[SanitizeCase, ...] = ()   # [[sanitize.case]] of the case file
     sources: tuple[Path, ...] = field(default=())  # files read, for the report
@@ -363,8 +366,15 @@ class Rubric:
         return by_tool
 
     def draw(self, seed: int, on_gpu: bool, tasks: tuple[Task, ...] | None = None) -> Drawn:
-        """The secret cases of a grade drawn from `seed` ([drawn]; grader/config/draw.py)."""
-        return self.drawn.draw(self.assignment, seed, on_gpu, self.emulator_max_n, tasks)
+        """The secret cases of a grade drawn from `seed` ([drawn]; grader/config/draw.py),
+        with the boundary family of the backend ([boundary]; grader/config/boundary.py)."""
+        drawn = self.drawn.draw(self.assignment, seed, on_gpu, self.emulator_max_n, tasks)
+        if not self.boundary.run:
+            return drawn
+        limits = self.drawn.limits(self.assignment, on_gpu, self.emulator_max_n)
+        family = [c for t in (tasks if tasks is not None else self.assignment.tasks)
+                  for c in self.boundary_family.cases(self.assignment, t, limits)]
+        return dataclasses.replace(drawn, boundary=tuple(family))
 
     def cases_for(self, driver_tasks: tuple[str, ...], emulator: bool,
                   groups: tuple[str, ...] = ()) -> list[Case]:
@@ -506,6 +516,13 @@ def _sanitize_cases(cases_data: dict[str, Any], cases_path: Path) -> tuple[Sanit
         raise RubricError(str(e)) from None
 
 
+def _boundary_family(cases_data: dict[str, Any], cases_path: Path, a: Assignment) -> BoundaryFamily:
+    try:
+        return parse_family(cases_data.get("boundary", {}), a, cases_path.name)
+    except CaseError as e:
+        raise RubricError(str(e)) from None
+
+
 def _check_groups(names: tuple[str, ...], cases: list[Case], where: str) -> None:
     unknown = set(names) - {c.group for c in cases}
     if unknown:
@@ -574,6 +591,8 @@ def load_rubric(path: Path) -> Rubric:
                   gradebook=_settings(GradebookRubric, data),
                   slurm=_settings(SlurmRubric, data), leaderboard=leaderboard,
                   sanitizer=_settings(SanitizerRubric, data), drawn=drawn,
+                  boundary=_settings(BoundaryRubric, data),
+                  boundary_family=_boundary_family(cases_data, cases_path, assignment),
                   profile=_settings(ProfileRubric, data),
                   late=_settings(LatePolicy, data),
                   sanitize=_sanitize_cases(cases_data, cases_path),

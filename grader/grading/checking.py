@@ -44,9 +44,13 @@ class Checked:
 
 
 def cases_of(rubric: Rubric, part: PartPlan, emulator: bool, drawn: Drawn = NOTHING) -> list[Case]:
-    """A part's cases: the case file's, then (a task's) the grade's drawn hidden ones."""
+    """A part's cases: the case file's, then (a task's) its boundary family (but a case the
+    file already has), then the grade's drawn hidden ones."""
     if part.task is not None:
-        return rubric.cases_for(part.task.driver_tasks, emulator) + drawn.grade_for(part.task.driver_tasks)
+        fixed = rubric.cases_for(part.task.driver_tasks, emulator)
+        ids = {c.id for c in fixed}
+        boundary = [c for c in drawn.boundary_for(part.task.driver_tasks) if c.id not in ids]
+        return fixed + boundary + drawn.grade_for(part.task.driver_tasks)
     return rubric.cases_for(rubric.integration_tasks, emulator, rubric.integration.groups)
 
 

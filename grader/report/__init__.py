@@ -27,6 +27,18 @@ def case_names(cases: list[CaseResult]) -> list[str]:
     return names
 
 
+# The group of the boundary family (grader/config/boundary.py): reports name it apart.
+BOUNDARY_GROUP = "boundary"
+
+
+def boundary_words(cases: list[CaseResult]) -> str:
+    """", boundary family 60/62" of a task's cases ("" without any)."""
+    family = [c for c in cases if c.case.group == BOUNDARY_GROUP]
+    if not family:
+        return ""
+    return f"; boundary family {sum(c.passed for c in family)}/{len(family)}"
+
+
 def case_text(c: CaseResult, name: str, reveal: bool = False) -> str:
     """One case's outcome, in full for visible cases, pass/fail only for hidden ones."""
     word = STATUS_WORDS.get(c.status, c.status.upper())
@@ -39,6 +51,8 @@ def case_text(c: CaseResult, name: str, reveal: bool = False) -> str:
         lines.append(f"    reproduce: {c.reproduce}")
     if c.case.hidden:
         lines[0] = "[hidden] " + lines[0]
+    elif c.case.group == BOUNDARY_GROUP:
+        lines[0] = "[boundary] " + lines[0]
     return "\n".join(lines)
 
 

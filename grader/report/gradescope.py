@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from . import why
-from . import failure_texts, headline, perf_line, speedup_line, timed_out_words
+from . import BOUNDARY_GROUP, failure_texts, headline, perf_line, speedup_line, timed_out_words
 from ..results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5
@@ -41,6 +41,10 @@ def _correctness_output(tr: TaskResult) -> str:
             lines.append(timed_out_words(tr).capitalize() + ": a case ran past its time limit (a hang, "
                          "or far too slow); the cases after it were not run.")
         lines.append(f"{sum(c.passed for c in visible)}/{len(visible)} visible cases passed")
+        family = [c for c in visible if c.case.group == BOUNDARY_GROUP]
+        if family:
+            lines.append(f"  of which {sum(c.passed for c in family)}/{len(family)} of the boundary family "
+                         "(every block size, n = 2^k and 2^k +- 1, exact tile multiples)")
         if hidden:
             lines.append(f"{sum(c.passed for c in hidden)}/{len(hidden)} hidden cases passed "
                          "(hidden cases are reported as pass/fail only)")

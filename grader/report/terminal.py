@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from . import why
-from . import application_lines, failure_texts, fmt_points, headline, perf_line, speedup_line
+from . import application_lines, boundary_words, failure_texts, fmt_points, headline, perf_line, speedup_line
 from ..results import SubmissionResult, TaskResult
 
 MAX_FAILURES = 5      # failing visible cases shown in full per task
@@ -36,6 +36,7 @@ def _task_block(tr: TaskResult, reveal_hidden: bool) -> list[str]:
     if tr.status == "graded":
         out.append(f"  correctness  {tr.passed}/{tr.total} cases passed"
                    + (f" ({hidden} hidden)" if hidden else "")
+                   + boundary_words(tr.cases)
                    + f"{'':8}{fmt_points(tr.correctness_points, tr.correctness_max)}")
     else:
         out.append(f"  correctness  {fmt_points(tr.correctness_points, tr.correctness_max)}")
