@@ -325,3 +325,14 @@ def test_the_set_up_line_without_root_or_sudo_says_what_to_ask_for(tmp_path):
     assert "+ python3 -m pip install matplotlib" in p.stdout  # the Python part still runs
     readme = (HANDOUT / "README.md").read_text()
     assert "sh tools/setup.sh" in readme and "sudo apt-get install" not in readme
+
+
+def test_task_4_shows_how_a_tile_id_goes_into_a_spare_slot():
+    """Issue 59: the page said "two spare slots (for the tile id ...)" but not how an unsigned
+    goes into a slot typed as the element. The harness's helper, its example and the page."""
+    state = (HANDOUT / "harness" / "tile_state.cuh").read_text()
+    assert re.search(r"unsigned\* tileIdSlot\(T\* slot\)", state)
+    assert "*tileSlot = atomicAdd(tiles.tileCounter, 1u);" in state  # the example
+    page = (HANDOUT / "tasks" / "4-lookback-scan.md").read_text()
+    assert "lookback::tileIdSlot" in page and "harness/tile_state.cuh" in page
+    assert "lookback::tileIdSlot(" in (REPO / "solution" / "student" / "lookback_scan.cuh").read_text()
