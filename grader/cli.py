@@ -94,7 +94,8 @@ def _class(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--out", type=Path, default=None, help=out_help)
     p.add_argument("--roster", type=Path, default=None,
                    help="a roster CSV (submission, name, sid, email, login, section, late "
-                        "columns), or Canvas's gradebook export (ID, SIS User ID, SIS Login ID): whose "
+                        "columns), Canvas's gradebook export (ID, SIS User ID, SIS Login ID) or its "
+                        "submissions list (JSON: submission times, grader/README.md 'Late work'): whose "
                         "each submission is; its students with no submission get 0 in the upload files")
     p.add_argument("--due", default=None,
                    help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
