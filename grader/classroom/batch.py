@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import exits
+from .. import COMMAND, exits
 from ..grading.build_types import Layout
 from .canvas import read_layout
 from .submissions import class_folder, find_submissions, folder_names
@@ -523,7 +523,7 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
     start = time.monotonic()
     roster = args.roster or (Path(state.roster) if state.roster else None)
     due = args.due or state.due or None
-    resume = (f"{sys.executable} -m grader batch {args.folder} --out {out} --resume "
+    resume = (f"{COMMAND} batch {args.folder} --out {out} --resume "
               f"--rubric {args.rubric}")
     print(change_words(state, rubric), file=sys.stderr, flush=True)
     kind, _ = rubric_change(state, rubric)

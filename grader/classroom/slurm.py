@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import REPO_ROOT
+from .. import MODULE, REPO_ROOT
 from .batch import BatchState, finish_batch, graded_before, read_class, read_identities, similarity_pairs
 from .submissions import class_folder, find_submissions, folder_names
 from ..grading.build_types import Layout
@@ -143,7 +143,7 @@ def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
 def _script(python: str, command: list[str]) -> str:
     return ("#!/usr/bin/env bash\n# Written by `grader slurm`: run by Slurm, not by hand.\n"
             f"cd {shlex.quote(str(REPO_ROOT))} || exit 2\n"
-            f"exec {shlex.quote(python)} -m grader {shlex.join(command)}\n")
+            f"exec {shlex.quote(python)} -m {MODULE} {shlex.join(command)}\n")
 
 
 def _sbatch(argv: list[str]) -> str:
@@ -179,7 +179,7 @@ def node_local(path: Path) -> bool:
 
 def grader_command() -> str:
     """The grader as this process runs it: its own Python (the one with its dependencies)."""
-    return f"{shlex.quote(sys.executable)} -m grader"
+    return f"{shlex.quote(sys.executable)} -m {MODULE}"
 
 
 def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
