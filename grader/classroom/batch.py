@@ -33,6 +33,7 @@ from ..report import gradebook, html, jsonfile, problems
 from ..report import leaderboard
 from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
+from ..report import feedback
 from ..report.folder import write_reports
 from ..printable import printable, printable_tree
 from ..results import Identity, SubmissionResult
@@ -384,6 +385,8 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     base = os.path.relpath(links_to or out, out)
     prefix = "" if base == "." else base + "/"
     links = {str(e): f"{prefix}submissions/{names[e]}/report.html" for e in entries}
+    feedback.write_comments(results, rubric, out / feedback.COMMENTS,
+                            {r.name: links.get(r.origin, "").removesuffix("/report.html") for r in results})
     late = {r.name: gradebook.late_of(r, rubric).words() for r in results}
     _replace_text(out / CLASS_PAGE, html.class_page(results, links, [t.name for t in rubric.tasks], copies,
                                                     roster, interrupted, late))
