@@ -134,8 +134,11 @@ def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
     spec = array_spec(indices) + (f"%{throttle}" if throttle > 0 else "")
     grade_job = ["sbatch", "--parsable", "--job-name=scanlab-grade", f"--array={spec}",
                  f"--output={logs}/grade-%A_%a.out", *resources, *extra, str(out / "slurm" / "grade.sh")]
+    # The merge only reads results and writes files: a CPU partition (or the default), not the GPUs'.
+    merge_where = ([f"--partition={settings.merge_partition}"] if settings.merge_partition else []) + \
+        ([f"--account={settings.account}"] if settings.account else [])
     merge_job = ["sbatch", "--parsable", "--job-name=scanlab-merge", f"--output={logs}/merge-%j.out",
-                 "--time=30", "--mem=2G", "--cpus-per-task=1", *where, *extra,
+                 "--time=30", "--mem=2G", "--cpus-per-task=1", *merge_where, *extra,
                  str(out / "slurm" / "merge.sh")]
     return Jobs(prepare_job, grade_job, merge_job)
 
@@ -214,9 +217,11 @@ def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
         seed = options.seed if options.seed is not None else random.randrange(1, 2**31)
         # The jobs run where the GPUs are: "auto" means the GPU there.
         backend = requested(options.backend).name
+        # The cache the warning above named: --cache, or $SCANLAB_CACHE where set (the jobs
+        # may not inherit it); else unset, each node's default.
+        named = options.cache_dir or (cache if os.environ.get("SCANLAB_CACHE") else None)
         grading = dataclasses.replace(
-            options, seed=seed, backend=backend,
-            cache_dir=options.cache_dir.resolve() if options.cache_dir is not None else None)
+            options, seed=seed, backend=backend, cache_dir=named.resolve() if named is not None else None)
         plan = Plan(str(folder), GradingJob(args.rubric.resolve(), grading, sorted(entries)),
                     str(args.roster.resolve()) if args.roster else None, args.due,
                     bool(getattr(args, "similarity", False)))

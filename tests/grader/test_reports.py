@@ -362,3 +362,17 @@ def test_feedback_students_can_be_handed(tmp_path):
     assert len(rows) == 1 and rows[0]["ID"] == "101" and rows[0]["SIS User ID"] == "S1"
     assert rows[0]["score"] == "29.00" and rows[0]["feedback"] == "submissions/alice/feedback/report.html"
     assert "late by 1 h 00 min" in rows[0]["comment"] and "reference" not in rows[0]["comment"]
+
+
+def test_the_class_figures_are_given_after_the_late_penalty_too():
+    """Issue 59: the class summary's mean and median were before the late penalty only."""
+    from grader.config.late_policy import LatePolicy
+    from grader.results import Student
+    rubric = dataclasses.replace(load_rubric(TEST_RUBRIC), late=LatePolicy(penalty_percent=10))
+    on_time, late = sample(False), sample(False)
+    late.name = "bob"
+    late.identity = Identity((Student("Bob", "S2"),), late=True, late_seconds=7200.0)   # -10%: 35 -> 29
+    summary = class_summary([on_time, late], rubric)
+    assert "mean 35.00, median 35.00, min 35.00, max 35.00; after the late penalty: mean 32.00, " \
+           "median 32.00, min 29.00, max 35.00" in summary
+    assert "after the late penalty" not in class_summary([on_time, on_time], rubric)
