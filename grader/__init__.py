@@ -25,16 +25,29 @@ from pathlib import Path
 __version__ = "1.1"
 
 
+# How a person runs this grader where it runs now (what it prints to copy): the installed
+# command, or the module from a checkout; MODULE is what `python -m` runs (job scripts).
+MODULE = __name__
+COMMAND = "scanlab-grade" if MODULE == "scanlab_grader" else "python3 -m grader"
+# The course an installed package carries (pyproject.toml: scanlab_grader.course).
+CARRIED = Path(__file__).resolve().parent / "course"
+
+
+def is_course(folder: Path) -> bool:
+    return (folder / "data" / "assignment.toml").is_file() and (folder / "handout").is_dir()
+
+
 def _find_root() -> Path:
     """The checkout the grader grades with: it holds handout/, solution/student/ and
     data/. $SCANLAB_ROOT when set; else the folder above this package (a checkout, or
     Gradescope's autograder source); else, for an installed `scanlab-grade`, the
-    current folder or one above it."""
+    current folder or one above it (a checkout, or a course folder `scanlab-grade init`
+    made); else the course the installed package carries."""
     here = Path(__file__).resolve().parent.parent
     env = os.environ.get("SCANLAB_ROOT")
     cwd = Path.cwd()
-    for folder in ([Path(env)] if env else []) + [here, cwd, *cwd.parents]:
-        if (folder / "data" / "assignment.toml").is_file() and (folder / "handout").is_dir():
+    for folder in ([Path(env)] if env else []) + [here, cwd, *cwd.parents, CARRIED]:
+        if is_course(folder):
             return folder.resolve()
     return here  # what is missing there is named where it is read
 

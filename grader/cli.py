@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 from typing import Callable
 
-from . import REPO_ROOT
+from . import COMMAND, REPO_ROOT
 from . import __version__
 from . import exits
 from .grading.build_types import Layout
@@ -47,6 +47,8 @@ DESCRIPTION = """scanlab's autograder.
                      thresholds, late policy, gradebook names): nothing is graded
   similarity FOLDER  which submissions of a class are alike, the reference solution
                      included (copydetect)
+  init DIR           a course folder (data/, handout/, solution/student/) to edit the
+                     rubric in and grade from, made from the course in use
 
 See grader/README.md."""
 
@@ -94,7 +96,8 @@ def _class(p: argparse.ArgumentParser, out_help: str) -> None:
     p.add_argument("--out", type=Path, default=None, help=out_help)
     p.add_argument("--roster", type=Path, default=None,
                    help="a roster CSV (submission, name, sid, email, login, section, late "
-                        "columns), or Canvas's gradebook export (ID, SIS User ID, SIS Login ID): whose "
+                        "columns), Canvas's gradebook export (ID, SIS User ID, SIS Login ID) or its "
+                        "submissions list (JSON: submission times, grader/README.md 'Late work'): whose "
                         "each submission is; its students with no submission get 0 in the upload files")
     p.add_argument("--due", default=None,
                    help="the due date, ISO with zone (2026-11-20T23:59:00-08:00): submissions "
@@ -102,7 +105,7 @@ def _class(p: argparse.ArgumentParser, out_help: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="scanlab-grade" if Path(sys.argv[0]).name == "scanlab-grade" else "python3 -m grader", description=DESCRIPTION,
+    parser = argparse.ArgumentParser(prog=COMMAND, description=DESCRIPTION,
                                      epilog=exits.text(),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"scanlab grader {__version__}")

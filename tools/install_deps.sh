@@ -55,8 +55,10 @@ fi
 
 # The grader installed into .venv the ecosystem's way (pyproject.toml: the
 # `scanlab-grade` command) with its test extras (pytest, mypy, xmlschema, matplotlib,
-# copydetect); again when pyproject.toml or the grader's sources change.
-stamp=$(find pyproject.toml grader -name '*.py' -o -name pyproject.toml | sort | xargs cat | sha256sum | cut -d' ' -f1)
+# copydetect); again when pyproject.toml, the grader's sources or the course it carries
+# (data/, handout/, solution/student/: scanlab_grader.course) change.
+stamp=$(find pyproject.toml grader data handout solution/student -path '*/build*' -prune -o -type f \
+        ! -path '*/__pycache__/*' -print | sort | xargs cat | sha256sum | cut -d' ' -f1)
 if [ ! -x .venv/bin/scanlab-grade ] || [ "$(cat .venv/grader.installed 2>/dev/null)" != "$stamp" ]; then
   [ -x .venv/bin/python ] || "$python" -m venv .venv
   .venv/bin/pip install -q --disable-pip-version-check ".[test]"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from .. import exits
+from .. import COMMAND, exits
 from ..grading.build_types import Layout
 from .canvas import read_layout
 from .submissions import class_folder, find_submissions, folder_names
@@ -33,6 +33,7 @@ from ..report import gradebook, html, jsonfile, problems
 from ..report import leaderboard
 from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
+from ..report import feedback
 from ..report.folder import write_reports
 from ..printable import printable, printable_tree
 from ..results import Identity, SubmissionResult
@@ -384,6 +385,8 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     base = os.path.relpath(links_to or out, out)
     prefix = "" if base == "." else base + "/"
     links = {str(e): f"{prefix}submissions/{names[e]}/report.html" for e in entries}
+    feedback.write_comments(results, rubric, out / feedback.COMMENTS,
+                            {r.name: links.get(r.origin, "").removesuffix("/report.html") for r in results})
     late = {r.name: gradebook.late_of(r, rubric).words() for r in results}
     _replace_text(out / CLASS_PAGE, html.class_page(results, links, [t.name for t in rubric.tasks], copies,
                                                     roster, interrupted, late))
@@ -523,7 +526,7 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
     start = time.monotonic()
     roster = args.roster or (Path(state.roster) if state.roster else None)
     due = args.due or state.due or None
-    resume = (f"{sys.executable} -m grader batch {args.folder} --out {out} --resume "
+    resume = (f"{COMMAND} batch {args.folder} --out {out} --resume "
               f"--rubric {args.rubric}")
     print(change_words(state, rubric), file=sys.stderr, flush=True)
     kind, _ = rubric_change(state, rubric)

@@ -151,7 +151,7 @@ def read_gradescope_metadata(path: Path) -> dict[str, Identity]:
 _COLUMNS = {"submission": "submission", "folder": "submission", "name": "name",
             "student": "name", "sid": "sid", "studentid": "sid", "email": "email",
             "login": "login", "section": "section", "late": "late",
-            "submittedat": "submitted_at",
+            "submittedat": "submitted_at", "secondslate": "seconds_late",
             # Canvas's gradebook export: ID is Canvas's user id (its bulk download's file
             # names carry it), SIS User ID the student id, SIS Login ID the login.
             "id": "canvas_id", "sisuserid": "sid", "sisloginid": "login"}
@@ -161,12 +161,40 @@ _NOT_STUDENTS = ("points possible", "muted", "student, test", "test student")
 _CANVAS_ASSIGNMENT = re.compile(r"^(?P<name>.+?)\s*\((?P<id>\d+)\)$")
 
 
+def _canvas_submissions(path: Path, data: object) -> list[dict[str, str]]:
+    """Canvas's submissions list (`/api/v1/courses/C/assignments/A/submissions?include[]=user`,
+    saved from the browser as JSON): per student Canvas's user id, `submitted_at`, `late`
+    and `seconds_late` (Canvas's own count, each student's due date and extensions in it),
+    with the name, SIS id and login where `include[]=user` added them."""
+    if not isinstance(data, list) or not all(isinstance(s, dict) and "user_id" in s for s in data):
+        raise RosterError(f"{path}: not Canvas's submissions list (a JSON array of objects with "
+                          "user_id, submitted_at, late, seconds_late)")
+    rows = []
+    for s in data:
+        user = s.get("user") if isinstance(s.get("user"), dict) else {}
+        row = {"canvas_id": str(s["user_id"]), "submitted_at": str(s.get("submitted_at") or ""),
+               "late": "true" if s.get("late") is True else "false" if s.get("late") is False else "",
+               "seconds_late": str(s["seconds_late"]) if isinstance(s.get("seconds_late"), (int, float))
+               and s.get("submitted_at") else "",
+               "name": str(user.get("name") or user.get("sortable_name") or ""),
+               "sid": str(user.get("sis_user_id") or ""), "login": str(user.get("login_id") or ""),
+               "email": str(user.get("email") or "")}
+        rows.append({k: v for k, v in row.items() if v})
+    return rows
+
+
 def read_roster(path: Path) -> list[dict[str, str]]:
-    """The rows of a roster CSV with their columns named as above (unknown ones dropped)."""
+    """The rows of a roster CSV with their columns named as above (unknown ones dropped), or
+    of Canvas's submissions list (JSON: _canvas_submissions)."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as e:
         raise RosterError(f"{path}: cannot be read ({e})") from None
+    if text.lstrip().startswith("["):
+        try:
+            return _canvas_submissions(path, json.loads(text))
+        except ValueError as e:
+            raise RosterError(f"{path}: not valid JSON ({e})") from None
     reader = csv.DictReader(text.splitlines())
     if not reader.fieldnames:
         raise RosterError(f"{path}: empty (a header row is needed: submission,name,sid,email)")
@@ -198,9 +226,12 @@ def canvas_assignment_column(path: Path, assignment: str) -> tuple[str, list[str
     no one column is; and every assignment column of
     the export (to say so). A column Canvas does not know would make a new assignment."""
     try:
-        header = next(csv.reader(path.read_text(encoding="utf-8-sig").splitlines()), [])
+        text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError):
         return "", []
+    if text.lstrip().startswith("["):   # Canvas's submissions list: no assignment columns
+        return "", []
+    header = next(csv.reader(text.splitlines()), [])
     found = [h.strip() for h in header if _CANVAS_ASSIGNMENT.match(h.strip())
              and _COLUMNS.get(re.sub(r"[\s_-]", "", h.lower())) is None]
     named = [h for h in found if h == assignment or assignment.lower() in _assignment_name(h).lower()]
@@ -229,6 +260,16 @@ def _merge(known: Student, row: dict[str, str]) -> Student:
     return dataclasses.replace(known, **{f.name: getattr(extra, f.name)
                                          for f in dataclasses.fields(Student)
                                          if not getattr(known, f.name) and getattr(extra, f.name)})
+
+
+def _seconds_late(rows: list[dict[str, str]]) -> float | None:
+    """How late, as the LMS counted it (Canvas's `seconds_late`), or None where no row says."""
+    for r in rows:
+        try:
+            return max(0.0, float(r["seconds_late"])) if r.get("seconds_late") else None
+        except ValueError:
+            continue
+    return None
 
 
 def identities(names: list[str], metadata: dict[str, Identity],
@@ -267,12 +308,15 @@ def identities(names: list[str], metadata: dict[str, Identity],
             late = next((v for v in (_truthy(r.get("late", "")) for r in rows) if v is not None), None)
             at = next((r["submitted_at"] for r in rows if r.get("submitted_at")), "")
             ident = dataclasses.replace(ident, students=students, submitted_at=ident.submitted_at or iso_time(at),
-                                        late=late if late is not None else ident.late)
+                                        late=late if late is not None else ident.late,
+                                        late_seconds=_seconds_late(rows))
+            if ident.late is None and ident.late_seconds is not None:
+                ident = dataclasses.replace(ident, late=ident.late_seconds > 0)
         elif ident.students and by_key:
             ident = dataclasses.replace(ident, students=tuple(
                 _merge(s, by_key.get(f"sid:{s.sid.lower()}") or by_key.get(f"email:{s.email.lower()}") or {})
                 for s in ident.students))
-        if due is not None and ident.submitted_at:
+        if due is not None and ident.submitted_at and ident.late_seconds is None:
             try:
                 at_time = datetime.datetime.fromisoformat(ident.submitted_at)
             except ValueError:

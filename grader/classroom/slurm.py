@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .. import REPO_ROOT
+from .. import MODULE, REPO_ROOT
 from .batch import BatchState, finish_batch, graded_before, read_class, read_identities, similarity_pairs
 from .submissions import class_folder, find_submissions, folder_names
 from ..grading.build_types import Layout
@@ -134,8 +134,11 @@ def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
     spec = array_spec(indices) + (f"%{throttle}" if throttle > 0 else "")
     grade_job = ["sbatch", "--parsable", "--job-name=scanlab-grade", f"--array={spec}",
                  f"--output={logs}/grade-%A_%a.out", *resources, *extra, str(out / "slurm" / "grade.sh")]
+    # The merge only reads results and writes files: a CPU partition (or the default), not the GPUs'.
+    merge_where = ([f"--partition={settings.merge_partition}"] if settings.merge_partition else []) + \
+        ([f"--account={settings.account}"] if settings.account else [])
     merge_job = ["sbatch", "--parsable", "--job-name=scanlab-merge", f"--output={logs}/merge-%j.out",
-                 "--time=30", "--mem=2G", "--cpus-per-task=1", *where, *extra,
+                 "--time=30", "--mem=2G", "--cpus-per-task=1", *merge_where, *extra,
                  str(out / "slurm" / "merge.sh")]
     return Jobs(prepare_job, grade_job, merge_job)
 
@@ -143,7 +146,7 @@ def sbatch_commands(out: Path, settings: SlurmRubric, indices: list[int],
 def _script(python: str, command: list[str]) -> str:
     return ("#!/usr/bin/env bash\n# Written by `grader slurm`: run by Slurm, not by hand.\n"
             f"cd {shlex.quote(str(REPO_ROOT))} || exit 2\n"
-            f"exec {shlex.quote(python)} -m grader {shlex.join(command)}\n")
+            f"exec {shlex.quote(python)} -m {MODULE} {shlex.join(command)}\n")
 
 
 def _sbatch(argv: list[str]) -> str:
@@ -179,7 +182,7 @@ def node_local(path: Path) -> bool:
 
 def grader_command() -> str:
     """The grader as this process runs it: its own Python (the one with its dependencies)."""
-    return f"{shlex.quote(sys.executable)} -m grader"
+    return f"{shlex.quote(sys.executable)} -m {MODULE}"
 
 
 def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
@@ -214,9 +217,11 @@ def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
         seed = options.seed if options.seed is not None else random.randrange(1, 2**31)
         # The jobs run where the GPUs are: "auto" means the GPU there.
         backend = requested(options.backend).name
+        # The cache the warning above named: --cache, or $SCANLAB_CACHE where set (the jobs
+        # may not inherit it); else unset, each node's default.
+        named = options.cache_dir or (cache if os.environ.get("SCANLAB_CACHE") else None)
         grading = dataclasses.replace(
-            options, seed=seed, backend=backend,
-            cache_dir=options.cache_dir.resolve() if options.cache_dir is not None else None)
+            options, seed=seed, backend=backend, cache_dir=named.resolve() if named is not None else None)
         plan = Plan(str(folder), GradingJob(args.rubric.resolve(), grading, sorted(entries)),
                     str(args.roster.resolve()) if args.roster else None, args.due,
                     bool(getattr(args, "similarity", False)))

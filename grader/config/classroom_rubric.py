@@ -19,8 +19,10 @@ class SlurmRubric:
                         "builds run in parallel on them", minimum=1)
     gres: str = setting("gpu:1", "generic resources of one array task (sbatch --gres); \"\" for none "
                         "(the emulator backend)")
-    partition: str = setting("", "the partition of both jobs (sbatch --partition); \"\": the cluster's "
-                             "default; --partition overrides it")
+    partition: str = setting("", "the partition of the prepare and grading jobs (sbatch --partition); "
+                             "\"\": the cluster's default; --partition overrides it")
+    merge_partition: str = setting("", "the partition of the merge job, which needs no GPU (a CPU "
+                                   "partition); \"\": the cluster's default")
     account: str = setting("", "the account charged (sbatch --account); \"\": none; --account "
                            "overrides it")
 

@@ -9,7 +9,8 @@ default, and `python3 -m grader rubric-keys` prints them all.
 
 A rubric may start from another one: `base = "path/to/rubric.toml"` at the top level
 merges this file's tables over that file's (tables merge key by key; arrays and
-values replace). Tests use that to grade with fewer cases.
+values replace; [[task]] tables merge by task number: a rubric states only the tasks,
+and the keys, it changes). Tests use that to grade with fewer cases.
 """
 from __future__ import annotations
 
@@ -387,11 +388,27 @@ class Rubric:
 
 # ---- loading ----------------------------------------------------------------------------
 
-def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+def _merge_tasks(base: list[Any], over: list[Any]) -> list[Any]:
+    """[[task]] tables merged by number: a task the over file names is the base's with its
+    keys replaced (a new number is added); the tasks it leaves out are the base's."""
+    out = list(base)
+    at = {t.get("number"): i for i, t in enumerate(out) if isinstance(t, dict)}
+    for task in over:
+        number = task.get("number") if isinstance(task, dict) else None
+        if number in at and number is not None:
+            out[at[number]] = _merge(out[at[number]], task)
+        else:
+            out.append(task)
+    return out
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any], top: bool = False) -> dict[str, Any]:
     out = dict(base)
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value)
+        elif top and key == "task" and isinstance(value, list) and isinstance(out.get(key), list):
+            out[key] = _merge_tasks(out[key], value)
         else:
             out[key] = value
     return out
@@ -412,7 +429,7 @@ def _read_toml(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any]
     if not isinstance(base, str):
         raise RubricError(f"{path}: `base` must be a path")
     base_data, files = _read_toml((path.parent / base), chain + (path,))
-    return _merge(base_data, data), (path,) + files
+    return _merge(base_data, data, top=True), (path,) + files
 
 
 class _Table(TomlTable):

@@ -16,17 +16,21 @@ from pathlib import Path
 from ..grading.build_types import Layout
 
 TEMPLATES = Path(__file__).resolve().parent   # setup.sh and run_autograder, beside this file
+# The grader's own folder (grader/ in a checkout, scanlab_grader/ installed): grader/ in the
+# zip, less the course an installed package carries (added from the layout as the rest is).
+PACKAGE = TEMPLATES.parent
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".git"}
 
 
-def _add_tree(z: zipfile.ZipFile, root: Path, base: Path) -> None:
+def _add_tree(z: zipfile.ZipFile, root: Path, base: Path, prefix: str = "") -> None:
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("build"))
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("build")
+                             and Path(dirpath, d) != PACKAGE / "course")
         for name in sorted(filenames):
             p = Path(dirpath, name)
             if p.is_symlink() or name.endswith(".pyc"):
                 continue
-            _add_file(z, p, p.relative_to(base).as_posix())
+            _add_file(z, p, prefix + p.relative_to(base).as_posix())
 
 
 def _add_file(z: zipfile.ZipFile, path: Path, arcname: str, executable: bool = False) -> None:
@@ -43,7 +47,7 @@ def build_zip(layout: Layout, out: Path, rubric: Path) -> Path:
     with zipfile.ZipFile(tmp, "w") as z:
         _add_file(z, TEMPLATES / "setup.sh", "setup.sh", executable=True)
         _add_file(z, TEMPLATES / "run_autograder", "run_autograder", executable=True)
-        _add_tree(z, layout.root / "grader", layout.root)
+        _add_tree(z, PACKAGE, PACKAGE, "grader/")
         _add_tree(z, layout.handout, layout.root)
         _add_tree(z, layout.solution, layout.root)
         _add_tree(z, layout.data, layout.root)

@@ -23,6 +23,7 @@ from typing import Callable
 from ..machine import detect as machines
 from .job import Options, default_cache_dir
 from ..machine.backend import BACKENDS, EMULATOR, Backend, BackendError, choose as choose_backend
+from .. import COMMAND
 from . import sandbox
 from .checks import sanitizer as sanitizers
 from . import ncu
@@ -368,7 +369,7 @@ class Session:
         extra = f" --backend {named.name}" if named else ""
         rubric = "" if self.rubric.path == (self.layout.data / "rubric.toml").resolve() \
             else f" --rubric {self.rubric.path}"
-        return f"python3 -m grader grade {path} --seed {self.seed}{extra}{rubric}"
+        return f"{COMMAND} grade {path} --seed {self.seed}{extra}{rubric}"
 
     def close(self) -> None:
         if not self.options.keep_workdir:

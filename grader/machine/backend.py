@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .. import COMMAND
+
 if TYPE_CHECKING:            # data only: the results model imports this module
     from .detect import Machine, Tool
 
@@ -86,7 +88,7 @@ def choose(name: str, machine: Machine) -> Backend:
         raise BackendError(f"--backend {backend.name}: cannot build CUDA drivers: {', '.join(missing)} missing")
     if missing:
         raise BackendError(f"cannot build the CPU emulator driver: {', '.join(missing)} missing "
-                           "(run `python3 -m grader doctor`)")
+                           f"(run `{COMMAND} doctor`)")
     return backend
 
 

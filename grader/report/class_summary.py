@@ -8,9 +8,20 @@ import statistics
 from . import leaderboard, problems
 from .copies import Copies, markdown
 from .gradebook import correctness_disagreement, flags, late_of, unmatched
+from .late import penalised
 from ..results import SubmissionResult
 from ..classroom.roster import RosterCheck
 from ..config.rubric import Rubric
+
+
+def after_late(results: list[SubmissionResult], rubric: Rubric) -> str:
+    """The class's figures after the late penalty (what the upload files carry), where it
+    took anything; "" where it took nothing."""
+    after = [penalised(r.score, r.max_score, late_of(r, rubric)) or 0.0 for r in results]
+    if after == [r.score for r in results]:
+        return ""
+    return (f"; after the late penalty: mean {statistics.mean(after):.2f}, median "
+            f"{statistics.median(after):.2f}, min {min(after):.2f}, max {max(after):.2f}")
 
 
 def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copies | None = None,
@@ -33,7 +44,8 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
     out.write(f"Scores out of {max_score:g}"
               + ("" if measured else " (correctness only: performance not measured without a GPU)")
               + f": mean {statistics.mean(scores):.2f}, median {statistics.median(scores):.2f}, "
-              f"min {min(scores):.2f}, max {max(scores):.2f}\n\n")
+              f"min {min(scores):.2f}, max {max(scores):.2f}"
+              + after_late(results, rubric) + "\n\n")
     zeroed = rubric.correctness.zero_for_placeholders
     out.write("| task | all cases pass | of them the handout's placeholder"
               + (" (0 points)" if zeroed else "") + " | wrong | timed out | not implemented | "

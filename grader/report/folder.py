@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
+from . import feedback, gradescope, html, jsonfile, junit, leaderboard, markdown, terminal
 from ..printable import printable_tree
 from .late import lateness, penalised
 from ..results import SubmissionResult
@@ -14,7 +14,10 @@ REPORT_FILES = {"results.json": "the grader's complete results (hidden cases inc
                 "gradescope-results.json": "Gradescope's results.json",
                 "junit.xml": "JUnit XML", "summary.md": "Markdown summary",
                 "report.html": "the HTML page (tables and the performance picture)",
-                "report.txt": "the terminal report"}
+                "report.txt": "the terminal report",
+                "feedback/report.txt": "the report to hand the student (no reference comparison, "
+                                       "secret seed or instructor path)",
+                "feedback/report.html": "the HTML page to hand the student, likewise"}
 
 
 def safe_name(name: str) -> str:
@@ -50,5 +53,6 @@ def write_reports(result: SubmissionResult, rubric: Rubric, out: Path,
     html.write(result, out / "report.html")
     (out / "report.txt").write_text(terminal.render(result, reveal_hidden) + late_line(result, rubric),
                                     encoding="utf-8")
+    feedback.write(result, rubric, out, late_line(result, rubric))   # what students may be handed
     # Last, and whole or not at all: a resumed batch takes a folder with results.json as done.
     jsonfile.write(result, out / "results.json")

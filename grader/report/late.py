@@ -2,8 +2,9 @@
 upload file asks (grader/README.md, "Late work").
 
 A submission is late when it came after the due date (`batch --due`, with the time from a
-Gradescope export or the roster's `submitted_at`), or when the roster or Canvas's file
-name says so. Each day (or hour) started after the due date costs `penalty_percent` of
+Gradescope export or the roster's `submitted_at`), by the LMS's own count (the roster's
+`seconds_late`, Canvas's submissions list as the roster), or when the roster or Canvas's
+file name says so. Each day (or hour) started after the due date costs `penalty_percent` of
 the maximum, up to `cap_percent`; a submission within `grace_minutes` of the due date
 costs nothing (it is still shown as late). Late with no time known: shown, and not
 penalised (nothing says by how much), so a person decides.
@@ -32,7 +33,8 @@ class Lateness:
         if not self.late:
             return ""
         if self.seconds is None:
-            return "late (by how much not known: not penalised)"
+            return ("late (by how much not known: not penalised; a roster with the time gives it: "
+                    "`submitted_at` with --due, `seconds_late`, or Canvas's submissions list)")
         said = f"late by {duration(self.seconds)}"
         if self.in_grace:
             return said + " (within the grace period: no penalty)"

@@ -83,6 +83,18 @@ def performance(result: SubmissionResult) -> str | None:
     return _data_uri(plt, figure)
 
 
+# Each verdict's colour, the same on every class page: green only for all cases passing,
+# reds for what fails, greys for what was not there to grade (an optional bonus left alone).
+VERDICT_COLORS = {"correct": "#2e7d32", "wrong": "#c62828", "timed_out": "#ef6c00",
+                  "not_implemented": "#f9a825", "build_failed": "#6a1b9a", "forbidden": "#4e342e",
+                  "missing": "#757575", "not_attempted": "#bdbdbd"}
+
+
+def _integer_ticks() -> Any:
+    from matplotlib.ticker import MaxNLocator
+    return MaxNLocator(integer=True)
+
+
 def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> dict[str, str]:
     """The class page's pictures: the score histogram, the verdicts per task and the
     GB/s of each task across the class (a strip plot). Empty without matplotlib."""
@@ -101,20 +113,21 @@ def class_pictures(results: list[SubmissionResult], task_names: list[str]) -> di
         axes.axvline(top, color="#888", linestyle="--", linewidth=1)
     axes.set_xlabel(f"score (of {top:g}" + (", beyond it the bonus)" if high > top else ")"))
     axes.set_ylabel("submissions")
+    axes.yaxis.set_major_locator(_integer_ticks())   # counts: no 0.5 of a submission
     axes.set_title("Scores")
     pictures["scores"] = _data_uri(plt, figure)
 
-    verdicts = ["correct", "wrong", "timed_out", "not_implemented", "build_failed", "forbidden", "missing",
-                "not_attempted"]
+    verdicts = list(VERDICT_COLORS)
     figure, axes = plt.subplots(figsize=(7, 3))
     bottom = [0] * len(task_names)
     for v in verdicts:
         counts = [sum(1 for r in results if i < len(r.tasks) and r.tasks[i].verdict == v)
                   for i in range(len(task_names))]
         if any(counts):
-            axes.bar(task_names, counts, bottom=bottom, label=v.replace("_", " "))
+            axes.bar(task_names, counts, bottom=bottom, label=v.replace("_", " "), color=VERDICT_COLORS[v])
             bottom = [b + c for b, c in zip(bottom, counts)]
     axes.set_ylabel("submissions")
+    axes.yaxis.set_major_locator(_integer_ticks())
     axes.set_title("Verdicts per task")
     # Beside the bars, not over them (a legend inside covered the tallest bar).
     axes.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)

@@ -134,6 +134,6 @@ def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
         out += ["", *application_lines(result)]
     out += ["", *_summary_table(result), "", f"TOTAL  {headline(result)}"]
     if not result.performance_measured and not result.machine.on_gpu:
-        out.append("Performance is graded on the course's GPU machine (python3 -m grader batch).")
+        out.append("Performance is graded on the course's GPU machine.")
     out.append(f"graded in {result.seconds:.0f} s")
     return "\n".join(out) + "\n"

@@ -37,6 +37,20 @@ struct TileState {
     unsigned tiles;         // how many tiles the launch covers
 };
 
+// A slot of shared memory typed as the element (a spare slot of lookbackSharedBytes) as
+// the place of an unsigned tile id: every element is at least 4 bytes and 4-byte aligned,
+// so the slot holds one. Thread 0 writes it, and after a __syncthreads() every thread reads:
+//     unsigned* tileSlot = lookback::tileIdSlot(spare);
+//     if (threadIdx.x == 0) *tileSlot = atomicAdd(tiles.tileCounter, 1u);
+//     __syncthreads();
+//     const unsigned tile = *tileSlot;
+template <class T>
+__device__ __forceinline__ unsigned* tileIdSlot(T* slot) {
+    static_assert(sizeof(T) >= sizeof(unsigned) && alignof(T) >= alignof(unsigned),
+                  "a slot holds an unsigned tile id");
+    return reinterpret_cast<unsigned*>(slot);
+}
+
 // The 8-byte word of a status and a 4-byte value: the status in the low half.
 template <class T>
 __host__ __device__ __forceinline__ unsigned long long packTile(TileStatus status, const T& value) {

@@ -160,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(summary(panel)))
     if not have_matplotlib():
         print("plot_sweep: matplotlib is not installed, so no picture was drawn (the figures are "
-              "above and in the CSV). Install it: sudo apt-get install python3-matplotlib "
-              "(Debian/Ubuntu), or pip install matplotlib.", file=sys.stderr)
+              f"above and in the CSV), not in {sys.executable}. Install it there: sh tools/setup.sh "
+              "(Debian/Ubuntu; PYTHON=... for another Python).", file=sys.stderr)
         return EXIT_NO_MATPLOTLIB
     draw(panels, args.out)
     print(f"picture: {args.out}")

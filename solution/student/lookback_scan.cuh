@@ -213,7 +213,7 @@ __device__ void scanTile(const typename Op::Element* in, typename Op::Element* o
     T* staging = shared;
     T* warpTotals = shared + stagedSlots(tileItems);
     T* prefixSlot = warpTotals + numWarps;
-    unsigned* tileSlot = reinterpret_cast<unsigned*>(prefixSlot + 1);
+    unsigned* tileSlot = lookback::tileIdSlot(prefixSlot + 1);  // the second spare slot
 
     // Blocks start in about blockIdx.x order, so the counter most likely hands this
     // block tile blockIdx.x: ask L2 for it while the atomic is on its way. Only a hint

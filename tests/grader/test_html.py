@@ -216,3 +216,27 @@ def test_both_pages_render_in_headless_chromium_with_their_pictures(tmp_path):
             assert image["complete"], (name, image)
             assert min(image["natural"]) > 100 and min(image["shown"]) > 100, (name, image)
         assert _png_size(shot) == (1280, 2000)
+
+
+def test_class_verdict_colours_are_fixed_and_counts_are_whole(tmp_path):
+    """Issue 59: class.html coloured "build failed" green and an optional bonus's "not
+    attempted" red (matplotlib's colour cycle, in the order verdicts appeared), and its
+    count axes had ticks like 0.5 of a submission."""
+    pytest.importorskip("matplotlib")
+    a = sample(measured=False)                       # task 2 forbidden, task 4 not attempted
+    b = sample(measured=False)
+    b.name = "bob"
+    b.tasks[0] = dataclasses.replace(b.tasks[0], status="build_failed")
+    pictures = plots.class_pictures([a, b], [t.name for t in a.tasks])
+    fills = {m.lower() for m in re.findall(r"fill:\s*(#[0-9a-fA-F]{6})", ET.tostring(_svg(pictures["verdicts"]),
+                                                                                      encoding="unicode"))}
+    colors = plots.VERDICT_COLORS
+    present = {tr.verdict for r in (a, b) for tr in r.tasks}
+    assert {"build_failed", "not_attempted", "forbidden"} <= present
+    for v in present:
+        assert colors[v] in fills, v
+    assert colors["build_failed"] not in (colors["correct"],) and colors["not_attempted"] != colors["wrong"]
+    # Green is the correct verdict's only; the reds are for failing ones, not for a bonus left alone.
+    greens = [v for v, c in colors.items() if c == "#2e7d32"]
+    assert greens == ["correct"] and colors["not_attempted"].startswith("#bd")
+    assert all(float(x).is_integer() for x in plots._integer_ticks().tick_values(0, 1))

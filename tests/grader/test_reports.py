@@ -322,3 +322,57 @@ def test_an_uncontained_run_is_said_in_every_report(tmp_path):
     contained = sample()
     contained.machine.sandbox = "bubblewrap 0.8.0: read-only system"
     assert "NOT CONTAINED" not in terminal.render(contained) + markdown.document(contained)
+
+
+def test_feedback_students_can_be_handed(tmp_path):
+    """Issue 59: report.html said "Identical to the reference solution (byte for byte)",
+    showed the instructor's paths and commands students cannot run. Each report folder gets
+    feedback/ without them, and the class an LMS comments file."""
+    from grader.config.late_policy import LatePolicy
+    from grader.report import feedback
+    from grader.report.folder import write_reports
+    from grader.results import Student
+    rubric = dataclasses.replace(load_rubric(TEST_RUBRIC), late=LatePolicy(penalty_percent=10))
+    r = sample(measured=False)
+    r.tasks[2].identical_to_reference = True
+    r.perf_seed, r.draw_seed = 123456789, 987654321
+    r.origin = "/home/prof/hw3/subs/alice.zip"
+    r.reproduce = "python3 -m grader grade /home/prof/hw3/subs/alice.zip --seed 99 --draw-seed 987654321"
+    r.tasks[0].cases[1] = dataclasses.replace(
+        r.tasks[0].cases[1], reproduce="/tmp/scanlab-grade-x1/build/scanlab-emu run --task warp-scan --n 1000")
+    r.identity = Identity((Student("Alice Liddell", "S1", "alice@example.edu", canvas_id="101"),),
+                          late=True, late_seconds=3600.0)
+    out = tmp_path / "submissions" / "alice"
+    write_reports(r, rubric, out)
+    instructor = (out / "report.html").read_text() + (out / "report.txt").read_text()
+    assert "Identical to the reference" in instructor and "/home/prof" in instructor  # the instructor's, as before
+    for name in ("report.txt", "report.html"):
+        text = (out / "feedback" / name).read_text()
+        assert "reference solution" not in text.lower() and "identical to the reference" not in text.lower()
+        assert "/home/prof" not in text and "/tmp/scanlab-grade" not in text, name
+        assert "987654321" not in text and "123456789" not in text, name
+        assert "-m grader" not in text and "scanlab-grade" not in text.replace("scanlab grade", ""), name
+    txt = (out / "feedback" / "report.txt").read_text()
+    assert "make grade-local" in txt and "./build/scanlab-emu run --task warp-scan --n 1000" in txt
+    assert "Late work: late by 1 h 00 min (-10% late penalty)" in txt
+    # The LMS comments file: Canvas's and Gradescope's ids, the score after lateness, words.
+    path = tmp_path / feedback.COMMENTS
+    feedback.write_comments([r], rubric, path, {r.name: "submissions/alice"})
+    rows = list(csv.DictReader(path.read_text().splitlines()))
+    assert len(rows) == 1 and rows[0]["ID"] == "101" and rows[0]["SIS User ID"] == "S1"
+    assert rows[0]["score"] == "29.00" and rows[0]["feedback"] == "submissions/alice/feedback/report.html"
+    assert "late by 1 h 00 min" in rows[0]["comment"] and "reference" not in rows[0]["comment"]
+
+
+def test_the_class_figures_are_given_after_the_late_penalty_too():
+    """Issue 59: the class summary's mean and median were before the late penalty only."""
+    from grader.config.late_policy import LatePolicy
+    from grader.results import Student
+    rubric = dataclasses.replace(load_rubric(TEST_RUBRIC), late=LatePolicy(penalty_percent=10))
+    on_time, late = sample(False), sample(False)
+    late.name = "bob"
+    late.identity = Identity((Student("Bob", "S2"),), late=True, late_seconds=7200.0)   # -10%: 35 -> 29
+    summary = class_summary([on_time, late], rubric)
+    assert "mean 35.00, median 35.00, min 35.00, max 35.00; after the late penalty: mean 32.00, " \
+           "median 32.00, min 29.00, max 35.00" in summary
+    assert "after the late penalty" not in class_summary([on_time, on_time], rubric)

@@ -204,3 +204,53 @@ def test_a_roster_row_naming_no_submission_is_a_mismatch(tmp_path):
     assert [s.name for s in check.absent] == ["Zed"] and check.unclaimed == ["dave"]
     assert [s.name for s in check.zeros] == ["Karl", "Zed"]
     assert any("names submission 'karol'" in line and "closest: carol" in line for line in check.lines())
+
+
+# Canvas's submissions list (the API's JSON, saved from the browser with include[]=user), as
+# Canvas writes it: Turing 26 h late by Canvas's count, Hopper on time, Zed with nothing.
+CANVAS_SUBMISSIONS = """[
+ {"id": 1, "user_id": 102, "assignment_id": 12345, "submitted_at": "2026-11-20T22:10:00Z",
+  "late": false, "missing": false, "seconds_late": 0, "workflow_state": "submitted",
+  "user": {"id": 102, "name": "Grace Hopper", "sortable_name": "Hopper, Grace",
+           "sis_user_id": "S011", "login_id": "ghopper"}},
+ {"id": 2, "user_id": 103, "assignment_id": 12345, "submitted_at": "2026-11-22T01:59:00Z",
+  "late": true, "missing": false, "seconds_late": 93600, "workflow_state": "submitted",
+  "user": {"id": 103, "name": "Alan Turing", "sis_user_id": "S012", "login_id": "aturing"}},
+ {"id": 3, "user_id": 104, "assignment_id": 12345, "submitted_at": null, "late": false,
+  "missing": true, "seconds_late": 0, "workflow_state": "unsubmitted"}
+]"""
+
+
+def test_canvas_late_work_is_timed_and_penalised(tmp_path):
+    """Issue 59: a Canvas student marked _LATE_ was "late (by how much not known: not
+    penalised)". Canvas's submissions list (as --roster) gives its own seconds_late; a
+    gradebook export with a Submitted At column gives the time for --due."""
+    from grader.classroom.canvas import read_layout, stage
+    from grader.config.late_policy import LatePolicy
+    from grader.report.late import lateness, penalised
+    flat = tmp_path / "download"
+    flat.mkdir()
+    (flat / "hoppergrace_102_9001_scan.cuh").write_text("a")
+    (flat / "turingalan_LATE_103_9003_scan.cuh").write_text("b")
+    layout = read_layout(stage(flat, ("scan.cuh",), tmp_path / "out"))
+    names = ["hoppergrace_102", "turingalan_103"]
+    policy = LatePolicy(per="day", penalty_percent=10, cap_percent=30)
+    # The file names alone: late, not timed, not penalised, and the words say what to add.
+    alone = identities(names, {}, [], None, layout)["turingalan_103"]
+    assert lateness(alone, policy).fraction == 0 and "submitted_at" in lateness(alone, policy).words()
+    path = tmp_path / "submissions.json"
+    path.write_text(CANVAS_SUBMISSIONS)
+    rows = read_roster(path)
+    assert rows[1]["canvas_id"] == "103" and rows[1]["seconds_late"] == "93600" and rows[1]["sid"] == "S012"
+    who = identities(names, {}, rows, None, layout)       # no --due needed: Canvas counted
+    late = lateness(who["turingalan_103"], policy)
+    assert who["turingalan_103"].late_seconds == 93600 and late.units == 2 and late.fraction == 0.2
+    assert penalised(50.0, 60.0, late) == 38.0 and "late by 1 d 02 h (-20% late penalty)" == late.words()
+    assert not who["hoppergrace_102"].late and who["hoppergrace_102"].students[0].name == "Grace Hopper"
+    # The gradebook export with a Submitted At column the instructor added, and --due.
+    export = tmp_path / "export.csv"
+    export.write_text("Student,ID,SIS User ID,Submitted At\n\"Turing, Alan\",103,S012,2026-11-22T01:59:00Z\n"
+                      "\"Hopper, Grace\",102,S011,2026-11-20T22:10:00Z\n")
+    who = identities(names, {}, read_roster(export), parse_due("2026-11-21T00:00:00Z"), layout)
+    assert lateness(who["turingalan_103"], policy).fraction == 0.2
+    assert not who["hoppergrace_102"].late

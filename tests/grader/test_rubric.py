@@ -252,3 +252,35 @@ def test_emulator_max_n_without_the_suite_or_the_rubric_is_an_error(tmp_path):
     (tmp_path / "rubric.toml").write_text(_without("emulator", "max_n"))
     with pytest.raises(RubricError, match="emulator_max_n is missing"):
         load_rubric(tmp_path / "rubric.toml")
+
+
+def test_a_task_table_over_a_base_changes_that_task_only(tmp_path):
+    """Issue 59: a rubric with `base` that changes one task's points had to restate every
+    task ("task(s) 1, 3, 4 ... have no [[task]] table")."""
+    base = load_rubric(RUBRIC)
+    second = base.tasks[1]
+    r = load_rubric(_write(tmp_path, f"[[task]]\nnumber = {second.number}\n"
+                                      f"correctness_points = {second.correctness_points + 7}\n"))
+    assert [t.number for t in r.tasks] == [t.number for t in base.tasks]
+    changed = {t.number: t for t in r.tasks}[second.number]
+    assert changed.correctness_points == second.correctness_points + 7
+    assert changed.performance_points == second.performance_points and changed.perf == second.perf
+    assert [t for t in r.tasks if t.number != second.number] == \
+        [t for t in base.tasks if t.number != second.number]
+    # `perf = []` drops a task's timing; the other keys stay the base's.
+    r = load_rubric(_write(tmp_path, f"[[task]]\nnumber = {second.number}\nperf = []\n"
+                                      "performance_points = 0\n"))
+    changed = {t.number: t for t in r.tasks}[second.number]
+    assert changed.perf == () and changed.correctness_points == second.correctness_points
+
+
+def test_the_readmes_commonest_edits_load_and_say_only_what_differs(tmp_path):
+    text = (REPO / "grader" / "README.md").read_text()
+    example = text.split("The commonest edits:", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    p = tmp_path / "r.toml"
+    p.write_text(example.replace("../data/rubric.toml", str(RUBRIC)))
+    r, base = load_rubric(p), load_rubric(RUBRIC)
+    assert {t.number: t.correctness_points for t in r.tasks}[3] == 40
+    assert {t.number: t.perf for t in r.tasks}[4] == ()
+    assert [t for t in r.tasks if t.number not in (3, 4)] == [t for t in base.tasks if t.number not in (3, 4)]
+    assert r.late.penalty_percent == 10 and r.late.cap_percent == 30

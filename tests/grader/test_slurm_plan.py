@@ -30,7 +30,11 @@ def test_sbatch_asks_for_what_the_rubric_says(tmp_path):
             "--qos=class"} <= set(grade_job)
     assert grade_job[-1] == str(tmp_path / "slurm" / "grade.sh")
     assert not any(a.startswith("--gres") for a in merge_job)   # the merge needs no GPU
-    assert "--partition=gpu" in merge_job and merge_job[-1] == str(tmp_path / "slurm" / "merge.sh")
+    # The merge goes to the merge partition (a CPU one, issue 59), not the GPUs'; its account is the same.
+    assert not any(a.startswith("--partition") for a in merge_job) and "--account=cs149" in merge_job
+    assert merge_job[-1] == str(tmp_path / "slurm" / "merge.sh")
+    cpu = slurm.sbatch_commands(tmp_path, dataclasses.replace(settings, merge_partition="cpu"), [0], [])
+    assert "--partition=cpu" in cpu.merge and "--partition=gpu" in cpu.grade and "--partition=gpu" in cpu.prepare
     # The prepare job builds the reference once, with a task's resources; the array waits
     # for it to succeed, the merge for the array whatever it did.
     assert prepare_job[-1] == str(tmp_path / "slurm" / "prepare.sh") and "--gres=gpu:1" in prepare_job
@@ -123,3 +127,16 @@ def test_the_plan_stores_the_grading_job_as_data(tmp_path):
     assert GradingJob.from_json(json.loads(json.dumps(job.to_json()))) == job
     with pytest.raises(ValueError):
         GradingJob.from_json({**job.to_json(), "options": {"no_such_option": 1}})
+
+
+def test_the_plan_records_the_cache_the_warning_named(tmp_path, monkeypatch):
+    """Issue 59: plan.json said "cache_dir": null where the node-local warning named
+    $SCANLAB_CACHE: the jobs (which may not inherit it) then used another cache."""
+    from fixtures import compose_class
+    folder = tmp_path / "class"
+    compose_class(["reference"], folder, tmp_path / "parts")
+    out = tmp_path / "out"
+    monkeypatch.setenv("SCANLAB_CACHE", str(tmp_path / "shared-cache"))
+    assert cli.main(["slurm", str(folder), "--out", str(out), "--rubric", str(TEST_RUBRIC), "--dry-run"]) == 0
+    options = json.loads((out / "slurm" / "plan.json").read_text())["job"]["options"]
+    assert options["cache_dir"] == str((tmp_path / "shared-cache").resolve())

@@ -268,3 +268,71 @@ def test_profile_predicts_at_the_write_ups_and_the_graded_size(tmp_path):
     env = fake_bin(tmp_path / "bin", gpu=False, nvcc=False)
     assert "--predict-n '2^24,graded'" in "\n".join(dry_run(env, "profile"))
     assert "--predict-n '2^20'" in "\n".join(dry_run(env, "profile", "PREDICT_N=2^20"))
+
+
+def test_laptop_mode_is_said_by_emu_and_emu_test_too(tmp_path):
+    """Issue 59: `make emu` and `make emu-test` said nothing of laptop mode."""
+    env = fake_bin(tmp_path / "bin", gpu=False, nvcc=False)
+    for goals in (["emu"], ["emu-test"], ["emu", "emu-test"], ["profile"]):
+        notes = [line for line in dry_run(env, *goals) if "laptop mode" in line]
+        assert len(notes) == 1 and "no GPU found" in notes[0], (goals, notes)
+    assert not any("laptop mode" in line for line in dry_run(env, "clean"))
+
+
+# ---- the set-up line ------------------------------------------------------------------
+
+def setup_env(folder: Path, root: bool, sudo: bool, python_kind: str) -> dict[str, str]:
+    """A PATH with a fake id (root or not), sudo (or none), dpkg (nothing installed) and a
+    python3 without matplotlib whose sys.prefix says what kind of Python it is."""
+    folder.mkdir(parents=True, exist_ok=True)
+    scripts = {
+        "id": f"#!/bin/sh\necho {0 if root else 1000}\n",
+        "dpkg": "#!/bin/sh\nexit 1\n",
+        "python3": "#!/bin/sh\ncase \"$*\" in *'import matplotlib'*) exit 1;; esac\n"
+                   f"case \"$*\" in *sys.prefix*) echo {python_kind};; esac\n",
+    }
+    if sudo:
+        scripts["sudo"] = "#!/bin/sh\nexit 0\n"
+    for name, text in scripts.items():
+        (folder / name).write_text(text)
+        (folder / name).chmod(0o755)
+    return {**os.environ, "PATH": str(folder), "DRY_RUN": "1"}  # the fakes only (sh by its path)
+
+
+@pytest.mark.parametrize("root,sudo,kind,want", [
+    (False, True, "system", ["+ sudo apt-get install -y g++ cmake make libboost-context-dev",
+                              "+ sudo apt-get install -y python3-matplotlib"]),
+    (True, False, "system", ["+ apt-get install -y g++ cmake make libboost-context-dev",
+                             "+ apt-get install -y python3-matplotlib"]),
+    (True, False, "env", ["+ apt-get install -y g++", "+ python3 -m pip install matplotlib"]),
+    (False, True, "other", ["+ python3 -m pip install --user matplotlib"]),
+])
+def test_the_set_up_line_works_with_and_without_sudo_into_the_makefiles_python(tmp_path, root, sudo, kind, want):
+    """Issue 59: `sudo apt-get install ...` failed without sudo, and python3-matplotlib went
+    to the system Python whatever python3 the Makefile runs."""
+    env = setup_env(tmp_path / "bin", root, sudo, kind)
+    p = subprocess.run(["/bin/sh", str(HANDOUT / "tools" / "setup.sh")], env=env, capture_output=True, text=True)
+    for line in want:
+        assert any(out.startswith(line) for out in p.stdout.splitlines()), (line, p.stdout, p.stderr)
+    assert "sudo" not in p.stdout or sudo
+
+
+def test_the_set_up_line_without_root_or_sudo_says_what_to_ask_for(tmp_path):
+    env = setup_env(tmp_path / "bin", root=False, sudo=False, python_kind="env")
+    p = subprocess.run(["/bin/sh", str(HANDOUT / "tools" / "setup.sh")], env=env, capture_output=True, text=True)
+    assert p.returncode == 1
+    assert "no sudo" in p.stderr and "apt-get install g++" in p.stderr
+    assert "+ python3 -m pip install matplotlib" in p.stdout  # the Python part still runs
+    readme = (HANDOUT / "README.md").read_text()
+    assert "sh tools/setup.sh" in readme and "sudo apt-get install" not in readme
+
+
+def test_task_4_shows_how_a_tile_id_goes_into_a_spare_slot():
+    """Issue 59: the page said "two spare slots (for the tile id ...)" but not how an unsigned
+    goes into a slot typed as the element. The harness's helper, its example and the page."""
+    state = (HANDOUT / "harness" / "tile_state.cuh").read_text()
+    assert re.search(r"unsigned\* tileIdSlot\(T\* slot\)", state)
+    assert "*tileSlot = atomicAdd(tiles.tileCounter, 1u);" in state  # the example
+    page = (HANDOUT / "tasks" / "4-lookback-scan.md").read_text()
+    assert "lookback::tileIdSlot" in page and "harness/tile_state.cuh" in page
+    assert "lookback::tileIdSlot(" in (REPO / "solution" / "student" / "lookback_scan.cuh").read_text()

@@ -192,3 +192,22 @@ def test_the_local_total_keeps_correctness_and_estimated_performance_apart(hando
     assert 0 < points < 1, slow.stdout[-2000:]
     bad = handout.driver("grade", "--tasks", "reduce", "--perf-estimates", "reduce")
     assert bad.returncode == 2 and "is not TASK=MS" in bad.stdout + bad.stderr
+
+
+def test_an_untouched_bonus_costs_one_case_in_the_suite(handout, tmp_path):
+    """Issue 59: the first `make emu-test` took minutes, almost all of it task 4's untouched
+    placeholder (correct and very slow). The suite now runs its first case and skips the
+    rest with a line; --all-cases runs them all."""
+    handout.use({"lookback_scan.cuh": (REPO / "handout" / "student" / "lookback_scan.cuh").read_text()},
+                ["scanlab-emu"])
+    junit = tmp_path / "junit.xml"
+    p = handout.driver("test", "--tasks", "lookback-scan", "--ops", "add-i32", "--junit", str(junit))
+    assert p.returncode == 0, p.stdout[-3000:]
+    m = re.search(r"(\d+) cases: 1 passed, 0 failed, (\d+) skipped \(a bonus not attempted\)", p.stdout)
+    assert m and int(m.group(2)) == int(m.group(1)) - 1 > 0, p.stdout[-3000:]
+    assert "student/lookback_scan.cuh is still the handout's placeholder" in p.stdout
+    assert "--all-cases runs them" in p.stdout
+    assert junit.read_text().count("<skipped ") == int(m.group(2))
+    p = handout.driver("test", "--tasks", "lookback-scan", "--ops", "add-i32", "--blocks", "64",
+                       "--max-n", "3000", "--all-cases")
+    assert p.returncode == 0 and "skipped" not in p.stdout, p.stdout[-3000:]

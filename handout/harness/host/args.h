@@ -50,7 +50,7 @@ inline const char* const kValueOptions[] = {"--task", "--op", "--n", "--block", 
                                             "--schedule-seed"};
 inline const char* const kFlagOptions[] = {"--time", "--baselines", "--no-check", "--large", "--no-perf",
                                            "--serve", "--isolated", "--no-isolation", "--on-device",
-                                           "--mark-cases"};
+                                           "--mark-cases", "--all-cases"};
 
 inline Args parseArgs(int argc, char** argv) {
     Args args;

@@ -124,6 +124,9 @@ test options:
   --isolated    instead: each task that includes another student file, run
                 with the harness's version of that file (as the grader runs it
                 with the reference's); --student DIR (default .) holds student/
+  --all-cases   also every case of a bonus task whose student/ file (--student
+                DIR, default .) is still the handout's placeholder (not
+                attempted: by default its first case runs, the rest are skipped)
 grade options:
   --json FILE   one JSON object per task (cases passed, points), one per line
   --no-perf     on a GPU: do not time the tasks (correctness points only)
