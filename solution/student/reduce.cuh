@@ -76,6 +76,86 @@ __device__ typename Op::Element reduceBlock(typename Op::Element value,
     //@@ end
 }
 
+//@@ solution
+// The reference's helpers, in a namespace of their own (each task is graded with the
+// reference's other files, whose names must not clash with a student's).
+namespace reduce_reference {
+// 4-byte elements in chunks of a multiple of 4 travel as 16-byte vectors: a lane loads
+// CHUNK/4 vectors a warp step (a warp moves 512 bytes a load instruction, a quarter of
+// the instructions of 4-byte loads), and kStepsInFlight warp steps are loaded ahead,
+// so each warp keeps kStepsInFlight * 32 * CHUNK * 4 bytes in flight while it folds.
+template <class T, int CHUNK>
+constexpr bool kVectorSteps = sizeof(T) == 4 && CHUNK % 4 == 0;
+#ifndef SCANLAB_REDUCE_STEPS_IN_FLIGHT
+#define SCANLAB_REDUCE_STEPS_IN_FLIGHT 2
+#endif
+constexpr int kStepsInFlight = SCANLAB_REDUCE_STEPS_IN_FLIGHT;
+
+// Vector v of a warp step in the staging: one pad vector every 8, so the striped
+// stores (v = k*32 + lane) and the chunked reads (v = lane*CHUNK/4 + k) of a
+// quarter-warp hit 8 different 16-byte bank groups. 32*CHUNK/4 vectors padded so fit
+// in stagedSlots(32*CHUNK) elements (one pad element every 32).
+__device__ __forceinline__ unsigned paddedVector(unsigned v) { return v + v / 8; }
+
+// The fold of in[begin, end), in order, by the 32 lanes of one warp (all call it);
+// lane 0 returns it. `staging`: the warp's stagedSlots(32*CHUNK) elements.
+template <class Op, int CHUNK>
+__device__ typename Op::Element foldSliceVectors(const typename Op::Element* __restrict__ in,
+                                                 size_t begin, size_t end,
+                                                 typename Op::Element* staging, unsigned lane) {
+    using T = typename Op::Element;
+    constexpr int V = CHUNK / 4;
+    constexpr int D = kStepsInFlight;
+    constexpr size_t kStep = size_t(kWarpSize) * CHUNK;
+    uint4* vectors = reinterpret_cast<uint4*>(staging);
+    const bool aligned = detail::vectorAligned(in + begin);
+    uint4 ahead[D][V];  // D warp steps, striped: vector k of step d at k*32 + lane
+    auto fetch = [&](int d, size_t base) {
+#pragma unroll
+        for (int k = 0; k < V; ++k) {
+            const size_t i = base + 4 * (size_t(k) * kWarpSize + lane);
+            if (aligned && i + 4 <= end) {
+                ahead[d][k] = *reinterpret_cast<const uint4*>(in + i);
+            } else {
+                T part[4];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) part[j] = i + j < end ? in[i + j] : Op::identity();
+                ahead[d][k] = detail::packVector(part);
+            }
+        }
+    };
+#pragma unroll
+    for (int d = 0; d < D; ++d) fetch(d, begin + d * kStep);
+    T acc = Op::identity();
+    for (size_t at = begin; at < end; at += D * kStep) {
+#pragma unroll
+        for (int d = 0; d < D; ++d) {
+            const size_t base = at + d * kStep;
+            if (base < end) {
+#pragma unroll
+                for (int k = 0; k < V; ++k) vectors[paddedVector(k * kWarpSize + lane)] = ahead[d][k];
+                __syncwarp();
+                fetch(d, base + D * kStep);  // the step D ahead, into the registers just freed
+                // This lane's CHUNK consecutive elements, folded in order.
+                T x = Op::identity();
+#pragma unroll
+                for (int k = 0; k < V; ++k) {
+                    T part[4];
+                    detail::unpackVector(vectors[paddedVector(lane * V + k)], part);
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) x = k == 0 && j == 0 ? part[0] : Op::apply(x, part[j]);
+                }
+                __syncwarp();  // all lanes have read before the next step overwrites staging
+                x = reduceWarp<Op>(x);
+                if (lane == 0) acc = Op::apply(acc, x);
+            }
+        }
+    }
+    return acc;
+}
+}  // namespace reduce_reference
+//@@ end
+
 // Stage 1 and stage 2 of the reduction (see the top of this file).
 template <class Op, int CHUNK>
 __global__ void reduceBlocksKernel(const typename Op::Element* __restrict__ in, size_t n,
@@ -98,32 +178,35 @@ __global__ void reduceBlocksKernel(const typename Op::Element* __restrict__ in, 
     const size_t begin = blockIdx.x * itemsPerBlock + warp * itemsPerWarp;
     const size_t limit = begin + itemsPerWarp;
     const size_t end = n < limit ? n : limit;
-
-    // Software pipelining: the global loads of the next warp tile are issued before
-    // this tile is folded, so the memory system always has a tile in flight per warp.
-    // (The same staging as loadChunks in harness/tile_io.cuh, split in two.)
-    T ahead[CHUNK];  // the next tile, striped: ahead[k] = in[base + k*32 + lane]
-    auto fetch = [&](size_t base) {
-#pragma unroll
-        for (int k = 0; k < CHUNK; ++k) {
-            const size_t i = base + k * kWarpSize + lane;
-            ahead[k] = i < end ? in[i] : Op::identity();
-        }
-    };
     T warpAcc = Op::identity();  // meaningful in lane 0
-    if (begin < end) fetch(begin);
-    for (size_t base = begin; base < end; base += kWarpTile) {
+    if constexpr (reduce_reference::kVectorSteps<T, CHUNK>) {
+        warpAcc = reduce_reference::foldSliceVectors<Op, CHUNK>(in, begin, end, staging, lane);
+    } else {
+        // Software pipelining: the global loads of the next warp tile are issued before
+        // this tile is folded, so the memory system always has a tile in flight per warp.
+        // (The same staging as loadChunks in harness/tile_io.cuh, split in two.)
+        T ahead[CHUNK];  // the next tile, striped: ahead[k] = in[base + k*32 + lane]
+        auto fetch = [&](size_t base) {
 #pragma unroll
-        for (int k = 0; k < CHUNK; ++k) staging[paddedIndex(k * kWarpSize + lane)] = ahead[k];
-        __syncwarp();
-        if (base + kWarpTile < end) fetch(base + kWarpTile);
-        // This lane's CHUNK consecutive elements, folded in order.
-        T x = staging[paddedIndex(lane * CHUNK)];
+            for (int k = 0; k < CHUNK; ++k) {
+                const size_t i = base + k * kWarpSize + lane;
+                ahead[k] = i < end ? in[i] : Op::identity();
+            }
+        };
+        if (begin < end) fetch(begin);
+        for (size_t base = begin; base < end; base += kWarpTile) {
 #pragma unroll
-        for (int k = 1; k < CHUNK; ++k) x = Op::apply(x, staging[paddedIndex(lane * CHUNK + k)]);
-        __syncwarp();  // all lanes have read before the next tile overwrites staging
-        x = reduceWarp<Op>(x);
-        if (lane == 0) warpAcc = Op::apply(warpAcc, x);
+            for (int k = 0; k < CHUNK; ++k) staging[paddedIndex(k * kWarpSize + lane)] = ahead[k];
+            __syncwarp();
+            if (base + kWarpTile < end) fetch(base + kWarpTile);
+            // This lane's CHUNK consecutive elements, folded in order.
+            T x = staging[paddedIndex(lane * CHUNK)];
+#pragma unroll
+            for (int k = 1; k < CHUNK; ++k) x = Op::apply(x, staging[paddedIndex(lane * CHUNK + k)]);
+            __syncwarp();  // all lanes have read before the next tile overwrites staging
+            x = reduceWarp<Op>(x);
+            if (lane == 0) warpAcc = Op::apply(warpAcc, x);
+        }
     }
     const T blockAcc = reduceBlock<Op>(lane == 0 ? warpAcc : Op::identity(), warpTotals);
     if (threadIdx.x == 0) blockResults[blockIdx.x] = blockAcc;
