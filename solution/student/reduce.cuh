@@ -154,6 +154,9 @@ __device__ typename Op::Element foldSliceVectors(const typename Op::Element* __r
     return acc;
 }
 }  // namespace reduce_reference
+//@@ placeholder
+//| // Helpers of your own may go here, best in a namespace of your own: each task is
+//| // graded with only the contracts of the other files.
 //@@ end
 
 // Stage 1 and stage 2 of the reduction (see the top of this file).
