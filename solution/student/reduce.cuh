@@ -80,25 +80,32 @@ __device__ typename Op::Element reduceBlock(typename Op::Element value,
 // The reference's helpers, in a namespace of their own (each task is graded with the
 // reference's other files, whose names must not clash with a student's).
 namespace reduce_reference {
-// 4-byte elements in chunks of a multiple of 4 travel as 16-byte vectors: a lane loads
-// CHUNK/4 vectors a warp step (a warp moves 512 bytes a load instruction, a quarter of
-// the instructions of 4-byte loads), and kStepsInFlight warp steps are loaded ahead,
-// so each warp keeps kStepsInFlight * 32 * CHUNK * 4 bytes in flight while it folds.
-template <class T, int CHUNK>
-constexpr bool kVectorSteps = sizeof(T) == 4 && CHUNK % 4 == 0;
+// 4-byte elements in chunks of a multiple of 4 may travel as 16-byte vectors: a lane
+// loads CHUNK/4 vectors a warp step (a warp moves 512 bytes a load instruction, a
+// quarter of the instructions of 4-byte loads), and kStepsInFlight warp steps are
+// loaded ahead, so each warp keeps kStepsInFlight * 32 * CHUNK * 4 bytes in flight
+// while it folds. 0: the 4-byte path below for every element type (the reference's
+// measured one; issue 61 measures the others: bench/tune_kernels.cu).
 #ifndef SCANLAB_REDUCE_STEPS_IN_FLIGHT
-#define SCANLAB_REDUCE_STEPS_IN_FLIGHT 2
+#define SCANLAB_REDUCE_STEPS_IN_FLIGHT 0
 #endif
 constexpr int kStepsInFlight = SCANLAB_REDUCE_STEPS_IN_FLIGHT;
+template <class T, int CHUNK>
+constexpr bool kVectorSteps = kStepsInFlight > 0 && sizeof(T) == 4 && CHUNK % 4 == 0;
 
-// Vector v of a warp step in the staging: one pad vector every 8, so the striped
-// stores (v = k*32 + lane) and the chunked reads (v = lane*CHUNK/4 + k) of a
-// quarter-warp hit 8 different 16-byte bank groups. 32*CHUNK/4 vectors padded so fit
-// in stagedSlots(32*CHUNK) elements (one pad element every 32).
-__device__ __forceinline__ unsigned paddedVector(unsigned v) { return v + v / 8; }
+// Where vector v of a warp step of V vectors a lane lies in the warp's staging (32*V
+// vectors, no padding, so 16-byte aligned): for V a power of two, v's bits 0-2 are
+// XORed with bits 3.. of it, so the striped stores (v = k*32 + lane) and the chunked
+// reads (v = lane*V + k) of a quarter-warp each hit 8 different 16-byte bank groups.
+// For odd V the chunked reads already do.
+template <int V>
+__device__ __forceinline__ unsigned swizzledVector(unsigned v) {
+    constexpr unsigned kMask = (V & (V - 1)) == 0 ? unsigned(V - 1) & 7u : 0u;
+    return v ^ ((v >> 3) & kMask);
+}
 
 // The fold of in[begin, end), in order, by the 32 lanes of one warp (all call it);
-// lane 0 returns it. `staging`: the warp's stagedSlots(32*CHUNK) elements.
+// lane 0 returns it. `staging`: 32*CHUNK elements of the warp's, 16-byte aligned.
 template <class Op, int CHUNK>
 __device__ typename Op::Element foldSliceVectors(const typename Op::Element* __restrict__ in,
                                                  size_t begin, size_t end,
@@ -133,7 +140,7 @@ __device__ typename Op::Element foldSliceVectors(const typename Op::Element* __r
             const size_t base = at + d * kStep;
             if (base < end) {
 #pragma unroll
-                for (int k = 0; k < V; ++k) vectors[paddedVector(k * kWarpSize + lane)] = ahead[d][k];
+                for (int k = 0; k < V; ++k) vectors[swizzledVector<V>(k * kWarpSize + lane)] = ahead[d][k];
                 __syncwarp();
                 fetch(d, base + D * kStep);  // the step D ahead, into the registers just freed
                 // This lane's CHUNK consecutive elements, folded in order.
@@ -141,7 +148,7 @@ __device__ typename Op::Element foldSliceVectors(const typename Op::Element* __r
 #pragma unroll
                 for (int k = 0; k < V; ++k) {
                     T part[4];
-                    detail::unpackVector(vectors[paddedVector(lane * V + k)], part);
+                    detail::unpackVector(vectors[swizzledVector<V>(lane * V + k)], part);
 #pragma unroll
                     for (int j = 0; j < 4; ++j) x = k == 0 && j == 0 ? part[0] : Op::apply(x, part[j]);
                 }
@@ -183,7 +190,10 @@ __global__ void reduceBlocksKernel(const typename Op::Element* __restrict__ in, 
     const size_t end = n < limit ? n : limit;
     T warpAcc = Op::identity();  // meaningful in lane 0
     if constexpr (reduce_reference::kVectorSteps<T, CHUNK>) {
-        warpAcc = reduce_reference::foldSliceVectors<Op, CHUNK>(in, begin, end, staging, lane);
+        // Unpadded staging, 16-byte aligned: 32*CHUNK elements a warp (of its
+        // stagedSlots(kWarpTile)).
+        warpAcc = reduce_reference::foldSliceVectors<Op, CHUNK>(in, begin, end, shared + warp * kWarpTile,
+                                                                lane);
     } else {
         // Software pipelining: the global loads of the next warp tile are issued before
         // this tile is folded, so the memory system always has a tile in flight per warp.
