@@ -24,7 +24,7 @@
 #   R4    reduce: 4 steps in flight; look-back: window 128, first sleep 1000 ns
 #   R1    reduce: 1 step in flight; look-back: window 64, first sleep 1000 ns
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 out=${1:?usage: tools/gpu_reference_perf.sh LOG_DIR [CCCL_WHEEL]}
 mkdir -p "$out"
 wheel=${2:-}
@@ -45,9 +45,9 @@ mkdir -p "$bin"
 nvcc "${flags[@]}" bench/tune_kernels.cu -o "$bin/tune" > "$bin/build-tune.log" 2>&1 &
 [ -n "$cccl" ] && nvcc "${flags[@]}" -I"$cccl" bench/bench_cub.cu -o "$bin/bench-cccl" > "$bin/build-cccl.log" 2>&1 &
 for c in "${configs[@]}"; do
-    # shellcheck disable=SC2086  # the macros split on spaces, on purpose
-    nvcc "${flags[@]}" ${cfg[$c]} bench/bench_cub.cu -o "$bin/bench-$c" > "$bin/build-bench-$c.log" 2>&1 &
-    nvcc "${flags[@]}" ${cfg[$c]} bench/check_kernels.cu -o "$bin/check-$c" > "$bin/build-check-$c.log" 2>&1 &
+    read -r -a macros <<< "${cfg[$c]}"  # the macros split on spaces
+    nvcc "${flags[@]}" "${macros[@]}" bench/bench_cub.cu -o "$bin/bench-$c" > "$bin/build-bench-$c.log" 2>&1 &
+    nvcc "${flags[@]}" "${macros[@]}" bench/check_kernels.cu -o "$bin/check-$c" > "$bin/build-check-$c.log" 2>&1 &
 done
 wait
 for f in "$bin"/build-*.log; do
