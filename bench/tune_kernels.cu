@@ -1,7 +1,7 @@
 // scanlab-tune: variants of the reference's reduce (task 2) and look-back scan (task 4)
 // against a device copy and CUB, int32 add at 2^24, 2^28 and 2^20 (add-f32 and mssp for
 // the look-back at 2^24), each variant's output checked against the CPU reference. What
-// chose the reference's tile shapes, grid and look-back waits on the H200 (issue 61;
+// is to choose the reference's reduce and look-back settings on the H200 (issue 61;
 // appendix B of the handout says what each step gave).
 //
 //   scanlab-tune [CSV]     one row per (variant, n) into CSV, a table on stdout

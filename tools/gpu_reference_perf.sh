@@ -5,7 +5,7 @@
 #   1. bench/tune_kernels.cu (scanlab-tune): the reduce variants (16-byte loads, warp steps
 #      in flight, interleaved warps, grid) and the look-back variants (window, first sleep,
 #      poll, tile shape, prefetch, streaming stores) at 2^24, 2^28, 2^20, int32 add, plus
-#      add-f32 and mssp at 2^24 and 2^28: LOG_DIR/tune.log and tune.csv;
+#      add-f32 and mssp at 2^24: LOG_DIR/tune.log and tune.csv;
 #   2. make bench's two binaries (bench/bench_cub.cu: the toolkit's CUB, and the newest
 #      CCCL's from the wheel, --cub-only) for each configuration below, the plans as the
 #      reference runs them with that configuration's macros: LOG_DIR/bench.log;
