@@ -2,7 +2,7 @@
 // against a device copy and CUB, int32 add at 2^24, 2^28 and 2^20 (add-f32 and mssp for
 // the look-back at 2^24), each variant's output checked against the CPU reference. What
 // is to choose the reference's reduce and look-back settings on the H200 (issue 61;
-// appendix B of the handout says what each step gave).
+// tools/gpu_reference_perf.sh runs it).
 //
 //   scanlab-tune [CSV]     one row per (variant, n) into CSV, a table on stdout
 //
