@@ -444,7 +444,7 @@ class Builder:
             commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
         if contract.is_task_build(files, self.reference_files):
             # The other student files: their contract, and the reference unit (contract.py).
-            commands[0] = [*commands[0], f"-I{src / contract.CONTRACT_DIR}"]
+            commands[0] = [*commands[0], *contract.include_flags(src)]
             if kit[0].reference and not any(n in files for n in REFERENCE_UNIT_FILES):
                 reference_unit = build_dir / kit[0].reference
                 commands[-1] = contract.after_student_object(commands[-1], str(reference_unit))

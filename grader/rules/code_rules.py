@@ -295,9 +295,12 @@ def outside_files(dependencies: list[str], allowed_files: set[str],
             if norm(d) not in files and not any(norm(d).startswith(p + os.sep) for p in dirs)]
 
 
-def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]:
+def refuse_outside(outside: list[str], sources: dict[str, str],
+                   missing: frozenset[str] = frozenset()) -> list[Finding]:
     """A finding for each file outside: on the student line that includes it (by its
-    name) when there is one. Only the file's name is said, never a word of it."""
+    name) when there is one. Only the file's name is said, never a word of it. `missing`:
+    the ones that are no file at all (the compiler's -MG lists an include it does not
+    find as spelled): said as not found, never as a file outside the submission."""
     found = []
     for path in outside:
         base = Path(path).name
@@ -310,10 +313,12 @@ def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]
             if where:
                 break
         shown, line = where if where else (next(iter(sources), "the submission"), 0)
-        found.append(Finding(shown, line, "include",
-                             f"reads {path}, a file outside the submission, the handout's "
-                             "harness and the compiler's own headers: refused before the build",
-                             source_line(sources.get(shown, ""), line)))
+        said = (f"includes {path}, which no include folder of the build holds (a student file "
+                "is found by its name beside yours or as \"student/<name>\"): not built"
+                if path in missing else
+                f"reads {path}, a file outside the submission, the handout's "
+                "harness and the compiler's own headers: refused before the build")
+        found.append(Finding(shown, line, "include", said, source_line(sources.get(shown, ""), line)))
     return found
 
 
@@ -434,7 +439,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                                 (str(root / "harness"), str(root / "emulator"), str(root / "student"),
                                  *system))
         if outside:
-            return refuse_outside(outside, sources), ""
+            return refuse_outside(outside, sources,
+                                  frozenset(d for d in outside if not (root / d).exists())), ""
         pre = _run(flags + ["-E", "-o", str(root / "unit.i"), unit], root)
         if pre.returncode != 0:
             return [], only_public_messages(pre.stderr.replace(f"{root}/", ""), system)
