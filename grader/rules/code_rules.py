@@ -63,6 +63,7 @@ class Rules:
     # its task defines: where the call graph starts).
     allowed_calls: tuple[str, ...] = ()
     kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    cxx_standard: int = 0                      # the assignment's ([language], data/assignment.toml)
 
     @classmethod
     def from_data(cls, data: dict[str, object]) -> "Rules":
@@ -76,8 +77,10 @@ class Rules:
         raw_kernels = data.get("kernels", {})
         kernels = tuple((str(k), tuple(str(n) for n in v)) for k, v in raw_kernels.items()
                         if isinstance(v, list)) if isinstance(raw_kernels, dict) else ()
+        standard = data.get("cxx_standard", 0)
         return cls(rules, strings("allowed_system_includes"), strings("allowed_directives"),
-                   strings("student_files"), strings("allowed_calls"), kernels)
+                   strings("student_files"), strings("allowed_calls"), kernels,
+                   standard if isinstance(standard, int) else 0)
 
     @classmethod
     def load(cls, path: Path) -> "Rules":
@@ -429,7 +432,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                 # would make it a newline, and the lines would not be the compiler's).
                 sources[str(src)] = src.read_bytes().decode("utf-8", errors="replace")
         unit = str(root / "emulator" / "student_unit_emu.cpp")
-        flags = [cxx, "-std=gnu++20", f"-I{root}", "-Wno-unknown-pragmas"]
+        flags = [cxx, *([f"-std=gnu++{rules.cxx_standard}"] if rules.cxx_standard else []), f"-I{root}",
+                 "-Wno-unknown-pragmas"]
         # -MG: a header that is not there is listed (and refused below), not an error.
         deps = _run(flags + ["-M", "-MG", "-MF", str(root / "unit.d"), "-MT", "unit", unit], root)
         if deps.returncode != 0:

@@ -65,6 +65,7 @@ class Rules:
     # its task defines: where the call graph starts).
     allowed_calls: tuple[str, ...] = ()
     kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    cxx_standard: int = 0                      # the assignment's ([language], data/assignment.toml)
 
     @classmethod
     def from_data(cls, data: dict[str, object]) -> "Rules":
@@ -78,8 +79,10 @@ class Rules:
         raw_kernels = data.get("kernels", {})
         kernels = tuple((str(k), tuple(str(n) for n in v)) for k, v in raw_kernels.items()
                         if isinstance(v, list)) if isinstance(raw_kernels, dict) else ()
+        standard = data.get("cxx_standard", 0)
         return cls(rules, strings("allowed_system_includes"), strings("allowed_directives"),
-                   strings("student_files"), strings("allowed_calls"), kernels)
+                   strings("student_files"), strings("allowed_calls"), kernels,
+                   standard if isinstance(standard, int) else 0)
 
     @classmethod
     def load(cls, path: Path) -> "Rules":
@@ -297,9 +300,12 @@ def outside_files(dependencies: list[str], allowed_files: set[str],
             if norm(d) not in files and not any(norm(d).startswith(p + os.sep) for p in dirs)]
 
 
-def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]:
+def refuse_outside(outside: list[str], sources: dict[str, str],
+                   missing: frozenset[str] = frozenset()) -> list[Finding]:
     """A finding for each file outside: on the student line that includes it (by its
-    name) when there is one. Only the file's name is said, never a word of it."""
+    name) when there is one. Only the file's name is said, never a word of it. `missing`:
+    the ones that are no file at all (the compiler's -MG lists an include it does not
+    find as spelled): said as not found, never as a file outside the submission."""
     found = []
     for path in outside:
         base = Path(path).name
@@ -312,10 +318,12 @@ def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]
             if where:
                 break
         shown, line = where if where else (next(iter(sources), "the submission"), 0)
-        found.append(Finding(shown, line, "include",
-                             f"reads {path}, a file outside the submission, the handout's "
-                             "harness and the compiler's own headers: refused before the build",
-                             source_line(sources.get(shown, ""), line)))
+        said = (f"includes {path}, which no include folder of the build holds (a student file "
+                "is found by its name beside yours or as \"student/<name>\"): not built"
+                if path in missing else
+                f"reads {path}, a file outside the submission, the handout's "
+                "harness and the compiler's own headers: refused before the build")
+        found.append(Finding(shown, line, "include", said, source_line(sources.get(shown, ""), line)))
     return found
 
 
@@ -426,7 +434,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                 # would make it a newline, and the lines would not be the compiler's).
                 sources[str(src)] = src.read_bytes().decode("utf-8", errors="replace")
         unit = str(root / "emulator" / "student_unit_emu.cpp")
-        flags = [cxx, "-std=gnu++20", f"-I{root}", "-Wno-unknown-pragmas"]
+        flags = [cxx, *([f"-std=gnu++{rules.cxx_standard}"] if rules.cxx_standard else []), f"-I{root}",
+                 "-Wno-unknown-pragmas"]
         # -MG: a header that is not there is listed (and refused below), not an error.
         deps = _run(flags + ["-M", "-MG", "-MF", str(root / "unit.d"), "-MT", "unit", unit], root)
         if deps.returncode != 0:
@@ -436,7 +445,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                                 (str(root / "harness"), str(root / "emulator"), str(root / "student"),
                                  *system))
         if outside:
-            return refuse_outside(outside, sources), ""
+            return refuse_outside(outside, sources,
+                                  frozenset(d for d in outside if not (root / d).exists())), ""
         pre = _run(flags + ["-E", "-o", str(root / "unit.i"), unit], root)
         if pre.returncode != 0:
             return [], only_public_messages(pre.stderr.replace(f"{root}/", ""), system)

@@ -16,8 +16,10 @@ These two look at the student unit (handout/harness/host/student_unit.cu) as com
   harness restores the student unit's variables before every launch
   (handout/harness/host/student_state.h). Refused is only the state it cannot restore:
   data placed in a section of its own, and (on the GPU build) the host object's own
-  variables (the GPU's restoration covers device memory). (Thread-local data is not a
-  variable of this rule: the emulator's `__shared__` memory is thread_local.)
+  variables (the GPU's restoration covers device memory), and thread-local data
+  (`thread_local`, .tdata/.tbss: one copy per host thread; nvcc refuses it in device
+  code), except the emulator's `__shared__` memory (thread_local there: shared_memory
+  tells it by the student line that declares it).
 
 Symbol findings name the student file and line where the name occurs, when it does.
 """
@@ -53,6 +55,7 @@ READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
 # .data.rel.ro is read-only after load, above).
 RESTORED_ON_EMULATOR = re.compile(r"^\.(data|bss)(\..*)?$")
 ENTRY_POINTS = re.compile(r"^scanlab::student::")
+_SHARED_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b[^\n]*\b__shared__\b", re.M)
 
 
 # ---- preprocessed ---------------------------------------------------------------------
@@ -169,8 +172,11 @@ def _without_return_type(name: str) -> str:
 
 
 def _base_name(name: str) -> str:
-    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`."""
+    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`;
+    a function's static, `scanlab::f<int>(int*)::tile` -> `tile`."""
     name = name.replace("(anonymous namespace)::", "")
+    if re.search(r"\)(?: const)?::[A-Za-z_]\w*$", name):
+        return name.rsplit("::", 1)[1]
     depth = 0
     cut = len(name)
     for i, c in enumerate(name):
@@ -198,6 +204,30 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
             line = s.line_of(m.start())
             return path, line, s.source_line(line)
     return None
+
+
+def shared_memory(name: str, sources: dict[str, str]) -> bool:
+    """Whether a thread-local variable of the emulator's student unit is `__shared__`
+    memory (handout/emulator/cuda_emu.h: `#define __shared__ thread_local`), not a
+    `thread_local` of the student's: a student line that names it says `__shared__` (or a
+    macro of the student's that does). One no student line names is the harness's."""
+    base = _base_name(name)
+    if not re.fullmatch(r"[A-Za-z_]\w*", base):
+        return False
+    token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
+    named = False
+    for text in sources.values():
+        code = strip_source(text).code
+        shared = re.compile(r"(?<![\w])(" + "|".join(
+            re.escape(w) for w in {"__shared__", *_SHARED_MACRO.findall(code)}) + r")(?![\w])")
+        code = re.sub(r"^[ \t]*#[^\n]*", lambda d: " " * len(d.group(0)), code, flags=re.M)
+        for m in token.finditer(code):
+            named = True
+            # The declaration the name ends: from the end of the statement before it.
+            start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+            if shared.search(code[start:m.start()]):
+                return True
+    return not named
 
 
 def restored(s: Symbol, cuda: bool) -> bool:
@@ -241,6 +271,12 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
+        if s.kind == "TLS" and not (not cuda and shared_memory(s.name, sources)):
+            findings.append((s, "state", f"keeps state between launches in the thread_local "
+                             f"`{s.name}` (thread-local storage, `{s.section}`: one copy per host "
+                             "thread, which the harness cannot put back before each launch; "
+                             "device code has none: nvcc refuses thread_local there)"))
+            continue
         if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
                 and object_code.variable_key(s.name) not in device_names \
                 and _base_name(s.name) not in constants and not restored(s, cuda):
@@ -345,4 +381,23 @@ def undeclared_runtime_calls(errors: str, sources: dict[str, str]) -> list[Viola
                                "assignment does not allow (the emulator does not provide it; on a GPU "
                                "the compiled code's reference to it is refused)",
                                code_rules.source_line(sources[path], line)))
+    return found
+
+
+_DEVICE_THREAD_LOCAL = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): error: cannot use "
+                                  r"thread_local specifier for variable declarations in device code", re.M)
+
+
+def device_thread_locals(errors: str, sources: dict[str, str]) -> list[Violation]:
+    """A failed nvcc build's `thread_local` in device code (which nvcc refuses): the same
+    refusal as the emulator's object check on thread-local storage ("state"), not a build
+    failure (issue 58, item 3)."""
+    found: list[Violation] = []
+    for m in _DEVICE_THREAD_LOCAL.finditer(errors):
+        path, line = m.group("file"), int(m.group("line"))
+        if path in sources and not any(v.file == path and v.line == line for v in found):
+            found.append(Violation(path, line, "state", "keeps state between launches in a "
+                                   "thread_local variable (thread-local storage: device code has "
+                                   "none, and on the host the harness cannot put it back before "
+                                   "each launch)", code_rules.source_line(sources[path], line)))
     return found
