@@ -164,3 +164,57 @@ def test_a_harness_function_kept_apart_by_the_compiler_is_the_harnesss():
     # Nothing of the harness's runs it: the helper never runs on the host.
     kept.refs.discard("scanlab::Arg::Arg(int const*)")
     assert object_code.check_host_code([kept, helper, plan, converted], cuda=True, harness=harness) == []
+
+
+# ---- what the object holds decides host code and state (issue 58, item 3) ------------------
+BEFORE_MAIN = r"""
+#include <cstdio>
+namespace scanlab {
+__attribute__((constructor)) static void printFakeVerdict() { std::printf("{\"score\": 100}\n"); }
+__attribute__((destructor)) void afterTheEnd() { std::printf("bye\n"); }
+thread_local unsigned hostLaunches = 0;
+unsigned bump() { return ++hostLaunches; }
+__global__ void kernel(int* p) { p[0] = 1; }
+}  // namespace scanlab
+"""
+
+
+@pytest.mark.parametrize("compiler", ["g++", "nvcc"])
+def test_init_entries_and_thread_locals_are_read_from_the_object(tmp_path, compiler):
+    from grader.grading.checks import compiled as compiled_checks
+    from grader.config.rubric import ForbiddenRubric
+    tool = shutil.which(compiler) or (f"/usr/local/cuda/bin/{compiler}"
+                                      if Path(f"/usr/local/cuda/bin/{compiler}").exists() else None)
+    if tool is None:
+        pytest.skip(f"no {compiler} here")
+    source = BEFORE_MAIN if compiler == "nvcc" else \
+        '#include "emulator/cuda_emu.h"\n' + BEFORE_MAIN.replace("__global__ void kernel(int* p) { p[0] = 1; }",
+                                                                 "__global__ void kernel(int* p) { __shared__ int tile[4]; "
+                                                                 "tile[p[1] & 3] = 1; p[0] = tile[0]; }")
+    unit = tmp_path / ("unit.cu" if compiler == "nvcc" else "unit.cpp")
+    unit.write_text(source)
+    argv = [tool, "-O3", "-std=c++20", "-c", str(unit), "-o", str(tmp_path / "unit.o")]
+    argv += ["-arch=sm_90"] if compiler == "nvcc" else [f"-I{REPO / 'handout'}", "-Wno-unknown-pragmas"]
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True, timeout=600)
+    obj = tmp_path / "unit.o"
+    found = object_code.check_init_entries(obj, frozenset())
+    names = {f.name.split("(")[0] for f in found}
+    # The student's constructor and destructor; not nvcc's registration.
+    assert names == {"scanlab::printFakeVerdict", "scanlab::afterTheEnd"}, found
+    assert all(f.rule == "host-code" for f in found)
+    sources = {"alice/scan.cuh": source}
+    symbols = compiled_checks.read_symbols(obj)
+    state = [v for v in compiled_checks.check_symbols(symbols, [], sources, ForbiddenRubric(),
+                                                      cuda=compiler == "nvcc") if v.rule == "state"]
+    # The thread_local is refused on its line; the emulator's __shared__ tile is not state.
+    line = source.split("\n").index("thread_local unsigned hostLaunches = 0;") + 1
+    assert any("hostLaunches" in v.message and v.line == line for v in state), state
+    assert not any("tile" in v.message for v in state), state
+
+
+def test_nvccs_thread_local_error_is_the_state_refusal():
+    from grader.grading.checks import compiled as compiled_checks
+    errors = ("alice/reduce.cuh(12): error: cannot use thread_local specifier for variable "
+              "declarations in device code\n")
+    found = compiled_checks.device_thread_locals(errors, {"alice/reduce.cuh": "x\n" * 20})
+    assert [(v.file, v.line, v.rule) for v in found] == [("alice/reduce.cuh", 12, "state")]
