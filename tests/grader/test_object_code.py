@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import CXX_STD, REPO
 from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
@@ -66,7 +66,7 @@ def compiled(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("nvcc")
     (tmp / "unit.cu").write_text(UNIT)
     (tmp / "keep").mkdir()
-    subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
+    subprocess.run([nvcc, "-O3", CXX_STD, "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
                     "--keep", "--keep-dir", "keep"], cwd=tmp, check=True, capture_output=True,
                    timeout=600)
     return tmp / "unit.o", next((tmp / "keep").glob("*.cubin"))
@@ -119,7 +119,7 @@ def test_the_device_state_reaches_the_program_in_its_own_section(tmp_path):
                                        'int main() { std::cout << scanlab::programSection('
                                        '".scanlab.device_state"); }\n')
     program = tmp_path / "scanlab"
-    subprocess.run([gxx, "-std=c++17", "-I", str(REPO / "handout"), "show.cpp", "-o", str(program)],
+    subprocess.run([gxx, CXX_STD, "-I", str(REPO / "handout"), "show.cpp", "-o", str(program)],
                    cwd=tmp_path, check=True, timeout=300)
     assert subprocess.run([program], capture_output=True, text=True).stdout == ""   # none yet
     names = "_ZN7scanlab6gStateE\n? $str\n"
@@ -193,7 +193,7 @@ def test_init_entries_and_thread_locals_are_read_from_the_object(tmp_path, compi
                                                                  "tile[p[1] & 3] = 1; p[0] = tile[0]; }")
     unit = tmp_path / ("unit.cu" if compiler == "nvcc" else "unit.cpp")
     unit.write_text(source)
-    argv = [tool, "-O3", "-std=c++20", "-c", str(unit), "-o", str(tmp_path / "unit.o")]
+    argv = [tool, "-O3", CXX_STD, "-c", str(unit), "-o", str(tmp_path / "unit.o")]
     argv += ["-arch=sm_90"] if compiler == "nvcc" else [f"-I{REPO / 'handout'}", "-Wno-unknown-pragmas"]
     subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True, timeout=600)
     obj = tmp_path / "unit.o"
