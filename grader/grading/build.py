@@ -572,7 +572,7 @@ class Builder:
         functions = object_code.read_functions(Path(objects["student"]))
         harness = object_code.harness_host_functions(build_gate.harness_includes(src, build_dir))
         toolchain = object_code.check_host_code(functions, cuda, harness) \
-            + object_code.check_init_entries(Path(objects["student"]), harness)
+            + object_code.check_init_entries(Path(objects["student"]), harness, sources)
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
                   if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's

@@ -36,11 +36,13 @@ from pathlib import Path
 
 from .compiled_program import (  # noqa: F401  (re-exported: the grader's names for them)
     CUDA_LAUNCH, INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S,
-    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle,
-    elf_sections, forbidden_reference, function_key, gcc_inline_calls, inline_report_flag,
-    is_placeholder, norm, object_calls, placed, placeholder_calls, placeholder_message, ptx_calls,
-    read_functions, run_tool, undefined_symbols)
-from .cpp_text import blank
+    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, compiler_init_entry,
+    demangle,
+    elf_sections, forbidden_reference, function_key, gcc_inline_calls, init_entries,
+    init_entry_message, inline_report_flag, is_placeholder, norm, object_calls, placed,
+    placeholder_calls, placeholder_message, ptx_calls, read_functions, run_tool, thread_local_message,
+    thread_locals, undefined_symbols)
+from .cpp_text import blank, splice
 
 DATA_FILE = "code_rules.json"
 
@@ -98,6 +100,55 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         return f"{where}: {self.message} [{self.rule}]" + (f"\n    {self.excerpt}" if self.excerpt else "")
+
+
+# ---- a variable of the compiled unit, by name ---------------------------------------------
+
+_SHARED_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b[^\n]*\b__shared__\b", re.M)
+
+
+def base_name(name: str) -> str:
+    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`;
+    a function's static, `scanlab::f<int>(int*)::tile` -> `tile`."""
+    name = name.replace("(anonymous namespace)::", "")
+    if re.search(r"\)(?: const)?::[A-Za-z_]\w*$", name):
+        return name.rsplit("::", 1)[1]
+    depth = 0
+    cut = len(name)
+    for i, c in enumerate(name):
+        if c in "<(":
+            if depth == 0 and i > 0:
+                cut = i
+                break
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+    head = name[:cut].split("::")[-1].strip()
+    return head.split()[-1] if head else name
+
+
+def shared_memory(name: str, sources: dict[str, str]) -> bool:
+    """Whether a thread-local variable of the emulator's student unit is `__shared__`
+    memory (handout/emulator/cuda_emu.h: `#define __shared__ thread_local`), not a
+    `thread_local` of the student's: a student line that names it says `__shared__` (or a
+    macro of the student's that does). One no student line names is the harness's."""
+    base = base_name(name)
+    if not re.fullmatch(r"[A-Za-z_]\w*", base):
+        return False
+    token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
+    named = False
+    for text in sources.values():
+        code = blank(splice(text.replace("\r\n", "\n"))[0]).code
+        shared = re.compile(r"(?<![\w])(" + "|".join(
+            re.escape(w) for w in {"__shared__", *_SHARED_MACRO.findall(code)}) + r")(?![\w])")
+        code = re.sub(r"^[ \t]*#[^\n]*", lambda d: " " * len(d.group(0)), code, flags=re.M)
+        for m in token.finditer(code):
+            named = True
+            # The declaration the name ends: from the end of the statement before it.
+            start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+            if shared.search(code[start:m.start()]):
+                return True
+    return not named
 
 
 # ---- the source as the compiler counts its lines -----------------------------------------
@@ -396,16 +447,25 @@ def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str
     kernels = {v: by_name[Path(k).name] for k, v in shown.items() if Path(k).name in by_name}
     placeholders = {path: placeholder_message(path, placed(call, sources.get(path, "")))
                     for path, call in sorted(placeholder_calls(calls, kernels, shown, by_name).items())}
+    said = [(function_key(name).rsplit("::", 1)[-1], "symbol-call", message)
+            for name in undefined_symbols(obj)
+            for message in [forbidden_reference(name, rules.allowed_calls, nvcc=False)] if message]
+    # What the object holds (the grader's object check, issue 58): host code that runs
+    # before or after main, and thread-local state (but the emulator's __shared__ memory).
+    said += [(base_name(name), "host-code", init_entry_message(section, name))
+             for section, name in init_entries(obj)
+             if not compiler_init_entry(name, sources)]
+    said += [(base_name(name), "state", thread_local_message(name, section))
+             for name, section in thread_locals(obj) if not shared_memory(name, sources)]
     findings = []
-    for name in undefined_symbols(obj):
-        said = forbidden_reference(name, rules.allowed_calls, nvcc=False)
-        if said:
-            where = next(((p, i) for p, text in sources.items()
-                          for i, row in enumerate(text.split("\n"), 1)
-                          if re.search(rf"(?<!\w){re.escape(function_key(name).rsplit('::', 1)[-1])}(?!\w)", row)),
-                         (next(iter(sources), "the submission"), 0))
-            findings.append(Finding(where[0], where[1], "symbol-call", said,
-                                    source_line(sources.get(where[0], ""), where[1])))
+    for word, rule, message in said:
+        where = next(((p, i) for p, text in sources.items()
+                      for i, row in enumerate(text.split("\n"), 1)
+                      if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", row)),
+                     (next(iter(sources), "the submission"), 0))
+        finding = Finding(where[0], where[1], rule, message, source_line(sources.get(where[0], ""), where[1]))
+        if finding not in findings:
+            findings.append(finding)
     return findings, placeholders, ""
 
 

@@ -55,7 +55,6 @@ READ_ONLY_AFTER_LOAD = (".data.rel.ro", ".init_array", ".fini_array")
 # .data.rel.ro is read-only after load, above).
 RESTORED_ON_EMULATOR = re.compile(r"^\.(data|bss)(\..*)?$")
 ENTRY_POINTS = re.compile(r"^scanlab::student::")
-_SHARED_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b[^\n]*\b__shared__\b", re.M)
 
 
 # ---- preprocessed ---------------------------------------------------------------------
@@ -171,24 +170,7 @@ def _without_return_type(name: str) -> str:
     return name[last_space + 1:]
 
 
-def _base_name(name: str) -> str:
-    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`;
-    a function's static, `scanlab::f<int>(int*)::tile` -> `tile`."""
-    name = name.replace("(anonymous namespace)::", "")
-    if re.search(r"\)(?: const)?::[A-Za-z_]\w*$", name):
-        return name.rsplit("::", 1)[1]
-    depth = 0
-    cut = len(name)
-    for i, c in enumerate(name):
-        if c in "<(":
-            if depth == 0 and i > 0:
-                cut = i
-                break
-            depth += 1
-        elif c in ">)":
-            depth -= 1
-    head = name[:cut].split("::")[-1].strip()
-    return head.split()[-1] if head else name
+_base_name = code_rules.base_name
 
 
 def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
@@ -206,28 +188,7 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
     return None
 
 
-def shared_memory(name: str, sources: dict[str, str]) -> bool:
-    """Whether a thread-local variable of the emulator's student unit is `__shared__`
-    memory (handout/emulator/cuda_emu.h: `#define __shared__ thread_local`), not a
-    `thread_local` of the student's: a student line that names it says `__shared__` (or a
-    macro of the student's that does). One no student line names is the harness's."""
-    base = _base_name(name)
-    if not re.fullmatch(r"[A-Za-z_]\w*", base):
-        return False
-    token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
-    named = False
-    for text in sources.values():
-        code = strip_source(text).code
-        shared = re.compile(r"(?<![\w])(" + "|".join(
-            re.escape(w) for w in {"__shared__", *_SHARED_MACRO.findall(code)}) + r")(?![\w])")
-        code = re.sub(r"^[ \t]*#[^\n]*", lambda d: " " * len(d.group(0)), code, flags=re.M)
-        for m in token.finditer(code):
-            named = True
-            # The declaration the name ends: from the end of the statement before it.
-            start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
-            if shared.search(code[start:m.start()]):
-                return True
-    return not named
+shared_memory = code_rules.shared_memory
 
 
 def restored(s: Symbol, cuda: bool) -> bool:
@@ -272,10 +233,7 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
         if s.kind == "TLS" and not (not cuda and shared_memory(s.name, sources)):
-            findings.append((s, "state", f"keeps state between launches in the thread_local "
-                             f"`{s.name}` (thread-local storage, `{s.section}`: one copy per host "
-                             "thread, which the harness cannot put back before each launch; "
-                             "device code has none: nvcc refuses thread_local there)"))
+            findings.append((s, "state", code_rules.thread_local_message(s.name, s.section)))
             continue
         if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
                 and object_code.variable_key(s.name) not in device_names \

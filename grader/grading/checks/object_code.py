@@ -165,50 +165,22 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
     return found
 
 
-# The sections whose entries the loader or the C runtime calls before or after main.
-INIT_SECTIONS = re.compile(r"^\.(init_array|fini_array|preinit_array|ctors|dtors)(\.\d+)?$")
+init_entries = code_rules.init_entries
 
 
-def init_entries(obj: Path) -> list[tuple[str, str]]:
-    """(section, function) for each entry of the object's .init_array, .fini_array,
-    .preinit_array, .ctors and .dtors: what runs before or after main. A local function's
-    entry is a section plus an offset (`.text.startup + 16`): the function there."""
-    sections = _sections(obj)
-    at: dict[tuple[str, int], str] = {}
-    for line in _run(["readelf", "-sW", str(obj)]).splitlines():
-        parts = line.split()
-        if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] in sections:
-            at.setdefault((sections[parts[6]][0], int(parts[1], 16)), parts[7])
-    entries: list[tuple[str, str]] = []
-    section = ""
-    for line in _run(["readelf", "-rW", str(obj)]).splitlines():
-        m = re.match(r"Relocation section '\.rela?(\S+)'", line)
-        if m:
-            section = m.group(1) if INIT_SECTIONS.match(m.group(1)) else ""
-            continue
-        e = re.match(r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(\S+)(?:\s*\+\s*([0-9a-f]+))?", line)
-        if section and e:
-            target, addend = e.group(1), int(e.group(2) or "0", 16)
-            entries.append((section, at.get((target, addend), target) if target.startswith(".") else target))
-    names = _demangle([t for _, t in entries])
-    return [(sec, names.get(t, t)) for sec, t in entries]
-
-
-def check_init_entries(obj: Path, harness: frozenset[str]) -> list[Finding]:
+def check_init_entries(obj: Path, harness: frozenset[str], sources: dict[str, str]) -> list[Finding]:
     """Every entry of the object's init and fini sections (init_entries) that is neither
     the toolchain's (nvcc's registration) nor the harness's: student host code that runs
     before or after main (`__attribute__((constructor))`, `((destructor))`), refused on
-    both backends (issue 58, item 3). A static initializer (`_GLOBAL__sub_I_*`) is refused
-    by check_host_code with what it calls."""
+    both backends (issue 58, item 3). The compiler's own (a static initializer, refused by
+    check_host_code with what it calls; a sanitizer's module constructor) are not."""
     found: list[Finding] = []
     for section, target in init_entries(obj):
         name = _plain(target)
-        if TOOLCHAIN_HOST.match(name) or name.startswith("_GLOBAL__sub_I") or _is_harness(name, harness):
+        if TOOLCHAIN_HOST.match(name) or code_rules.compiler_init_entry(name, sources) \
+                or _is_harness(name, harness):
             continue
-        when = "after main" if section.startswith((".fini", ".dtors")) else "before main"
-        finding = Finding(name, "host-code", f"runs `{name}` on the host {when} (an entry of "
-                          f"{section}: `__attribute__((constructor))` or `((destructor))`): the "
-                          "student unit may hold no host code that runs by itself")
+        finding = Finding(name, "host-code", code_rules.init_entry_message(section, name))
         if finding not in found:
             found.append(finding)
     return found
