@@ -46,9 +46,11 @@ timed = [t for t in r.tasks if t.perf]
 (out / "metrics.txt").write_text(",".join(ncu.METRICS))
 PY
 units=""
+# The assignment's one C++ standard (data/assignment.toml [language], via make handout).
+std=$(sed -n 's/^set(SCANLAB_CXX_STANDARD \([0-9]*\))$/\1/p' handout/cmake/assignment.cmake)
 while read -r task mask driver_tasks; do
   so="$out/unit-$task.so"
-  nvcc -std=c++17 -O3 -arch=sm_90 -lineinfo -Xcompiler -fPIC -shared -cudart shared -DSCANLAB_BUILD_TASKS=${mask}ull \
+  nvcc -std=c++"$std" -O3 -arch=sm_90 -lineinfo -Xcompiler -fPIC -shared -cudart shared -DSCANLAB_BUILD_TASKS=${mask}ull \
     -Isolution -Ihandout handout/harness/host/student_unit.cu -o "$so" \
     -Xlinker --version-script="handout/$(cat "$out/exports.txt")" > "$out/unit-$task.log" 2>&1 &
   for t in $driver_tasks; do units="$units$t=$so;"; done

@@ -388,7 +388,8 @@ def assignment_cmake(a: Assignment) -> str:
         f"set(SCANLAB_DRIVER_TASKS {' '.join(a.driver_task_names)})\n"
         f"set(SCANLAB_OPERATORS {' '.join(a.operator_names)})\n"
         f"set(SCANLAB_STUDENT_FILES {' '.join([t.file for t in a.tasks] + [e.file for e in a.exercises])})\n"
-        f"set(SCANLAB_EXIT_NO_GPU {a.exit_codes.no_gpu})\n")
+        f"set(SCANLAB_EXIT_NO_GPU {a.exit_codes.no_gpu})\n"
+        f"set(SCANLAB_CXX_STANDARD {a.cxx_standard})\n")
 
 
 def kernel_problems(a: Assignment, folder: Path) -> list[str]:
@@ -471,6 +472,7 @@ def code_rules_data(rubric: Rubric, assignment: Assignment) -> str:
     kernels.update({e.file: list(e.kernels) for e in assignment.exercises})
     data = {"generated": "by tools/make_handout.py from data/rubric.toml ([forbidden]). Students: do not "
                          "edit; maintainers: change data/rubric.toml and run `make handout`",
+            "cxx_standard": assignment.cxx_standard,
             "allowed_system_includes": list(f.allowed_system_includes),
             "allowed_directives": list(f.allowed_directives),
             "student_files": sorted(p.name for p in SOLUTION.glob("*.cuh")),

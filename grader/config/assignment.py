@@ -203,6 +203,7 @@ class Assignment:
     tasks: tuple[Task, ...]
     driver_tasks: tuple[DriverTask, ...]
     exercises: tuple[Exercise, ...] = ()
+    cxx_standard: int = 0        # [language]: the C++ standard of every build (20: C++20)
 
     @property
     def operator_names(self) -> tuple[str, ...]:
@@ -289,8 +290,8 @@ def _require(items: list[Any], table: str, what: str, *keys: str) -> None:
 
 def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     top = _Table(data, str(path.name))
-    top.unknown({"limits", "sizes", "exit_codes", "operator", "distributions", "task", "driver_task",
-                 "exercise"})
+    top.unknown({"limits", "sizes", "exit_codes", "language", "operator", "distributions", "task",
+                 "driver_task", "exercise"})
     # In the manifest's order, so that of two mistakes the first is the one reported.
     limits, examples, codes = _parse_limits(data), _parse_examples(data), _parse_exit_codes(data)
     distributions = _Table(data.get("distributions", {}), "[distributions]").strings("names")
@@ -301,8 +302,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
     for d in driver_tasks:
         if d.task not in {t.number for t in tasks}:
             raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
+    language = _Table(data.get("language", {}), "[language]")
+    language.unknown({"cxx_standard"})
     return Assignment(path, limits, examples, codes, _parse_operators(data, names), distributions,
-                      tuple(tasks), tuple(driver_tasks), tuple(exercises))
+                      tuple(tasks), tuple(driver_tasks), tuple(exercises), language.get("cxx_standard", int))
 
 
 def _parse_limits(data: dict[str, Any]) -> RunLimits:

@@ -370,7 +370,8 @@ class Builder:
         declare; or (the unit compiled, the link failed) one it declares and does not provide
         (cuda_emu.h) that the compiled code still refers to, refused by that symbol, not a
         build failure (what the compiler dropped is no reference at all)."""
-        violations = compiled.undeclared_runtime_calls(errors, sources)
+        violations = compiled.undeclared_runtime_calls(errors, sources) \
+            + compiled.device_thread_locals(errors, sources)
         if not violations and kit and self._student_object(build_dir) is not None:
             try:
                 violations, _ = self._inspect(src, build_dir, sources, own, constants, reference_unit)
@@ -444,7 +445,7 @@ class Builder:
             commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
         if contract.is_task_build(files, self.reference_files):
             # The other student files: their contract, and the reference unit (contract.py).
-            commands[0] = [*commands[0], f"-I{src / contract.CONTRACT_DIR}"]
+            commands[0] = [*commands[0], *contract.include_flags(src)]
             if kit[0].reference and not any(n in files for n in REFERENCE_UNIT_FILES):
                 reference_unit = build_dir / kit[0].reference
                 commands[-1] = contract.after_student_object(commands[-1], str(reference_unit))
@@ -569,9 +570,9 @@ class Builder:
                                        frozenset(object_code.variable_key(v.name) for v in device),
                                        constants, cuda)
         functions = object_code.read_functions(Path(objects["student"]))
-        toolchain = object_code.check_host_code(
-            functions, cuda,
-            object_code.harness_host_functions(build_gate.harness_includes(src, build_dir)))
+        harness = object_code.harness_host_functions(build_gate.harness_includes(src, build_dir))
+        toolchain = object_code.check_host_code(functions, cuda, harness) \
+            + object_code.check_init_entries(Path(objects["student"]), harness, sources)
         found += [v for v in compiled.place([(f.name, f.rule, f.message) for f in toolchain], sources)
                   if v not in found]
         # nvcc's own passes (kept): the host's preprocessed unit is not the device's

@@ -38,7 +38,8 @@ def gate(cmake: str, src: Path, build_dir: Path, compile_argv: list[str], source
                 (str(src / "harness"), str(src / "emulator"), str(src / "student"),
                  *public_dirs))
             if outside:
-                return as_violations(code_rules.refuse_outside(outside, sources))
+                missing = frozenset(d for d in outside if not (build_dir / d).exists())
+                return as_violations(code_rules.refuse_outside(outside, sources, missing))
     return compiled.scan_preprocessed(
         (build_dir / "student_unit.i").read_text(errors="replace"), student_files, sources,
         forbidden, contract.include_dirs(src))

@@ -2,7 +2,8 @@
 
 grader/contract/ is laid into every build's handout copy as harness/contract/. In a task's
 build (some student files not given), `-I harness/contract` after every other include
-folder makes `#include "student/<other>.cuh"` find that file's contract there, and the
+folder makes `#include "student/<other>.cuh"` (or any spelling that finds the file beside
+the student's own, include_flags) find that file's contract there, and the
 reference unit (prebuilt.py: compiled once per machine, trusted) is linked right after
 the student object, unless the task's file is one whose kernels it defines.
 grader/contract/README.md says why each piece is as it is."""
@@ -31,6 +32,15 @@ def shown(name: str, data: bytes, reference_files: dict[str, bytes]) -> str:
 def is_task_build(files: dict[str, bytes], reference_files: dict[str, bytes]) -> bool:
     """Some student files are not given: they resolve to their contract."""
     return set(files) != set(reference_files)
+
+
+def include_flags(src: Path) -> tuple[str, ...]:
+    """The include folders of a task's build, after every other one: harness/contract
+    (`"student/reduce.cuh"`, `<student/reduce.cuh>`) and its student/ (`"reduce.cuh"`,
+    `"./reduce.cuh"`, `"../student/reduce.cuh"` from a student file, which the build's
+    student/ does not hold): every spelling that finds a submitted file in the
+    integration build finds its contract here (issue 58, item 2)."""
+    return (f"-I{src / CONTRACT_DIR}", f"-I{src / CONTRACT_DIR / 'student'}")
 
 
 def include_dirs(src: Path) -> tuple[str, ...]:

@@ -125,7 +125,7 @@ def check_boost_context(gxx: str | None) -> Tool:
     with tempfile.TemporaryDirectory(prefix="scanlab-doctor-") as tmp:
         src = Path(tmp, "t.cpp")
         src.write_text(source)
-        code, out = _run([gxx, "-std=c++20", str(src), "-o", str(Path(tmp, "t")), "-lboost_context"], 120)
+        code, out = _run([gxx, str(src), "-o", str(Path(tmp, "t")), "-lboost_context"], 120)
     if code != 0:
         return Tool("Boost.Context", None, problem="not installed (libboost-context-dev): "
                     + (out.strip().splitlines()[0] if out.strip() else f"exit {code}"))

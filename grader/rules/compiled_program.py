@@ -356,6 +356,73 @@ def forbidden_reference(name: str, allowed_calls: tuple[str, ...], nvcc: bool = 
             "compiled code refers to it)")
 
 
+# The sections whose entries the loader or the C runtime calls before or after main.
+INIT_SECTIONS = re.compile(r"^\.(init_array|fini_array|preinit_array|ctors|dtors)(\.\d+)?$")
+
+
+def init_entries(obj: Path) -> list[tuple[str, str]]:
+    """(section, function) for each entry of the object's .init_array, .fini_array,
+    .preinit_array, .ctors and .dtors: what runs before or after main. A local function's
+    entry is a section plus an offset (`.text.startup + 16`): the function there."""
+    sections = elf_sections(obj)
+    at: dict[tuple[str, int], str] = {}
+    for line in run_tool(["readelf", "-sW", str(obj)]).splitlines():
+        parts = line.split()
+        if len(parts) >= 8 and parts[3] == "FUNC" and parts[6] in sections:
+            at.setdefault((sections[parts[6]][0], int(parts[1], 16)), parts[7])
+    entries: list[tuple[str, str]] = []
+    section = ""
+    for line in run_tool(["readelf", "-rW", str(obj)]).splitlines():
+        m = re.match(r"Relocation section '\.rela?(\S+)'", line)
+        if m:
+            section = m.group(1) if INIT_SECTIONS.match(m.group(1)) else ""
+            continue
+        e = re.match(r"^[0-9a-f]+\s+[0-9a-f]+\s+\S+\s+[0-9a-f]+\s+(\S+)(?:\s*\+\s*([0-9a-f]+))?", line)
+        if section and e:
+            target, addend = e.group(1), int(e.group(2) or "0", 16)
+            entries.append((section, at.get((target, addend), target) if target.startswith(".") else target))
+    names = demangle([t for _, t in entries])
+    return [(sec, names.get(t, t)) for sec, t in entries]
+
+
+# The compiler's own entries: a unit's static initializers (`_GLOBAL__sub_I_<unit>`, refused
+# by what they call) and GCC's sanitizer module constructor and destructor (local
+# `_sub_I_00099_1`, `_sub_D_00099_0`: -fsanitize=address, the emulator's sanitizer builds).
+_COMPILER_INIT = re.compile(r"_GLOBAL__sub_I_.*|_sub_[ID]_\d{5}_\d+")
+
+
+def compiler_init_entry(name: str, sources: dict[str, str]) -> bool:
+    """Whether an init or fini entry (init_entries) is the compiler's own: named as the
+    compiler names its functions, a name no student line spells."""
+    return bool(_COMPILER_INIT.fullmatch(name)) and not any(
+        re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text) for text in sources.values())
+
+
+def init_entry_message(section: str, name: str) -> str:
+    """Why an entry of an init or fini section (init_entries) is refused."""
+    when = "after main" if section.startswith((".fini", ".dtors")) else "before main"
+    return (f"runs `{name}` on the host {when} (an entry of {section}: "
+            "`__attribute__((constructor))` or `((destructor))`): the student unit may hold no "
+            "host code that runs by itself")
+
+
+def thread_locals(obj: Path) -> list[tuple[str, str]]:
+    """(name, section) of each thread-local variable the object defines (.tdata, .tbss)."""
+    sections = elf_sections(obj)
+    raw = [(parts[7], sections[parts[6]][0]) for parts in
+           (line.split() for line in run_tool(["readelf", "-sW", str(obj)]).splitlines())
+           if len(parts) >= 8 and parts[3] == "TLS" and parts[6] in sections]
+    names = demangle([n for n, _ in raw])
+    return [(names.get(n, n), sec) for n, sec in raw]
+
+
+def thread_local_message(name: str, section: str) -> str:
+    """Why a student's thread_local variable is refused (state the harness cannot restore)."""
+    return (f"keeps state between launches in the thread_local `{name}` (thread-local storage, "
+            f"`{section}`: one copy per host thread, which the harness cannot put back before "
+            "each launch; device code has none: nvcc refuses thread_local there)")
+
+
 def undefined_symbols(obj: Path) -> list[str]:
     """The symbols an ELF object needs from elsewhere (demangled)."""
     raw = []

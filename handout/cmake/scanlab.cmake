@@ -130,7 +130,7 @@ function(scanlab_emu_extern_shared target unit)
 endfunction()
 
 function(_scanlab_cuda_options target)
-  set_target_properties(${target} PROPERTIES CUDA_STANDARD 17 CUDA_STANDARD_REQUIRED ON)
+  set_target_properties(${target} PROPERTIES CUDA_STANDARD ${SCANLAB_CXX_STANDARD} CUDA_STANDARD_REQUIRED ON)
   # -lineinfo: compute-sanitizer and error messages name source lines.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   # -split-compile=4: nvcc's optimizing passes (cicc, ptxas) in 4 threads. The machine code

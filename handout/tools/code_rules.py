@@ -38,11 +38,13 @@ from pathlib import Path
 
 from compiled_program import (  # noqa: F401  (re-exported: the grader's names for them)
     CUDA_LAUNCH, INLINE_REPORT, KNOWN_CALLS, PLACEHOLDER_NAMESPACE, STD_DENIED, TOOL_TIMEOUT_S,
-    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, demangle,
-    elf_sections, forbidden_reference, function_key, gcc_inline_calls, inline_report_flag,
-    is_placeholder, norm, object_calls, placed, placeholder_calls, placeholder_message, ptx_calls,
-    read_functions, run_tool, undefined_symbols)
-from cpp_text import blank
+    TOOLCHAIN_CALLS, TOOLCHAIN_ONLY, Call, ObjectFunction, _strip_templates, compiler_init_entry,
+    demangle,
+    elf_sections, forbidden_reference, function_key, gcc_inline_calls, init_entries,
+    init_entry_message, inline_report_flag, is_placeholder, norm, object_calls, placed,
+    placeholder_calls, placeholder_message, ptx_calls, read_functions, run_tool, thread_local_message,
+    thread_locals, undefined_symbols)
+from cpp_text import blank, splice
 
 DATA_FILE = "code_rules.json"
 
@@ -65,6 +67,7 @@ class Rules:
     # its task defines: where the call graph starts).
     allowed_calls: tuple[str, ...] = ()
     kernels: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    cxx_standard: int = 0                      # the assignment's ([language], data/assignment.toml)
 
     @classmethod
     def from_data(cls, data: dict[str, object]) -> "Rules":
@@ -78,8 +81,10 @@ class Rules:
         raw_kernels = data.get("kernels", {})
         kernels = tuple((str(k), tuple(str(n) for n in v)) for k, v in raw_kernels.items()
                         if isinstance(v, list)) if isinstance(raw_kernels, dict) else ()
+        standard = data.get("cxx_standard", 0)
         return cls(rules, strings("allowed_system_includes"), strings("allowed_directives"),
-                   strings("student_files"), strings("allowed_calls"), kernels)
+                   strings("student_files"), strings("allowed_calls"), kernels,
+                   standard if isinstance(standard, int) else 0)
 
     @classmethod
     def load(cls, path: Path) -> "Rules":
@@ -97,6 +102,55 @@ class Finding:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         return f"{where}: {self.message} [{self.rule}]" + (f"\n    {self.excerpt}" if self.excerpt else "")
+
+
+# ---- a variable of the compiled unit, by name ---------------------------------------------
+
+_SHARED_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+([A-Za-z_]\w*)\b[^\n]*\b__shared__\b", re.M)
+
+
+def base_name(name: str) -> str:
+    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`;
+    a function's static, `scanlab::f<int>(int*)::tile` -> `tile`."""
+    name = name.replace("(anonymous namespace)::", "")
+    if re.search(r"\)(?: const)?::[A-Za-z_]\w*$", name):
+        return name.rsplit("::", 1)[1]
+    depth = 0
+    cut = len(name)
+    for i, c in enumerate(name):
+        if c in "<(":
+            if depth == 0 and i > 0:
+                cut = i
+                break
+            depth += 1
+        elif c in ">)":
+            depth -= 1
+    head = name[:cut].split("::")[-1].strip()
+    return head.split()[-1] if head else name
+
+
+def shared_memory(name: str, sources: dict[str, str]) -> bool:
+    """Whether a thread-local variable of the emulator's student unit is `__shared__`
+    memory (handout/emulator/cuda_emu.h: `#define __shared__ thread_local`), not a
+    `thread_local` of the student's: a student line that names it says `__shared__` (or a
+    macro of the student's that does). One no student line names is the harness's."""
+    base = base_name(name)
+    if not re.fullmatch(r"[A-Za-z_]\w*", base):
+        return False
+    token = re.compile(rf"(?<![\w]){re.escape(base)}(?![\w])")
+    named = False
+    for text in sources.values():
+        code = blank(splice(text.replace("\r\n", "\n"))[0]).code
+        shared = re.compile(r"(?<![\w])(" + "|".join(
+            re.escape(w) for w in {"__shared__", *_SHARED_MACRO.findall(code)}) + r")(?![\w])")
+        code = re.sub(r"^[ \t]*#[^\n]*", lambda d: " " * len(d.group(0)), code, flags=re.M)
+        for m in token.finditer(code):
+            named = True
+            # The declaration the name ends: from the end of the statement before it.
+            start = max(code.rfind(c, 0, m.start()) for c in ";{}") + 1
+            if shared.search(code[start:m.start()]):
+                return True
+    return not named
 
 
 # ---- the source as the compiler counts its lines -----------------------------------------
@@ -297,9 +351,12 @@ def outside_files(dependencies: list[str], allowed_files: set[str],
             if norm(d) not in files and not any(norm(d).startswith(p + os.sep) for p in dirs)]
 
 
-def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]:
+def refuse_outside(outside: list[str], sources: dict[str, str],
+                   missing: frozenset[str] = frozenset()) -> list[Finding]:
     """A finding for each file outside: on the student line that includes it (by its
-    name) when there is one. Only the file's name is said, never a word of it."""
+    name) when there is one. Only the file's name is said, never a word of it. `missing`:
+    the ones that are no file at all (the compiler's -MG lists an include it does not
+    find as spelled): said as not found, never as a file outside the submission."""
     found = []
     for path in outside:
         base = Path(path).name
@@ -312,10 +369,12 @@ def refuse_outside(outside: list[str], sources: dict[str, str]) -> list[Finding]
             if where:
                 break
         shown, line = where if where else (next(iter(sources), "the submission"), 0)
-        found.append(Finding(shown, line, "include",
-                             f"reads {path}, a file outside the submission, the handout's "
-                             "harness and the compiler's own headers: refused before the build",
-                             source_line(sources.get(shown, ""), line)))
+        said = (f"includes {path}, which no include folder of the build holds (a student file "
+                "is found by its name beside yours or as \"student/<name>\"): not built"
+                if path in missing else
+                f"reads {path}, a file outside the submission, the handout's "
+                "harness and the compiler's own headers: refused before the build")
+        found.append(Finding(shown, line, "include", said, source_line(sources.get(shown, ""), line)))
     return found
 
 
@@ -390,16 +449,25 @@ def compiled_check(unit: str, flags: list[str], root: Path, shown: dict[str, str
     kernels = {v: by_name[Path(k).name] for k, v in shown.items() if Path(k).name in by_name}
     placeholders = {path: placeholder_message(path, placed(call, sources.get(path, "")))
                     for path, call in sorted(placeholder_calls(calls, kernels, shown, by_name).items())}
+    said = [(function_key(name).rsplit("::", 1)[-1], "symbol-call", message)
+            for name in undefined_symbols(obj)
+            for message in [forbidden_reference(name, rules.allowed_calls, nvcc=False)] if message]
+    # What the object holds (the grader's object check, issue 58): host code that runs
+    # before or after main, and thread-local state (but the emulator's __shared__ memory).
+    said += [(base_name(name), "host-code", init_entry_message(section, name))
+             for section, name in init_entries(obj)
+             if not compiler_init_entry(name, sources)]
+    said += [(base_name(name), "state", thread_local_message(name, section))
+             for name, section in thread_locals(obj) if not shared_memory(name, sources)]
     findings = []
-    for name in undefined_symbols(obj):
-        said = forbidden_reference(name, rules.allowed_calls, nvcc=False)
-        if said:
-            where = next(((p, i) for p, text in sources.items()
-                          for i, row in enumerate(text.split("\n"), 1)
-                          if re.search(rf"(?<!\w){re.escape(function_key(name).rsplit('::', 1)[-1])}(?!\w)", row)),
-                         (next(iter(sources), "the submission"), 0))
-            findings.append(Finding(where[0], where[1], "symbol-call", said,
-                                    source_line(sources.get(where[0], ""), where[1])))
+    for word, rule, message in said:
+        where = next(((p, i) for p, text in sources.items()
+                      for i, row in enumerate(text.split("\n"), 1)
+                      if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", row)),
+                     (next(iter(sources), "the submission"), 0))
+        finding = Finding(where[0], where[1], rule, message, source_line(sources.get(where[0], ""), where[1]))
+        if finding not in findings:
+            findings.append(finding)
     return findings, placeholders, ""
 
 
@@ -426,7 +494,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                 # would make it a newline, and the lines would not be the compiler's).
                 sources[str(src)] = src.read_bytes().decode("utf-8", errors="replace")
         unit = str(root / "emulator" / "student_unit_emu.cpp")
-        flags = [cxx, "-std=gnu++20", f"-I{root}", "-Wno-unknown-pragmas"]
+        flags = [cxx, *([f"-std=gnu++{rules.cxx_standard}"] if rules.cxx_standard else []), f"-I{root}",
+                 "-Wno-unknown-pragmas"]
         # -MG: a header that is not there is listed (and refused below), not an error.
         deps = _run(flags + ["-M", "-MG", "-MF", str(root / "unit.d"), "-MT", "unit", unit], root)
         if deps.returncode != 0:
@@ -436,7 +505,8 @@ def check_student(student: Path, handout: Path, rules: Rules, cxx: str,
                                 (str(root / "harness"), str(root / "emulator"), str(root / "student"),
                                  *system))
         if outside:
-            return refuse_outside(outside, sources), ""
+            return refuse_outside(outside, sources,
+                                  frozenset(d for d in outside if not (root / d).exists())), ""
         pre = _run(flags + ["-E", "-o", str(root / "unit.i"), unit], root)
         if pre.returncode != 0:
             return [], only_public_messages(pre.stderr.replace(f"{root}/", ""), system)

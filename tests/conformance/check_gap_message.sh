@@ -10,7 +10,8 @@ __global__ void k(unsigned* out) {
     out[0] = __fns(0xffu, 2u, 1);
 }
 CPP
-if "$1" -std=c++20 -fsyntax-only -I "$2" "$work/uses_gap.cpp" >"$work/log" 2>&1; then
+std=$(sed -n 's/^set(SCANLAB_CXX_STANDARD \([0-9]*\))$/\1/p' "$2/cmake/assignment.cmake")
+if "$1" -std=c++"$std" -fsyntax-only -I "$2" "$work/uses_gap.cpp" >"$work/log" 2>&1; then
   echo "a kernel using __fns built on the emulator, which does not provide it"; exit 1
 fi
 grep -q "emulator gap: __fns is a CUDA device function the scanlab CPU emulator does not provide" "$work/log" ||

@@ -30,12 +30,17 @@ from grader.grading.pipeline import grade  # noqa: E402
 from grader.grading.session import GraderError, Options, Session  # noqa: E402
 from grader.results import SubmissionResult  # noqa: E402
 from grader.config.rubric import ForbiddenRubric, Rubric, load_rubric  # noqa: E402
+from grader.config.assignment import default_assignment  # noqa: E402
 
 sys.path.insert(0, str(REPO / "tools"))
 from fixtures import compose, fixture_names, load_fixture  # noqa: E402  (tools/fixtures.py)
 
 TEST_RUBRIC = Path(__file__).resolve().parent / "rubric-test.toml"
 TEST_SEED = 4242
+# The assignment's one C++ standard (data/assignment.toml [language]): every compile a test
+# runs itself states it from here, never its own (test_assignment.py checks).
+CXX_STANDARD = default_assignment().cxx_standard
+CXX_STD = f"-std=c++{CXX_STANDARD}"
 
 
 # ---- expectations that follow data/ (a task or an operator added edits no test) --------------

@@ -222,3 +222,20 @@ def test_the_timed_run_reports_its_repetitions(tmp_path: Path):
         vjs = tmp_path / f"verify{rep}.json"
         v = driver("verify", *case, "--output", str(out), "--json", str(vjs), "--rep", str(rep))
         assert json.loads(vjs.read_text())["status"] == expected, v.stdout + v.stderr
+
+
+def test_one_cxx_standard_is_stated_in_data_alone():
+    # Issue 58, item 4: both backends build the assignment's one standard; no build file
+    # states one of its own (CMake reads SCANLAB_CXX_STANDARD, the grader [language], a
+    # test's own compile conftest.CXX_STD).
+    import re as _re
+    from conftest import REPO as _REPO
+    stated = _re.compile(r"CUDA_STANDARD \d|CXX_STANDARD \d|cxx_std_\d|-std=(?:c|gnu)\+\+\d")
+    places = [p for p in _REPO.rglob("*") if p.is_file() and (p.suffix in (".cmake", ".sh", ".py") or
+              p.name in ("CMakeLists.txt", "Makefile")) and not any(
+              part.startswith((".", "build")) for part in p.relative_to(_REPO).parts)
+              and p != _REPO / "handout" / "cmake" / "assignment.cmake"]   # (generated from data)
+    offenders = [str(p.relative_to(_REPO)) for p in places if stated.search(p.read_text(errors="replace"))]
+    assert offenders == [], offenders
+    from grader.config.assignment import load_assignment
+    assert load_assignment().cxx_standard == 20

@@ -92,6 +92,15 @@ def test_dependencies_outside_the_allowed_places_are_named_not_quoted(tmp_path):
     assert "/etc/passwd" in found[0].message
 
 
+def test_an_include_found_nowhere_is_not_called_a_file_outside_the_submission():
+    # Issue 58, item 2: the compiler's -MG lists an include it finds nowhere as spelled;
+    # the message says so, never "a file outside the submission".
+    found = code_rules.refuse_outside(["reduce.cuh"], {"alice/scan.cuh": '#include "reduce.cuh"\n'},
+                                      frozenset({"reduce.cuh"}))
+    assert (found[0].file, found[0].line) == ("alice/scan.cuh", 1)
+    assert "outside the submission" not in found[0].message and "reduce.cuh" in found[0].message
+
+
 def test_messages_about_outside_files_are_not_shown():
     log = ("alice/reduce.cuh:3:1: error: expected ';'\n    3 | int x\n"
            "/etc/passwd:1:5: error: 'root' does not name a type\n    1 | root:x:0:0:root\n"

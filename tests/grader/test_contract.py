@@ -149,3 +149,48 @@ def test_a_first_include_of_another_student_file_is_allowed(emu_session: Session
     assert b.ok and not b.violations, (b.errors, b.violations)
     unit = (b.binary.parent / "student_unit.i").read_text(errors="replace")
     assert "harness/contract/student/reduce.cuh" in unit
+
+
+# ---- every spelling of a sibling include is the contract (issue 58, item 2) ----------------
+# An include that resolves to a file of the submission, however it is spelled, gets that
+# file's contract in a task's build (the integration build has the file itself).
+SIBLING_SPELLINGS = {"bare": ('"reduce.cuh"', '"warp_scan.cuh"'),
+                     "student": ('"student/reduce.cuh"', '"student/warp_scan.cuh"'),
+                     "parent": ('"../student/reduce.cuh"', '"../student/warp_scan.cuh"'),
+                     "dot": ('"./reduce.cuh"', '"./warp_scan.cuh"'),
+                     "angle": ("<student/reduce.cuh>", "<student/warp_scan.cuh>")}
+
+
+def sibling_scan(spelling: str) -> bytes:
+    """The reference's scan.cuh with its two sibling includes spelled as `spelling` says."""
+    reduce, warp_scan = SIBLING_SPELLINGS[spelling]
+    text = (REPO / "solution" / "student" / "scan.cuh").read_bytes()
+    for old, new in ((b'"student/reduce.cuh"', reduce), (b'"student/warp_scan.cuh"', warp_scan)):
+        assert text.count(b"#include " + old) == 1
+        text = text.replace(b"#include " + old, b"#include " + new.encode())
+    return text
+
+
+@pytest.mark.parametrize("spelling", sorted(SIBLING_SPELLINGS))
+def test_every_spelling_of_a_sibling_include_is_its_contract(emu_session: Session, spelling: str):
+    task = next(t for t in emu_session.rubric.tasks if t.file == "scan.cuh")
+    b = emu_session.build(emu_session.builder, f"task {task.number}", {"scan.cuh": sibling_scan(spelling)},
+                          {}, {"scan.cuh": "alice/scan.cuh"}, task.driver_tasks)
+    assert b.ok and b.binary is not None, b.errors
+    assert not b.violations and not b.placeholders, ([str(v) for v in b.violations], b.placeholders)
+    unit = (b.binary.parent / "student_unit.i").read_text(errors="replace")
+    assert "harness/contract/student/reduce.cuh" in unit and "harness/contract/student/warp_scan.cuh" in unit
+    # In the integration build the same spelling reads the student's own file.
+    whole = {n: d for n, d in emu_session.builder.reference_files.items()}
+    whole["scan.cuh"] = sibling_scan(spelling)
+    b = emu_session.build(emu_session.builder, "integration", whole, {}, {}, None)
+    assert b.ok and not b.violations, (b.errors, [str(v) for v in b.violations])
+
+
+@pytest.mark.parametrize("spelling", sorted(SIBLING_SPELLINGS))
+def test_every_spelling_of_a_sibling_include_is_its_contract_on_nvcc(cuda_builder, test_rubric, spelling):
+    task = next(t for t in test_rubric.tasks if t.file == "scan.cuh")
+    b = cuda_builder.build(f"task {task.number}", {"scan.cuh": sibling_scan(spelling)}, {},
+                           {"scan.cuh": "alice/scan.cuh"}, task.driver_tasks)
+    assert b.ok and b.binary is not None, b.errors
+    assert not b.violations and not b.placeholders, ([str(v) for v in b.violations], b.placeholders)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEST_RUBRIC, compose
+from conftest import CXX_STANDARD, REPO, TEST_RUBRIC, compose
 from grader.grading.checks.forbidden import strip_source
 from grader.config.rubric import ForbiddenRubric, load_rubric
 from grader.rules import code_rules
@@ -30,7 +30,7 @@ def scan(code: str, shown: str, rules: ForbiddenRubric, tmp: Path | None = None)
         student = root / "student" / "x.cuh"
         student.write_bytes(code.encode())
         (root / "harness" / "unit.cu").write_text('#include "student/x.cuh"\n')  # (a unit of its own)
-        flags = ["g++", "-x", "c++", "-std=gnu++20", f"-I{root}"]
+        flags = ["g++", "-x", "c++", f"-std=gnu++{CXX_STANDARD}", f"-I{root}"]
         unit = str(root / "harness" / "unit.cu")
         sources = {shown: code}
         r = subprocess.run(flags + ["-M", "-MG", "-MT", "u", unit], capture_output=True, text=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import CXX_STD, REPO
 from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
@@ -66,7 +66,7 @@ def compiled(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("nvcc")
     (tmp / "unit.cu").write_text(UNIT)
     (tmp / "keep").mkdir()
-    subprocess.run([nvcc, "-O3", "-std=c++17", "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
+    subprocess.run([nvcc, "-O3", CXX_STD, "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
                     "--keep", "--keep-dir", "keep"], cwd=tmp, check=True, capture_output=True,
                    timeout=600)
     return tmp / "unit.o", next((tmp / "keep").glob("*.cubin"))
@@ -119,7 +119,7 @@ def test_the_device_state_reaches_the_program_in_its_own_section(tmp_path):
                                        'int main() { std::cout << scanlab::programSection('
                                        '".scanlab.device_state"); }\n')
     program = tmp_path / "scanlab"
-    subprocess.run([gxx, "-std=c++17", "-I", str(REPO / "handout"), "show.cpp", "-o", str(program)],
+    subprocess.run([gxx, CXX_STD, "-I", str(REPO / "handout"), "show.cpp", "-o", str(program)],
                    cwd=tmp_path, check=True, timeout=300)
     assert subprocess.run([program], capture_output=True, text=True).stdout == ""   # none yet
     names = "_ZN7scanlab6gStateE\n? $str\n"
@@ -164,3 +164,65 @@ def test_a_harness_function_kept_apart_by_the_compiler_is_the_harnesss():
     # Nothing of the harness's runs it: the helper never runs on the host.
     kept.refs.discard("scanlab::Arg::Arg(int const*)")
     assert object_code.check_host_code([kept, helper, plan, converted], cuda=True, harness=harness) == []
+
+
+# ---- what the object holds decides host code and state (issue 58, item 3) ------------------
+BEFORE_MAIN = r"""
+#include <cstdio>
+namespace scanlab {
+__attribute__((constructor)) static void printFakeVerdict() { std::printf("{\"score\": 100}\n"); }
+__attribute__((destructor)) void afterTheEnd() { std::printf("bye\n"); }
+thread_local unsigned hostLaunches = 0;
+unsigned bump() { return ++hostLaunches; }
+__global__ void kernel(int* p) { p[0] = 1; }
+}  // namespace scanlab
+"""
+
+
+@pytest.mark.parametrize("compiler", ["g++", "nvcc"])
+def test_init_entries_and_thread_locals_are_read_from_the_object(tmp_path, compiler):
+    from grader.grading.checks import compiled as compiled_checks
+    from grader.config.rubric import ForbiddenRubric
+    tool = shutil.which(compiler) or (f"/usr/local/cuda/bin/{compiler}"
+                                      if Path(f"/usr/local/cuda/bin/{compiler}").exists() else None)
+    if tool is None:
+        pytest.skip(f"no {compiler} here")
+    source = BEFORE_MAIN if compiler == "nvcc" else \
+        '#include "emulator/cuda_emu.h"\n' + BEFORE_MAIN.replace("__global__ void kernel(int* p) { p[0] = 1; }",
+                                                                 "__global__ void kernel(int* p) { __shared__ int tile[4]; "
+                                                                 "tile[p[1] & 3] = 1; p[0] = tile[0]; }")
+    unit = tmp_path / ("unit.cu" if compiler == "nvcc" else "unit.cpp")
+    unit.write_text(source)
+    argv = [tool, "-O3", CXX_STD, "-c", str(unit), "-o", str(tmp_path / "unit.o")]
+    argv += ["-arch=sm_90"] if compiler == "nvcc" else [f"-I{REPO / 'handout'}", "-Wno-unknown-pragmas"]
+    subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True, timeout=600)
+    obj = tmp_path / "unit.o"
+    sources = {"alice/scan.cuh": source}
+    found = object_code.check_init_entries(obj, frozenset(), sources)
+    names = {f.name.split("(")[0] for f in found}
+    # The student's constructor and destructor; not nvcc's registration.
+    assert names == {"scanlab::printFakeVerdict", "scanlab::afterTheEnd"}, found
+    assert all(f.rule == "host-code" for f in found)
+    if compiler != "nvcc":
+        # The emulator's sanitizer build: GCC's own module constructor and destructor
+        # (`_sub_I_00099_1`, `_sub_D_00099_0`) are the compiler's, not the student's.
+        subprocess.run([*argv, "-fsanitize=address"], cwd=tmp_path, check=True, capture_output=True,
+                       timeout=600)
+        assert any(n.startswith("_sub_I_") for _, n in object_code.init_entries(obj))
+        again = object_code.check_init_entries(obj, frozenset(), sources)
+        assert {f.name.split("(")[0] for f in again} == names, again
+    symbols = compiled_checks.read_symbols(obj)
+    state = [v for v in compiled_checks.check_symbols(symbols, [], sources, ForbiddenRubric(),
+                                                      cuda=compiler == "nvcc") if v.rule == "state"]
+    # The thread_local is refused on its line; the emulator's __shared__ tile is not state.
+    line = source.split("\n").index("thread_local unsigned hostLaunches = 0;") + 1
+    assert any("hostLaunches" in v.message and v.line == line for v in state), state
+    assert not any("tile" in v.message for v in state), state
+
+
+def test_nvccs_thread_local_error_is_the_state_refusal():
+    from grader.grading.checks import compiled as compiled_checks
+    errors = ("alice/reduce.cuh(12): error: cannot use thread_local specifier for variable "
+              "declarations in device code\n")
+    found = compiled_checks.device_thread_locals(errors, {"alice/reduce.cuh": "x\n" * 20})
+    assert [(v.file, v.line, v.rule) for v in found] == [("alice/reduce.cuh", 12, "state")]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import CXX_STD, REPO
 
 SOURCE_SUFFIXES = {".py", ".cu", ".cuh", ".h", ".cpp", ".sh", ".cmake"}
 SOURCE_FOLDERS = ("grader", "handout", "solution", "tests", "tools")
@@ -124,7 +124,7 @@ def _includes(unit: Path, handout: Path) -> set[str]:
     import subprocess
     if not shutil.which("g++"):
         pytest.skip("g++ is needed to list what a unit includes")
-    r = subprocess.run(["g++", "-std=c++17", "-MM", f"-I{handout}", f"-I{handout / 'emulator'}",
+    r = subprocess.run(["g++", CXX_STD, "-MM", f"-I{handout}", f"-I{handout / 'emulator'}",
                         str(unit)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     words = r.stdout.replace("\\\n", " ").split()[1:]

@@ -16,8 +16,10 @@ These two look at the student unit (handout/harness/host/student_unit.cu) as com
   harness restores the student unit's variables before every launch
   (handout/harness/host/student_state.h). Refused is only the state it cannot restore:
   data placed in a section of its own, and (on the GPU build) the host object's own
-  variables (the GPU's restoration covers device memory). (Thread-local data is not a
-  variable of this rule: the emulator's `__shared__` memory is thread_local.)
+  variables (the GPU's restoration covers device memory), and thread-local data
+  (`thread_local`, .tdata/.tbss: one copy per host thread; nvcc refuses it in device
+  code), except the emulator's `__shared__` memory (thread_local there: shared_memory
+  tells it by the student line that declares it).
 
 Symbol findings name the student file and line where the name occurs, when it does.
 """
@@ -168,21 +170,7 @@ def _without_return_type(name: str) -> str:
     return name[last_space + 1:]
 
 
-def _base_name(name: str) -> str:
-    """`scanlab::counter` -> `counter`; `foo(int)` -> `foo`; `scanlab::f<int>()` -> `f`."""
-    name = name.replace("(anonymous namespace)::", "")
-    depth = 0
-    cut = len(name)
-    for i, c in enumerate(name):
-        if c in "<(":
-            if depth == 0 and i > 0:
-                cut = i
-                break
-            depth += 1
-        elif c in ">)":
-            depth -= 1
-    head = name[:cut].split("::")[-1].strip()
-    return head.split()[-1] if head else name
+_base_name = code_rules.base_name
 
 
 def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
@@ -198,6 +186,9 @@ def _locate(name: str, sources: dict[str, str]) -> tuple[str, int, str] | None:
             line = s.line_of(m.start())
             return path, line, s.source_line(line)
     return None
+
+
+shared_memory = code_rules.shared_memory
 
 
 def restored(s: Symbol, cuda: bool) -> bool:
@@ -241,6 +232,9 @@ def check_symbols(student: list[Symbol], harness: list[Symbol], sources: dict[st
             continue
         if s.name.startswith("guard variable for "):
             continue   # the variable it guards is reported
+        if s.kind == "TLS" and not (not cuda and shared_memory(s.name, sources)):
+            findings.append((s, "state", code_rules.thread_local_message(s.name, s.section)))
+            continue
         if s.kind == "OBJECT" and s.writable and not TOOLCHAIN_DATA.match(s.name) \
                 and object_code.variable_key(s.name) not in device_names \
                 and _base_name(s.name) not in constants and not restored(s, cuda):
@@ -345,4 +339,23 @@ def undeclared_runtime_calls(errors: str, sources: dict[str, str]) -> list[Viola
                                "assignment does not allow (the emulator does not provide it; on a GPU "
                                "the compiled code's reference to it is refused)",
                                code_rules.source_line(sources[path], line)))
+    return found
+
+
+_DEVICE_THREAD_LOCAL = re.compile(r"^(?P<file>[^\s(][^(]*)\((?P<line>\d+)\): error: cannot use "
+                                  r"thread_local specifier for variable declarations in device code", re.M)
+
+
+def device_thread_locals(errors: str, sources: dict[str, str]) -> list[Violation]:
+    """A failed nvcc build's `thread_local` in device code (which nvcc refuses): the same
+    refusal as the emulator's object check on thread-local storage ("state"), not a build
+    failure (issue 58, item 3)."""
+    found: list[Violation] = []
+    for m in _DEVICE_THREAD_LOCAL.finditer(errors):
+        path, line = m.group("file"), int(m.group("line"))
+        if path in sources and not any(v.file == path and v.line == line for v in found):
+            found.append(Violation(path, line, "state", "keeps state between launches in a "
+                                   "thread_local variable (thread-local storage: device code has "
+                                   "none, and on the host the harness cannot put it back before "
+                                   "each launch)", code_rules.source_line(sources[path], line)))
     return found

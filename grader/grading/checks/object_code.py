@@ -165,6 +165,27 @@ def check_host_code(functions: list[Function], cuda: bool, harness: frozenset[st
     return found
 
 
+init_entries = code_rules.init_entries
+
+
+def check_init_entries(obj: Path, harness: frozenset[str], sources: dict[str, str]) -> list[Finding]:
+    """Every entry of the object's init and fini sections (init_entries) that is neither
+    the toolchain's (nvcc's registration) nor the harness's: student host code that runs
+    before or after main (`__attribute__((constructor))`, `((destructor))`), refused on
+    both backends (issue 58, item 3). The compiler's own (a static initializer, refused by
+    check_host_code with what it calls; a sanitizer's module constructor) are not."""
+    found: list[Finding] = []
+    for section, target in init_entries(obj):
+        name = _plain(target)
+        if TOOLCHAIN_HOST.match(name) or code_rules.compiler_init_entry(name, sources) \
+                or _is_harness(name, harness):
+            continue
+        finding = Finding(name, "host-code", code_rules.init_entry_message(section, name))
+        if finding not in found:
+            found.append(finding)
+    return found
+
+
 def _special_member(name: str) -> bool:
     """A constructor, destructor, conversion or assignment operator (what a launch runs
     on a kernel argument of the type)."""
