@@ -78,7 +78,8 @@ def function_key(name: str) -> str:
     `scanlab::f` (every instantiation of a function is one node of the call graph)."""
     name = re.sub(r"\s*\[(with|clone) [^\]]*\]", "", name).strip()
     name = re.sub(r"\.(isra|constprop|part|cold|lto_priv)(\.\d+)?", "", name)
-    name = name.replace("(anonymous namespace)::", "")
+    # (c++filt's spelling of an unnamed namespace, and g++'s reports' spelling)
+    name = name.replace("(anonymous namespace)::", "").replace("{anonymous}::", "")
     if name.startswith(("operator new", "operator delete")):
         return name.split("(")[0]
     name = re.sub(r"operator\s*\(\)", "operator_call", name)

@@ -281,7 +281,7 @@ std::vector<Timing> timeBaselines(TaskRunner<Op>& r, const std::vector<typename 
 }
 
 struct RunResult {
-    std::string status = "pass";  // pass | fail | not_implemented | error
+    std::string status = "pass";  // pass | fail | not_implemented | placeholder | error
     std::string message;
     CheckResult check;
     bool checked = false;
@@ -540,6 +540,18 @@ inline bool drawsInputOnDevice(const RunConfig& c) {
     return kDrawsUncheckedInputOnDevice && !c.outputFile.empty();
 }
 
+// A grading build's launch that reached the handout's placeholder (harness/baselines.cuh,
+// harness/runtime.cuh): the case ends there, with the exit status `placeholder`; the
+// placeholder did no work, so its output is nobody's. False: none was reached.
+inline bool reachedPlaceholder(const RunConfig& c, RunResult& r) {
+    const int id = student::placeholderReached();
+    if (id == kNoPlaceholder) return false;
+    r.status = "placeholder";
+    r.message = "task " + std::to_string(c.task->number) + ": calls the handout's placeholder (" +
+                placeholderName(id) + "), which does no work in a grading build";
+    return true;
+}
+
 template <class Op>
 RunResult runUnchecked(const RunConfig& c) {
     RunResult r;
@@ -549,6 +561,7 @@ RunResult runUnchecked(const RunConfig& c) {
         timed::generateOnDevice<Op>(runner.in.data(), c.n, c.seed, parseDistribution(c.dist));
         student::resetNotImplemented();
         runner.runOnDevice();
+        if (reachedPlaceholder(c, r)) return r;
         if (student::wasNotImplemented()) {
             r.status = "not_implemented";
             r.message = "task " + std::to_string(c.task->number) + ": not implemented";
@@ -574,6 +587,7 @@ RunResult runTask(const RunConfig& c) {
         runner.in.upload(input);
         student::resetNotImplemented();
         auto got = runner.runOnce();
+        if (reachedPlaceholder(c, r)) return r;
         if (student::wasNotImplemented()) {
             r.status = "not_implemented";
             r.message = "task " + std::to_string(c.task->number) + ": not implemented";
