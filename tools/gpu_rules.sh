@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 out=${1:?usage: tools/gpu_rules.sh OUTDIR}
 mkdir -p "$out"
 # The fixtures issue 45 added or whose rule changed (the whole corpus: make test on a GPU).
-fixtures=$(ls tests/fixtures/submissions | grep -E '^honest_(printf_kernel|device_const_table|static_const_local|host_device_helper|libc_|disabled_debug|dead_placeholder|baseline_variable|device_assert|dynamic_shared|mul24|warp_masks)|^attack_(fnptr_launch|stream|placeholder_token|wrapped_bonus)$|^(macro_fopen|paren_getenv|fnptr_system|reference|handout)$')
+fixtures=$(ls tests/fixtures/submissions | grep -E '^honest_(printf_kernel|device_const_table|static_const_local|host_device_helper|libc_|disabled_debug|dead_placeholder|baseline_variable|device_assert|dynamic_shared|mul24|warp_masks)|^attack_(fnptr_launch|stream|placeholder_token|placeholder_table|placeholder_virtual|placeholder_volatile|placeholder_template|wrapped_bonus)$|^(macro_fopen|paren_getenv|fnptr_system|reference|handout)$')
 selection=$(echo $fixtures | sed 's/ / or /g')
 .venv/bin/pytest -q -p no:cacheprovider tests/grader/test_e2e_gpu.py -k "test_fixture_verdicts_on_gpu and ($selection)" \
   > "$out/e2e_gpu.log" 2>&1

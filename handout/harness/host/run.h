@@ -20,6 +20,7 @@
 #include "harness/host/generate.h"
 #include "harness/host/student_api.h"
 #include "harness/host/student_state.h"
+#include "harness/host/stub_reached.h"
 #include "harness/host/tasks.h"
 #include "harness/host/timed_check.cuh"
 #include "harness/host/timing.h"
@@ -540,18 +541,6 @@ inline bool drawsInputOnDevice(const RunConfig& c) {
     return kDrawsUncheckedInputOnDevice && !c.outputFile.empty();
 }
 
-// A grading build's launch that reached the handout's placeholder (harness/baselines.cuh,
-// harness/runtime.cuh): the case ends there, with the exit status `placeholder`; the
-// placeholder did no work, so its output is nobody's. False: none was reached.
-inline bool reachedPlaceholder(const RunConfig& c, RunResult& r) {
-    const int id = student::placeholderReached();
-    if (id == kNoPlaceholder) return false;
-    r.status = "placeholder";
-    r.message = "task " + std::to_string(c.task->number) + ": calls the handout's placeholder (" +
-                placeholderName(id) + "), which does no work in a grading build";
-    return true;
-}
-
 template <class Op>
 RunResult runUnchecked(const RunConfig& c) {
     RunResult r;
@@ -561,12 +550,7 @@ RunResult runUnchecked(const RunConfig& c) {
         timed::generateOnDevice<Op>(runner.in.data(), c.n, c.seed, parseDistribution(c.dist));
         student::resetNotImplemented();
         runner.runOnDevice();
-        if (reachedPlaceholder(c, r)) return r;
-        if (student::wasNotImplemented()) {
-            r.status = "not_implemented";
-            r.message = "task " + std::to_string(c.task->number) + ": not implemented";
-            return r;
-        }
+        if (reachedHandoutStub(c.task->number, r.status, r.message)) return r;
         if (c.time) timeTask<Op>(c, runner, {}, r);  // no baselines: drawsInputOnDevice
         else if (!c.outputFile.empty()) writeRaw(c.outputFile, runner.out);
     } catch (const CudaError& e) {
@@ -587,12 +571,7 @@ RunResult runTask(const RunConfig& c) {
         runner.in.upload(input);
         student::resetNotImplemented();
         auto got = runner.runOnce();
-        if (reachedPlaceholder(c, r)) return r;
-        if (student::wasNotImplemented()) {
-            r.status = "not_implemented";
-            r.message = "task " + std::to_string(c.task->number) + ": not implemented";
-            return r;
-        }
+        if (reachedHandoutStub(c.task->number, r.status, r.message)) return r;
         if (c.check) {
             r.checked = true;
             r.check = checkOutput<Op>(c.task->task, input, got);
