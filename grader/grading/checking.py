@@ -136,10 +136,13 @@ def reached_placeholder(part: PartPlan, built: BuildOutcome, cases: Sequence[Cas
     driver's exit status `placeholder`: a grading build's placeholders record themselves
     and do no work, however they were reached, harness/baselines.cuh): not attempted, 0
     points, as the compiled code's call of one is (rules_engine.placeholder_call); a bonus
-    is not attempted. None: no case reached one."""
+    is not attempted; the integration build's message says so. None: no case reached one."""
     reached = [c for c in cases if c.placeholder]
-    if part.task is None or not reached:
+    if not reached:
         return None
+    if part.task is None:
+        said = f"{len(reached)} of {len(cases)} cases {PLACEHOLDER_REACHED}"
+        return CheckOutcome("graded", built.message or said, built.placeholder, built.violations, tuple(cases))
     said = (f"{part.path or part.task.file} {PLACEHOLDER_REACHED} ({len(reached)} of {len(cases)} "
             f"cases reached it): not attempted, 0 points")
     if part.task.bonus:

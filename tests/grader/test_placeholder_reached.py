@@ -71,3 +71,9 @@ def test_the_static_rules_message_is_kept_when_it_said_so_first():
     built = dataclasses.replace(BUILT, placeholder=True, message=said)
     check = checked(_part(bonus=False), built, [_case("not_implemented", placeholder=True)])
     assert check.placeholder and check.message == said
+
+
+def test_the_integration_build_says_its_cases_reached_the_placeholder():
+    integration = PartPlan("integration", None, "graded")
+    check = checked(integration, BUILT, [_case("not_implemented", placeholder=True), _case("pass")])
+    assert check.status == "graded" and check.message == f"1 of 2 cases {PLACEHOLDER_REACHED}"
