@@ -184,15 +184,6 @@ inline int cmdApp(const Args& args, bool emulated) {
         const AppOutput out = app.run(c);
         JsonObject j;
         j.add("app", app.name).add("n", c.n).add("task", t.number);
-        if (const int id = student::placeholderReached()) {
-            // A grading build (harness/baselines.cuh): the placeholder did no work.
-            std::printf("  calls the handout's placeholder (%s), which does no work in a grading "
-                        "build\n", placeholderName(id));
-            j.add("status", "placeholder").add("placeholder", placeholderName(id));
-            writeJson(args.get("--json", ""), j.str(), true);
-            status = std::max(status, int(kExitPlaceholder));
-            continue;
-        }
         if (!out.needs.empty() || student::wasNotImplemented()) {
             if (!out.needs.empty())
                 std::printf("  needs %s: its TODO stub is still in place\n", out.needs.c_str());
@@ -203,6 +194,15 @@ inline int cmdApp(const Args& args, bool emulated) {
                 .add("needs", out.needs.empty() ? "task " + std::to_string(t.number) : out.needs);
             writeJson(args.get("--json", ""), j.str(), true);
             status = std::max(status, int(kExitNotImplemented));
+            continue;
+        }
+        if (const int id = student::placeholderReached()) {
+            // A grading build (harness/baselines.cuh): the placeholder did no work.
+            std::printf("  calls the handout's placeholder (%s), which does no work in a grading "
+                        "build\n", placeholderName(id));
+            j.add("status", "placeholder").add("placeholder", placeholderName(id));
+            writeJson(args.get("--json", ""), j.str(), true);
+            status = std::max(status, int(kExitPlaceholder));
             continue;
         }
         if (args.has("--output")) {

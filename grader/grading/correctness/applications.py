@@ -112,7 +112,7 @@ def run_application(setup: RunSetup, binary: Path, app: Application, n: int) -> 
         ended = default_assignment().exit_meaning(r.returncode)
         if ended == "placeholder":
             result.status = "not_implemented"
-            result.message = f"task {task} ({driver_task}) {PLACEHOLDER_REACHED}"
+            result.message = f"runs task {task} ({driver_task}), whose build {PLACEHOLDER_REACHED}"
             return result
         if ended == "not_implemented":
             # Which stub: the program's own word picks one of two messages made here.

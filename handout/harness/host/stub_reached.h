@@ -13,17 +13,19 @@
 namespace scanlab {
 
 // True when the launch of task `task` reached one: `status` and `message` say which
-// ("placeholder", exit status `placeholder`; "not_implemented").
+// ("not_implemented" first: the stub says which task is still to write; "placeholder",
+// exit status `placeholder`). Either is 0 points.
 inline bool reachedHandoutStub(int task, std::string& status, std::string& message) {
-    if (const int id = student::placeholderReached()) {
-        status = "placeholder";
-        message = "task " + std::to_string(task) + ": calls the handout's placeholder (" +
-                  placeholderName(id) + "), which does no work in a grading build";
+    if (student::wasNotImplemented()) {
+        status = "not_implemented";
+        message = "task " + std::to_string(task) + ": not implemented";
         return true;
     }
-    if (!student::wasNotImplemented()) return false;
-    status = "not_implemented";
-    message = "task " + std::to_string(task) + ": not implemented";
+    const int id = student::placeholderReached();
+    if (id == kNoPlaceholder) return false;
+    status = "placeholder";
+    message = "task " + std::to_string(task) + ": calls the handout's placeholder (" +
+              placeholderName(id) + "), which does no work in a grading build";
     return true;
 }
 
