@@ -84,6 +84,8 @@ def driver_tables(a: Assignment) -> str:
         f"| {codes.not_implemented} | a task is still a stub (not implemented) |",
         f"| {codes.error} | CUDA or runtime error (illegal address, emulator diagnostic, ...) |",
         f"| {codes.no_gpu} | no GPU found (the GPU suite counts as skipped) |",
+        f"| {codes.placeholder} | a grading build reached the handout's placeholder (it does no work "
+        "there: harness/baselines.cuh) |",
     ]) + "\n"
 
 

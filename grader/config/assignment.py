@@ -171,6 +171,7 @@ class ExitCodes:
     not_implemented: int
     error: int
     no_gpu: int
+    placeholder: int        # a grading build reached the handout's placeholder (baselines.cuh)
 
 
 @dataclass(frozen=True)
@@ -250,7 +251,8 @@ class Assignment:
     def _meanings(self) -> dict[str, int]:
         c = self.exit_codes
         return {"pass": c.passed, "fail": c.fail, "usage": c.usage,
-                "not_implemented": c.not_implemented, "error": c.error, "no_gpu": c.no_gpu}
+                "not_implemented": c.not_implemented, "error": c.error, "no_gpu": c.no_gpu,
+                "placeholder": c.placeholder}
 
     def exit_meaning(self, code: int | None) -> str:
         """What the driver's exit status `code` means ('' for none of [exit_codes])."""
@@ -335,9 +337,10 @@ def _parse_examples(data: dict[str, Any]) -> dict[str, int]:
 
 def _parse_exit_codes(data: dict[str, Any]) -> ExitCodes:
     et = _Table(data.get("exit_codes", {}), "[exit_codes]")
-    et.unknown({"pass", "fail", "usage", "not_implemented", "error", "no_gpu"})
+    et.unknown({"pass", "fail", "usage", "not_implemented", "error", "no_gpu", "placeholder"})
     codes = ExitCodes(et.get("pass", int), et.get("fail", int), et.get("usage", int),
-                      et.get("not_implemented", int), et.get("error", int), et.get("no_gpu", int))
+                      et.get("not_implemented", int), et.get("error", int), et.get("no_gpu", int),
+                      et.get("placeholder", int))
     if len(set(vars(codes).values())) != len(vars(codes)):
         raise AssignmentError("[exit_codes]: two meanings share a code")
     return codes

@@ -35,6 +35,10 @@ from ..config.assignment import default_assignment
 
 T = TypeVar("T")
 IGNORED_HANDOUT_DIRS = {".git", "__pycache__", ".pytest_cache"}
+# Defined for a submission's student unit (never a trusted unit): the handout's
+# placeholders (harness/baselines.cuh) record themselves and do no work, however they are
+# reached; the driver ends such a case with the exit status `placeholder`.
+GRADING_BUILD_DEFINE = "-DSCANLAB_GRADING_BUILD=1"
 
 
 def task_mask(tasks: tuple[str, ...]) -> int:
@@ -78,7 +82,8 @@ class Builder:
     def __init__(self, layout: Layout, tools: Toolchain, cache_dir: Path, workdir: Path,
                  identity: sandbox.Identity, timeout_s: float, memory_mb: int,
                  forbidden: ForbiddenRubric,
-                 slot: Callable[[], ContextManager[object]] = contextlib.nullcontext):
+                 slot: Callable[[], ContextManager[object]] = contextlib.nullcontext,
+                 placeholders_do_nothing: bool = True):
         self.layout = layout
         self.tools = tools
         self.cache_dir = cache_dir.resolve()
@@ -88,6 +93,9 @@ class Builder:
         self.memory_mb = memory_mb
         self.forbidden = forbidden
         self.slot = slot              # held while compiling (not while waiting for a twin build)
+        # GRADING_BUILD_DEFINE in a submission's builds: the rubric's [correctness]
+        # zero_for_placeholders (false: the placeholders run and earn their points)
+        self.placeholders_do_nothing = placeholders_do_nothing
         self.handout_digest = _hash_tree(layout.handout) + _hash_tree(contract.source(layout.root), False)
         self._lock = threading.Lock()
         self._builds: dict[str, Future[BuildResult]] = {}
@@ -241,7 +249,8 @@ class Builder:
         file name to its path in the submission, for error messages. `tasks`: the driver
         tasks it must run (the others are not compiled: SCANLAB_BUILD_TASKS of
         harness/host/student_unit.cu); () for all."""
-        key = self.key(files, tasks)
+        # (a build whose placeholders run is another build: its cases are another's too)
+        key = self.key(files, tasks) + ("" if self.placeholders_do_nothing else "-placeholders-run")
         with self._lock:
             future = self._builds.get(key)
             owner = future is None
@@ -443,6 +452,8 @@ class Builder:
         reference_unit: Path | None = None
         if tasks:
             commands[0] = [*commands[0], f"-DSCANLAB_BUILD_TASKS={task_mask(tasks):#x}ull"]
+        if not trusted and self.placeholders_do_nothing:
+            commands[0] = [*commands[0], GRADING_BUILD_DEFINE]
         if contract.is_task_build(files, self.reference_files):
             # The other student files: their contract, and the reference unit (contract.py).
             commands[0] = [*commands[0], *contract.include_flags(src)]

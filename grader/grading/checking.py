@@ -19,7 +19,7 @@ from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
-from .correctness.check import RunSetup, run_batch
+from .correctness.check import PLACEHOLDER_REACHED, RunSetup, run_batch
 from .checks.rules_engine import placeholder_call
 from .outcomes import BuildOutcome, CheckOutcome, PartPlan, not_run, unbuilt
 from .plan import ExercisePlan, exercise_build
@@ -135,8 +135,30 @@ def when_only_order_matters(cases: Sequence[CaseResult], message: str) -> str:
             "in the shuffles, across warps, across tiles and blocks)")
 
 
+def reached_placeholder(part: PartPlan, built: BuildOutcome, cases: Sequence[CaseResult]) -> CheckOutcome | None:
+    """A task some of whose cases reached the handout's placeholder while they ran (the
+    driver's exit status `placeholder`: a grading build's placeholders record themselves
+    and do no work, however they were reached, harness/baselines.cuh): not attempted, 0
+    points, as the compiled code's call of one is (rules_engine.placeholder_call); a bonus
+    is not attempted; the integration build's message says so. None: no case reached one."""
+    reached = [c for c in cases if c.placeholder]
+    if not reached:
+        return None
+    if part.task is None:
+        said = f"{len(reached)} of {len(cases)} cases {PLACEHOLDER_REACHED}"
+        return CheckOutcome("graded", built.message or said, built.placeholder, built.violations, tuple(cases))
+    said = (f"{part.path or part.task.file} {PLACEHOLDER_REACHED} ({len(reached)} of {len(cases)} "
+            f"cases reached it): not attempted, 0 points")
+    if part.task.bonus:
+        return CheckOutcome("not_attempted", f"bonus not attempted: {said}", True, built.violations)
+    return CheckOutcome("graded", built.message if built.placeholder and built.message else said, True,
+                        built.violations, tuple(cases))
+
+
 def checked(part: PartPlan, built: BuildOutcome, cases: list[CaseResult]) -> CheckOutcome:
     """A built part with its cases run."""
+    if (placeholder := reached_placeholder(part, built, cases)) is not None:
+        return placeholder
     message = built.message
     if part.task is not None:
         message = when_only_order_matters(cases, what_is_not_implemented(cases, message))

@@ -252,7 +252,8 @@ class Session:
                           else self.rubric.limits.emulator_build_type)
         return Builder(self.layout, tools, self.cache_dir, self.workdir / "builds",
                        self.identity, self.rubric.limits.build_timeout_s, self.rubric.limits.memory_mb,
-                       self.rubric.forbidden, slot=self.resources.cpu_slot)
+                       self.rubric.forbidden, slot=self.resources.cpu_slot,
+                       placeholders_do_nothing=self.rubric.correctness.zero_for_placeholders)
 
     def _prepare_backend(self, builder: Builder) -> tuple[RunSetup, Path]:
         """The trusted reference of one backend (built or cached), its copy student-side

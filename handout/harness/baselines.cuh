@@ -2,19 +2,39 @@
 //
 // Slow but correct versions the handout starts from and the benchmarks compare
 // against: your speedup is measured against these.
+//
+// In a grade they do nothing: the grader compiles your files with SCANLAB_GRADING_BUILD,
+// and there each placeholder below, however your code reaches it, records which one it
+// is (harness/runtime.cuh, placeholderReached) and returns without doing its work; the
+// case ends "calls the handout's placeholder", and the task earns no points. In your own
+// builds (make, make test, make grade-local) they run as they are. The harness's own
+// timed baselines are compiled apart from your files and always run.
 #pragma once
 #include <cstddef>
 
 #include "harness/platform.cuh"
+#include "harness/runtime.cuh"
 #include "harness/tasks/warp_tile.cuh"
 
 namespace scanlab::baseline {
+#if defined(SCANLAB_STUDENT_UNIT) && defined(SCANLAB_GRADING_BUILD)
+// The student unit of a grading build: its own copies (internal linkage), so that the
+// emulator's linker never merges them with the harness's, which do the work.
+namespace {
+inline constexpr bool kPlaceholdersDoNothing = true;
+#else
+inline constexpr bool kPlaceholdersDoNothing = false;
+#endif
 
 // Task 1 placeholder: lane 0 scans the warp's 32 elements one after another.
 // Same contract as scanIncWarp (student/warp_scan.cuh).
 template <class Op>
 __device__ typename Op::Element scanIncWarpSequential(typename Op::Element* sh, unsigned idx) {
     using T = typename Op::Element;
+    if constexpr (kPlaceholdersDoNothing) {
+        placeholderReached(kPlaceholderWarpScan);
+        return sh[idx];
+    }
     const unsigned lane = idx % kWarpSize;
     if (lane == 0) {
         T acc = sh[idx];
@@ -43,6 +63,10 @@ template <class Op>
 __device__ void reduceBlocksSequential(const typename Op::Element* in, size_t n,
                                        size_t itemsPerBlock,
                                        typename Op::Element* blockResults) {
+    if constexpr (kPlaceholdersDoNothing) {
+        placeholderReached(kPlaceholderReduce);
+        return;
+    }
     if (threadIdx.x != 0) return;
     const size_t begin = blockIdx.x * itemsPerBlock;
     const size_t end = n < begin + itemsPerBlock ? n : begin + itemsPerBlock;
@@ -63,6 +87,10 @@ __global__ void reduceBlocksSequentialKernel(const typename Op::Element* in, siz
 template <class Op>
 __global__ void treeReduceLevelKernel(const typename Op::Element* in, size_t m,
                                       typename Op::Element* out) {
+    if constexpr (kPlaceholdersDoNothing) {
+        placeholderReached(kPlaceholderNaiveKernel);
+        return;
+    }
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (2 * i + 1 < m) {
         out[i] = Op::apply(in[2 * i], in[2 * i + 1]);
@@ -75,6 +103,10 @@ __global__ void treeReduceLevelKernel(const typename Op::Element* in, size_t m,
 template <class Op>
 __global__ void hillisSteeleStepKernel(const typename Op::Element* in, size_t n, size_t h,
                                        typename Op::Element* out) {
+    if constexpr (kPlaceholdersDoNothing) {
+        placeholderReached(kPlaceholderNaiveKernel);
+        return;
+    }
     const size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x;
     if (i < n) out[i] = i >= h ? Op::apply(in[i - h], in[i]) : in[i];
 }
@@ -87,6 +119,10 @@ template <class Op, bool INCLUSIVE>
 __device__ void scanInOneBlock(const typename Op::Element* in, typename Op::Element* out,
                                size_t n) {
     using T = typename Op::Element;
+    if constexpr (kPlaceholdersDoNothing) {
+        placeholderReached(kPlaceholderOneBlockScan);
+        return;
+    }
     if (blockIdx.x != 0) return;
     SCANLAB_DYNAMIC_SHARED(T, sh);
     const unsigned tid = threadIdx.x;
@@ -116,4 +152,7 @@ __global__ void scanInOneBlockKernel(const typename Op::Element* in, typename Op
     scanInOneBlock<Op, INCLUSIVE>(in, out, n);
 }
 
+#if defined(SCANLAB_STUDENT_UNIT) && defined(SCANLAB_GRADING_BUILD)
+}  // namespace
+#endif
 }  // namespace scanlab::baseline

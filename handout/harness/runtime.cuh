@@ -196,4 +196,35 @@ static __device__ int scanlabNotImplementedFlag = 0;
 
 __device__ inline void notImplemented() { scanlabNotImplementedFlag = 1; }
 
+// The handout's placeholders (harness/baselines.cuh) in a grading build: which one a
+// launch reached (a PlaceholderId), read by the driver like the flag above. The grader
+// compiles the student unit with SCANLAB_GRADING_BUILD, and there a placeholder records
+// itself here and returns without doing its work, however it was reached (a call, a
+// pointer in a table, a virtual or volatile call, a template argument): the driver then
+// ends the case with the exit status `placeholder` (harness/generated/assignment.h).
+// Clearing the flag gains nothing: the placeholder did no work. Elsewhere (your own
+// builds, make test, make grade-local) the placeholders run as they are.
+enum PlaceholderId : int {
+    kNoPlaceholder = 0,
+    kPlaceholderWarpScan = 1,     // baseline::scanIncWarpSequential (task 1)
+    kPlaceholderReduce = 2,       // baseline::reduceBlocksSequential (task 2)
+    kPlaceholderOneBlockScan = 3, // baseline::scanInOneBlock (task 4)
+    kPlaceholderNaiveKernel = 4,  // baseline::treeReduceLevelKernel, hillisSteeleStepKernel
+};
+
+inline const char* placeholderName(int id) {
+    switch (id) {
+        case kPlaceholderWarpScan: return "baseline::scanIncWarpSequential";
+        case kPlaceholderReduce: return "baseline::reduceBlocksSequential";
+        case kPlaceholderOneBlockScan: return "baseline::scanInOneBlock";
+        case kPlaceholderNaiveKernel: return "a naive kernel of harness/baselines.cuh";
+        default: return "a placeholder of harness/baselines.cuh";
+    }
+}
+
+static __device__ int scanlabPlaceholderFlag = kNoPlaceholder;
+
+// (static: each unit's own, never merged with another unit's by the emulator's linker)
+static __device__ inline void placeholderReached(int id) { scanlabPlaceholderFlag = id; }
+
 }  // namespace scanlab

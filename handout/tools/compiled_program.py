@@ -80,7 +80,11 @@ def function_key(name: str) -> str:
     `scanlab::f` (every instantiation of a function is one node of the call graph)."""
     name = re.sub(r"\s*\[(with|clone) [^\]]*\]", "", name).strip()
     name = re.sub(r"\.(isra|constprop|part|cold|lto_priv)(\.\d+)?", "", name)
-    name = name.replace("(anonymous namespace)::", "")
+    # An unnamed namespace as c++filt and g++'s reports spell it, and nvcc's prefix of a
+    # name of internal linkage (`_INTERNAL_<hash>_<unit>::scanlab::...`): a grading build's
+    # placeholders are the student unit's own (harness/baselines.cuh).
+    name = name.replace("(anonymous namespace)::", "").replace("{anonymous}::", "")
+    name = re.sub(r"_INTERNAL_\w+::", "", name)
     if name.startswith(("operator new", "operator delete")):
         return name.split("(")[0]
     name = re.sub(r"operator\s*\(\)", "operator_call", name)

@@ -161,7 +161,7 @@ def test_driver_lists_what_the_manifest_defines():
     assert {k: int(v) for k, v in codes.items()} == {
         "pass": a.exit_codes.passed, "fail": a.exit_codes.fail, "usage": a.exit_codes.usage,
         "not-implemented": a.exit_codes.not_implemented, "error": a.exit_codes.error,
-        "no-gpu": a.exit_codes.no_gpu}
+        "no-gpu": a.exit_codes.no_gpu, "placeholder": a.exit_codes.placeholder}
     # Each exercise is run by the application it names, which lists its file.
     apps = {row.split()[0]: row.split()[1:] for row in listed("applications")}
     for e in a.exercises:

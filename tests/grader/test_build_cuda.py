@@ -167,6 +167,12 @@ CROSS_BACKEND = sorted(n for n in fixture_names()
 # global before each launch, issue 45 item 3) and host code (the CUDA build's: on the
 # emulator every kernel is host code).
 NOT_COMPARED = {"state", "host-code"}
+# Placeholders reached through a pointer held in data (issue 58): the call graph of either
+# backend may or may not see them (g++ may devirtualize, nvcc keeps the indirect call);
+# the grade decides them as they run, the same on both (the placeholder does no work in a
+# grading build: harness/baselines.cuh), so only that is compared.
+PLACEHOLDER_IN_DATA = {"attack_placeholder_table", "attack_placeholder_virtual",
+                       "attack_placeholder_volatile"}
 
 
 def _changed_files(builder: Builder, name: str, folder: Path) -> dict[str, bytes]:
@@ -227,6 +233,9 @@ def test_both_backends_give_the_same_rule_verdict(cuda_builder, fixture_builds, 
         built = fixture_builds(name, tr.file)
         on_gpu = ({v.rule for v in built.violations} - NOT_COMPARED, shown in built.placeholders)
         on_emulator = ({v.rule for v in tr.violations} - NOT_COMPARED, tr.placeholder)
+        if name in PLACEHOLDER_IN_DATA:
+            assert tr.placeholder and tr.correctness_points == 0, (name, tr.name, tr.message)
+            on_gpu, on_emulator = on_gpu[0], on_emulator[0]
         assert on_gpu == on_emulator, (name, tr.name, [str(v) for v in built.violations],
                                        built.placeholders, [str(v) for v in tr.violations], tr.message)
         # A file that does not build for the GPU among the reference's files does not build

@@ -38,19 +38,21 @@ def test_reference_full_marks(emulator):
 
 
 def test_the_untouched_handout_earns_nothing(emulator):
-    """The required tasks' placeholders that pass every case (tasks 1-2 today) are the
-    handout's own code: by default ([correctness] zero_for_placeholders) they earn 0, and
-    every report says why; a bonus task left as it is was not attempted."""
+    """The required tasks' placeholders (tasks 1-2 today: correct and slow) are the
+    handout's own code: by default ([correctness] zero_for_placeholders) a grading build's
+    placeholders do no work (harness/baselines.cuh), every case says it reached one, the
+    tasks earn 0, and every report says why; a bonus task left as it is was not attempted."""
     result = emulator("handout")
     bonus, required = bonus_and_required(result, emulator.session.rubric)
     assert all(tr.verdict == "not_attempted" and tr.build is None and "not attempted" in tr.message
                for tr in bonus)
     assert all(tr.unchanged and tr.placeholder for tr in required)
-    assert {tr.verdict for tr in required} == {"correct", "not_implemented"}
-    passing = [tr for tr in required if tr.verdict == "correct"]
-    assert all(tr.passed == tr.total > 0 for tr in passing)
+    assert {tr.verdict for tr in required} == {"not_implemented"}
+    reached = [tr for tr in required if any(c.placeholder for c in tr.cases)]
+    assert reached and all(c.placeholder and "calls the handout's placeholder" in c.summary
+                           for tr in reached for c in tr.cases)
     assert result.score == 0
-    assert all("placeholder" in tr.message and "zero_for_placeholders" in tr.message for tr in passing)
+    assert all("placeholder" in tr.message and "zero_for_placeholders" in tr.message for tr in reached)
     from grader.report import gradescope, terminal
     assert "the handout's placeholder" in terminal.render(result)
     tests = gradescope.document(result)["tests"]
@@ -58,19 +60,25 @@ def test_the_untouched_handout_earns_nothing(emulator):
 
 
 def test_placeholders_earn_their_points_when_the_rubric_says_so(emulator, tmp_path):
-    """The switch off: the same grade scores the passing placeholders' cases (a rubric may
-    want that)."""
+    """The switch off ([correctness] zero_for_placeholders = false): the builds leave the
+    placeholders as they are (no SCANLAB_GRADING_BUILD), and the passing placeholders'
+    cases score (a rubric may want that)."""
     import dataclasses
-    from grader.grading.assemble import rescore
-    result = emulator("handout")
+    from conftest import _session
+    from grader.grading.pipeline import grade
+    from fixtures import compose
     rubric = emulator.session.rubric
     lenient = dataclasses.replace(rubric, correctness=dataclasses.replace(
         rubric.correctness, zero_for_placeholders=False))
-    again = rescore(result, lenient)
-    assert result.score == 0   # the grade's own result is not changed
+    session = _session("emulator", lenient, tmp_path / "session")
+    try:
+        again = grade(session, compose("handout", tmp_path / "submissions"))
+    finally:
+        session.close()
     bonus, required = bonus_and_required(again, rubric)
     # A bonus not attempted was not run: nothing to earn.
     assert bonus and all(tr.correctness_points == 0 for tr in bonus)
+    assert not any(c.placeholder for tr in required for c in tr.cases)
     passing = [tr for tr in required if tr.verdict == "correct"]
     assert passing and all(tr.correctness_points == tr.correctness_max > 0 for tr in passing)
     assert again.score == pytest.approx(sum(tr.correctness_max for tr in passing))
@@ -335,14 +343,16 @@ def test_refused_files_are_named_with_the_reason(emu_session, tmp_path):
 
 def test_applications_run_on_the_students_kernels(emulator):
     """handout/apps on the integration build, decided by the reference's verify-app:
-    all pass on the reference; the handout's pi runs on its reduce placeholder and the
-    scans say which task they need; a wrong scan shows as a wrong table naming task 3."""
+    all pass on the reference; the handout's pi reaches its reduce placeholder (which does
+    no work in a grading build) and the scans say which task they need; a wrong scan shows
+    as a wrong table naming task 3."""
     reference = {a.name: a for a in emulator("reference").applications}
     assert set(reference) == {"pi", "normal-cdf", "compaction", "radix-sort"}
     assert all(a.status == "pass" for a in reference.values()), reference
     assert any(f.startswith("pi (your reduce") for f in reference["pi"].figures)
     handout = {a.name: a for a in emulator("handout").applications}
-    assert handout["pi"].status == "pass"
+    assert handout["pi"].status == "not_implemented"
+    assert "calls the handout's placeholder" in handout["pi"].message
     for name in ("normal-cdf", "compaction"):
         assert handout[name].status == "not_implemented"
         assert "needs task 3" in handout[name].message

@@ -116,10 +116,14 @@ def test_crash_after_writing_a_right_answer_still_fails(emu_session):
     assert r.status == "crash" and "SIGSEGV" in r.summary
 
 
-@pytest.mark.parametrize("code, status", [(3, "not_implemented"), (4, "error"), (2, "error"), (77, "error")])
+@pytest.mark.parametrize("code, status", [(3, "not_implemented"), (4, "error"), (2, "error"), (77, "error"),
+                                          (5, "not_implemented")])
 def test_exit_codes(emu_session, code, status):
     driver = fake_driver(emu_session, f"exit{code}", f"echo 'ERROR something broke'; exit {code}")
-    assert grade_with(emu_session, driver).status == status
+    r = grade_with(emu_session, driver)
+    assert r.status == status
+    # 5: a grading build reached the handout's placeholder (harness/baselines.cuh)
+    assert r.placeholder == (code == 5) and ("handout's placeholder" in r.summary) == (code == 5)
 
 
 def test_read_json_is_defensive(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import sandbox
 from ...config.assignment import default_assignment
-from .check import VERIFY_TIMEOUT_S, RunSetup, read_json
+from .check import PLACEHOLDER_REACHED, VERIFY_TIMEOUT_S, RunSetup, read_json
 from ...results import AppResult
 
 # The lines of the trusted check that are figures, not the verdict.
@@ -110,6 +110,10 @@ def run_application(setup: RunSetup, binary: Path, app: Application, n: int) -> 
         with slot as gpu:
             r = sandbox.run(argv, home, limits, setup.env(home, 1, gpu), setup.identity)
         ended = default_assignment().exit_meaning(r.returncode)
+        if ended == "placeholder":
+            result.status = "not_implemented"
+            result.message = f"runs task {task} ({driver_task}), whose build {PLACEHOLDER_REACHED}"
+            return result
         if ended == "not_implemented":
             # Which stub: the program's own word picks one of two messages made here.
             needs = str((read_json(said) or {}).get("needs", ""))

@@ -347,6 +347,8 @@ def _flooded(result: CaseResult, r: sandbox.Result) -> CaseResult:
 
 
 VERIFY = "verify"   # _before_verify's status of a case whose output file decides
+# A case whose run reached the handout's placeholder (the driver's exit status `placeholder`).
+PLACEHOLDER_REACHED = "calls the handout's placeholder (harness/baselines.cuh), which does no work in a grade"
 
 
 def _before_verify(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
@@ -369,6 +371,14 @@ def _before_verify(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sa
     if ended == "not_implemented":
         base.status = "not_implemented"
         base.summary = f"{case.task}: not implemented (the handout's TODO stub is still in place)"
+        return base
+    if ended == "placeholder":
+        # The student unit of a grading build reached a placeholder of harness/baselines.cuh,
+        # however (a call, a pointer in a table, a virtual or volatile call): it did no work.
+        base.status = "not_implemented"
+        base.placeholder = True
+        base.summary = f"{case.task}: {PLACEHOLDER_REACHED}"
+        base.details = said
         return base
     if ended == "no_gpu":
         base.status = "error"
@@ -414,7 +424,7 @@ def _verified(base: CaseResult, r: sandbox.Result, claimed: dict, v: dict) -> Ca
 
 
 # How a batch's JSON line stands for a `run` exit status (driver.cu exitCodeFor).
-BATCH_STATUSES = ("pass", "fail", "not_implemented", "error")  # a batch case's claimed status
+BATCH_STATUSES = ("pass", "fail", "not_implemented", "placeholder", "error")  # a batch case's claimed status
 BATCH_CASE_S = 2.0   # wall-clock allowance per case of a batch, on top of the time limit
 
 

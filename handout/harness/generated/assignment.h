@@ -24,6 +24,7 @@ enum ExitCode : int {
     kExitNotImplemented = 3,
     kExitError = 4,
     kExitNoGpu = 77,
+    kExitPlaceholder = 5,
 };
 struct ExitCodeName {
     const char* name;
@@ -31,7 +32,7 @@ struct ExitCodeName {
 };
 inline const ExitCodeName kExitCodeNames[] = {
     {"pass", kExitPass}, {"fail", kExitFail}, {"usage", kExitUsage},
-    {"not-implemented", kExitNotImplemented}, {"error", kExitError}, {"no-gpu", kExitNoGpu},
+    {"not-implemented", kExitNotImplemented}, {"error", kExitError}, {"no-gpu", kExitNoGpu}, {"placeholder", kExitPlaceholder},
 };
 
 // [[driver_task]]: what `scanlab run --task NAME` runs

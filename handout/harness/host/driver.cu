@@ -147,7 +147,8 @@ grade options:
                 (--random-seed S repeats a draw; --random-max-n the largest n)
 
 exit status: @PASS@ pass, @FAIL@ wrong result, @USAGE@ bad arguments, @NOTIMPL@ task not implemented,
-             @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found
+             @ERROR@ CUDA or runtime error, @NOGPU@ no GPU found, @PLACEHOLDER@ the handout's
+             placeholder reached in a grading build (harness/baselines.cuh)
 )";
 
 std::string joined(const char* const* first, const char* const* last, const char* separator) {
@@ -169,6 +170,7 @@ std::string usageText() {
         {"@PASS@", std::to_string(kExitPass)}, {"@FAIL@", std::to_string(kExitFail)},
         {"@USAGE@", std::to_string(kExitUsage)}, {"@NOTIMPL@", std::to_string(kExitNotImplemented)},
         {"@ERROR@", std::to_string(kExitError)}, {"@NOGPU@", std::to_string(kExitNoGpu)},
+        {"@PLACEHOLDER@", std::to_string(kExitPlaceholder)},
         {"@WARMUP@", std::to_string(RunConfig{}.warmup)}, {"@REPS@", std::to_string(RunConfig{}.reps)}};
     std::string text = kUsageText;
     for (const auto& [key, value] : fields)

@@ -37,6 +37,7 @@ inline int exitCodeFor(const RunResult& r) {
     if (r.status == "pass") return kExitPass;
     if (r.status == "fail") return kExitFail;
     if (r.status == "not_implemented") return kExitNotImplemented;
+    if (r.status == "placeholder") return kExitPlaceholder;
     return kExitError;
 }
 
@@ -95,6 +96,10 @@ void printResult(const RunConfig& c, const RunResult& r) {
     if (r.status == "not_implemented") {
         std::printf("  task %d: not implemented (student/%s still has its TODO stub)\n",
                     c.task->number, c.task->studentFile);
+        return;
+    }
+    if (r.status == "placeholder") {
+        std::printf("  task %d: %s\n", c.task->number, r.message.c_str());
         return;
     }
     if (r.status == "error") {

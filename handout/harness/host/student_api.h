@@ -28,9 +28,13 @@ void launchSplitFlags(const uint32_t* keys, size_t n, int bit, int32_t* isZero, 
 void launchSplitScatter(const uint32_t* keys, const int32_t* isZero, const int32_t* zerosBefore,
                         size_t n, int bit, uint32_t* out, unsigned blockSize);
 
-// The "not implemented" flag that the handout's stubs set (harness/runtime.cuh).
+// The "not implemented" flag that the handout's stubs set (harness/runtime.cuh); the
+// reset also clears the placeholder flag.
 void resetNotImplemented();
 bool wasNotImplemented();
+// The handout's placeholder a grading build's launch reached (a PlaceholderId of
+// harness/runtime.cuh; 0: none): there it does no work.
+int placeholderReached();
 
 // A kernel of the student unit: where the GPU build finds the device module of the
 // student's kernels, to restore its variables before every launch

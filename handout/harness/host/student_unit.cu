@@ -83,6 +83,15 @@ void resetNotImplemented() {
     const int zero = 0;
     checkCuda(cudaMemcpyToSymbol(scanlabNotImplementedFlag, &zero, sizeof zero),
               "cudaMemcpyToSymbol");
+    checkCuda(cudaMemcpyToSymbol(scanlabPlaceholderFlag, &zero, sizeof zero),
+              "cudaMemcpyToSymbol");
+}
+
+int placeholderReached() {
+    int flag = 0;
+    checkCuda(cudaMemcpyFromSymbol(&flag, scanlabPlaceholderFlag, sizeof flag),
+              "cudaMemcpyFromSymbol");
+    return flag;
 }
 
 // A kernel of this unit: the harness finds the device module of the student's kernels
@@ -127,6 +136,7 @@ UnitEntry unitEntry() {
     e.launchSplitScatter = &launchSplitScatter;
     e.resetNotImplemented = &resetNotImplemented;
     e.wasNotImplemented = &wasNotImplemented;
+    e.placeholderReached = &placeholderReached;
     return e;
 }
 

@@ -18,7 +18,7 @@ struct UnitEntry {
     using LaunchTask = void (*)(Task task, const void* in, size_t n, void* out, unsigned blockSize,
                                 const void* scratch);
     static constexpr unsigned kMaxOperators = 32;
-    static constexpr unsigned kVersion = 1;   // the struct's layout: the loader checks it
+    static constexpr unsigned kVersion = 2;   // the struct's layout: the loader checks it
 
     unsigned version;
     unsigned operators;                       // entries of the two arrays in use
@@ -29,6 +29,7 @@ struct UnitEntry {
                                unsigned);
     void (*resetNotImplemented)();
     bool (*wasNotImplemented)();
+    int (*placeholderReached)();
 };
 
 // Defined by the student unit (harness/host/student_unit.cu).

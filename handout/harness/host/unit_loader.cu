@@ -145,6 +145,14 @@ bool wasNotImplemented() {
     return any;
 }
 
+int placeholderReached() {
+    int any = 0;
+    Units::get().forEach([&](const UnitEntry& e) {
+        if (const int id = e.placeholderReached()) any = id;
+    });
+    return any;
+}
+
 // Never asked for: the loader's program has no `.scanlab.device_state` to restore.
 const void* deviceModuleAnchor() { return nullptr; }
 
