@@ -193,9 +193,10 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     runs once everything is built, beside the cases. `ready` gives the run setup (the
     builds start before it is there); `phases` hears how long the builds took.
 
-    On the emulator a build's smallest case runs first, alone: a build that hangs there
-    costs one time limit, and its other cases (and, for the integration build, the
-    applications) are not started ([limits] max_timeouts_per_task). Nothing starts once
+    A hang costs its own case: the build's other cases still run, with a shortened limit
+    after [limits] max_timeouts_per_task timeouts, and none more (nor, for the integration
+    build, the applications) once its timeouts have cost [limits] hang_budget_limits time
+    limits (RunSetup.case_limits). Nothing starts once
     the submission's `budget` is spent. `drawn`: the grade's secret cases (config/draw.py),
     added to each task's cases, race check and compute-sanitizer runs."""
     with _Grading(session, ready, parts, paths, say, budget, drawn) as grading:
@@ -355,8 +356,11 @@ class _Grading:
             of_exercises = {e.exercise.file: exercise_build(e, self.exercise_built.get(e.exercise.file))
                             for e in exercises}
             ready_builds = {f: b for f, b in of_exercises.items() if b is not None}
-            if any(c.status == "timeout" for f in integ_futures for c in f.result()):
-                return run_apps(binary, ready_builds, "not run: the integration build hung (a case timed out)")
+            hung = [c for f in integ_futures for c in f.result() if c.status in ("timeout", "not_run")]
+            if hung and self.setup is not None and integ_build is not None and \
+                    self.setup.hang_allowance_spent(self.session.timeouts, integ_build.build.key):
+                return run_apps(binary, ready_builds, "not run: the integration build hung (its timeouts "
+                                                      "used up its hang allowance)")
             return run_apps(binary, ready_builds, self.budget.why if self.budget.spent else "")
 
         if applications is not None and integ_build is not None and integ_build.runs \

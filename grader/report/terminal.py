@@ -74,10 +74,19 @@ def _summary_table(result: SubmissionResult) -> list[str]:
     return lines
 
 
+def instructor_reproduce(result: SubmissionResult) -> str:
+    """The command that grades the submission again the same way, with the secret draw seed
+    of its hidden cases: the instructor's reports only (result.reproduce, which the student's
+    may show, leaves it out)."""
+    if not result.draw_seed or not result.reproduce or "--draw-seed" in result.reproduce:
+        return result.reproduce
+    return f"{result.reproduce} --draw-seed {result.draw_seed}"
+
+
 def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
     m = result.machine
     out = [f"scanlab grader {result.grader_version}: {result.name} ({result.kind} {result.origin})",
-           f"seed {result.seed}; reproduce this grade: {result.reproduce}"]
+           f"seed {result.seed}; reproduce this grade: {instructor_reproduce(result)}"]
     if result.perf_seed and any(tr.perf for tr in result.tasks):
         # The instructor's report only: students must not know the timed inputs' seed.
         out.append(f"timed inputs: --perf-seed {result.perf_seed} (secret: not in the "

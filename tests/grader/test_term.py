@@ -212,7 +212,8 @@ def test_a_timed_size_change_grades_again_and_an_interrupted_run_keeps_the_class
     # others finish; the complete class files of the batch before stay whole.
     state = BatchState.read(out)
     entries = sorted(p for p in export.iterdir() if p.is_dir())
-    kept, todo, _ = stored_results(entries, out, state, load_rubric(rubric), None)
+    stored = stored_results(entries, out, state, load_rubric(rubric), None)
+    kept, todo = stored.kept, stored.todo
     assert not kept and todo == entries
     stored = {p.parent.name: jsonfile.read(p) for p in (out / "submissions").glob("*/results.json")}
     calls: list[str] = []
