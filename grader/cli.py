@@ -226,6 +226,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the zip goes (default dist/scanlab-autograder.zip)")
     z.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
                    help="the rubric the autograder grades with (default: data/rubric.toml)")
+    z.add_argument("--draw-seed", type=int, default=None,
+                   help="the class's secret seed of the drawn hidden cases, kept in the zip: every "
+                        "student faces the same cases (default: a fresh one; give a batch's "
+                        "batch.json draw_seed to grade the GPU half with the same cases)")
     return parser
 
 
@@ -258,7 +262,9 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
-    sys.stdout.write(printable(terminal.render(result, args.show_hidden)))
+    # Gradescope may show students the output (--gradescope: [gradescope] stdout_visibility):
+    # then without the secret seeds, which the report folder's report.txt keeps.
+    sys.stdout.write(printable(terminal.render(result, args.show_hidden, instructor=args.gradescope is None)))
     print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
     if args.gradescope:
         print(f"Gradescope results: {args.gradescope}")
@@ -312,7 +318,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "gradescope-zip":
             from .gradescope.autograder import build_zip
             rubric = load_rubric(args.rubric)  # fail early on a broken rubric
-            path = build_zip(Layout(REPO_ROOT), args.out, args.rubric)
+            path = build_zip(Layout(REPO_ROOT), args.out, args.rubric, args.draw_seed)
             print(f"wrote {path}")
             print(f"On Gradescope (no GPU) the autograder gives the {rubric.max_correctness:g} "
                   f"correctness points: set the assignment's autograder points to "

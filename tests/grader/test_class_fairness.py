@@ -149,3 +149,14 @@ def test_the_instructors_reproduce_line_has_the_rubric_and_draw_but_the_students
     assert "987654321987" not in student
     document = jsonfile.document(result)
     assert document["provenance"]["grader_digest"] and document["draw_seed"] == 987654321987
+
+
+def test_the_gradescope_zip_holds_one_draw_for_the_class(tmp_path):
+    import zipfile
+    from grader.gradescope.autograder import DRAW_SEED_FILE, build_zip
+    zipped = build_zip(Layout(REPO), tmp_path / "a.zip", TEST_RUBRIC, 424242)
+    with zipfile.ZipFile(zipped) as z:
+        assert z.read(DRAW_SEED_FILE).decode().strip() == "424242"
+        assert '--draw-seed "$DRAW"' in z.read("run_autograder").decode()
+    with zipfile.ZipFile(build_zip(Layout(REPO), tmp_path / "b.zip", TEST_RUBRIC)) as z:
+        assert int(z.read(DRAW_SEED_FILE)) > 0                      # a fresh one, drawn once

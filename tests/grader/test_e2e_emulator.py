@@ -114,22 +114,39 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     result = emulator("hang")
     t1 = result.tasks[0]
     # Task 1 and the integration run share one build (only warp_scan.cuh differs from
-    # the reference): after `limit` timeouts in it, its other cases are not run.
+    # the reference): it hangs in every case. After `limit` timeouts its cases run with a
+    # shortened limit, and once its timeouts have cost [limits] hang_budget_limits time
+    # limits, none more starts: each is failed once, as could not run.
     statuses = [c.status for c in t1.cases + result.integration.cases]
-    limit = test_rubric.limits.max_timeouts_per_task
-    # Cases already running in parallel when the limit is reached still time out.
-    assert limit <= statuses.count("timeout") <= limit + emulator.session.jobs - 1
+    limits = test_rubric.limits
+    shortened = (limits.hang_budget_limits - limits.max_timeouts_per_task) / limits.hung_limit_fraction
+    # Cases already running in parallel when the allowance is spent still time out.
+    assert limits.max_timeouts_per_task < statuses.count("timeout") \
+        <= limits.max_timeouts_per_task + shortened + emulator.session.jobs
     assert set(statuses) == {"timeout", "not_run"}
+    assert all(c.summary.startswith("could not run") for c in t1.cases if c.status == "not_run")
     assert t1.passed == 0
     assert result.tasks[1].all_passed and result.tasks[2].all_passed
     # The applications do not start on the hung integration build.
     assert result.applications and all(a.status == "error" and "the integration build hung" in a.message
                                        for a in result.applications)
-    # Bounded: the build's smallest case runs first, alone, so a hang costs one time
-    # limit (task 1 and the integration run hang side by side), not one per case. (The
-    # bound is loose: the fixtures are graded all at once here, so this grade waits for
-    # CPU slots; grader/README.md has the hang's verdict time measured alone.)
-    assert result.seconds < 8 * test_rubric.limits.emulator_run_timeout_s + 120
+    # Bounded: a time limit for the first hang (the batch's stall, then the case alone),
+    # then shortened ones until hang_budget_limits are spent. (The bound is loose: the
+    # fixtures are graded all at once here, so this grade waits for CPU slots;
+    # grader/README.md has the hang's verdict time measured alone.)
+    assert result.seconds < (2 + 2 * limits.hang_budget_limits) * limits.emulator_run_timeout_s + 120
+
+
+def test_a_hang_at_one_block_size_costs_its_own_cases(emulator):
+    """A warp scan that spins at block size 1024 only scores as the same bug giving a wrong
+    answer there: its other cases run (in a fresh process) and pass."""
+    hang, wrong = emulator("hang_block_1024"), emulator("wrong_block_1024")
+    failed = [c for c in hang.tasks[0].cases if not c.passed]
+    assert failed and all(c.status == "timeout" and c.case.block == 1024 for c in failed)
+    assert [c.case.id for c in failed] == [c.case.id for c in wrong.tasks[0].cases if not c.passed]
+    assert [(t.passed, t.total) for t in hang.tasks] == [(t.passed, t.total) for t in wrong.tasks]
+    assert hang.integration.passed == wrong.integration.passed
+    assert hang.score == pytest.approx(wrong.score) and hang.score > 0.9 * hang.max_score
 
 
 def test_garbage_output_does_not_count(emulator):
