@@ -87,7 +87,7 @@ def test_every_slurm_task_and_a_later_plan_grade_with_the_class_draw(tmp_path, c
 def _stored(folder: Path, entry: Path, rubric, state: BatchState, **changes) -> SubmissionResult:
     """A result as a batch stores it (nothing graded): of `entry`'s bytes under `state`."""
     result = SubmissionResult(
-        entry.name, str(entry), "folder", state.seed, MachineInfo(state.backend), "2026-11-20T10:00:00+00:00",
+        entry.name, str(entry), "folder", state.seed, MachineInfo(state.backend, note="no GPU"), "2026-11-20T10:00:00+00:00",
         "1.1", str(rubric.path), score=42.0, max_score=60.0, draw_seed=state.draw_seed,
         source_digest=source_digest(entry, rubric.submission.max_total_bytes), rubric_digest=rubric.digest,
         provenance=provenance(Layout(REPO)), reproduce=f"python3 -m grader grade {entry} --seed 7 "
