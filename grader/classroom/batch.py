@@ -362,7 +362,8 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     with Session(rubric, layout, options, log) as session:
         known = sum(1 for i in who.values() if i.students)
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
-              f"{session.backend.name}, {session.jobs} parallel jobs"
+              f"{session.backend.name}, {session.jobs} parallel jobs, one secret draw of hidden cases "
+              f"for the class (kept in {out / STATE_FILE})"
               + (f"; {known} with their students' names" if known else ""), flush=True)
         extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None,
                              str(args.roster.resolve()) if args.roster else "", args.due or "")

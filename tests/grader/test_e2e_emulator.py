@@ -113,17 +113,19 @@ def test_crash_fails_with_the_crash_reported(emulator):
 def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     result = emulator("hang")
     t1 = result.tasks[0]
-    # Task 1 and the integration run share one build (only warp_scan.cuh differs from
-    # the reference): it hangs in every case. After `limit` timeouts its cases run with a
-    # shortened limit, and once its timeouts have cost [limits] hang_budget_limits time
-    # limits, none more starts: each is failed once, as could not run.
-    statuses = [c.status for c in t1.cases + result.integration.cases]
+    # Task 1's build and the integration build (both with its warp_scan.cuh) hang in
+    # every case. After `limit` timeouts a build's cases run with a shortened limit, and
+    # once its timeouts have cost [limits] hang_budget_limits time limits, none more
+    # starts: each is failed once, as could not run.
     limits = test_rubric.limits
     shortened = (limits.hang_budget_limits - limits.max_timeouts_per_task) / limits.hung_limit_fraction
-    # Cases already running in parallel when the allowance is spent still time out.
-    assert limits.max_timeouts_per_task < statuses.count("timeout") \
-        <= limits.max_timeouts_per_task + shortened + emulator.session.jobs
-    assert set(statuses) == {"timeout", "not_run"}
+    for cases in (t1.cases, result.integration.cases):
+        statuses = [c.status for c in cases]
+        # Cases already running in parallel when the allowance is spent still time out.
+        assert limits.max_timeouts_per_task < statuses.count("timeout") \
+            <= limits.max_timeouts_per_task + shortened + emulator.session.jobs - 1, statuses
+        assert set(statuses) <= {"timeout", "not_run"}
+    assert "not_run" in [c.status for c in t1.cases]
     assert all(c.summary.startswith("could not run") for c in t1.cases if c.status == "not_run")
     assert t1.passed == 0
     assert result.tasks[1].all_passed and result.tasks[2].all_passed
@@ -134,7 +136,8 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     # then shortened ones until hang_budget_limits are spent. (The bound is loose: the
     # fixtures are graded all at once here, so this grade waits for CPU slots;
     # grader/README.md has the hang's verdict time measured alone.)
-    assert result.seconds < (2 + 2 * limits.hang_budget_limits) * limits.emulator_run_timeout_s + 120
+    assert result.seconds < (2 + 2 * limits.hang_budget_limits) * limits.emulator_run_timeout_s + 120, \
+        result.seconds
 
 
 def test_a_hang_at_one_block_size_costs_its_own_cases(emulator):
