@@ -122,7 +122,8 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     state = BatchState(session.seed, rubric.digest, session.backend.name, measured_parts(rubric),
                        roster=extras.roster_path, due=extras.due, draw_seed=session.options.draw_seed)
     names = folder_names(entries)
-    stored = stored_results(entries, out, state, rubric, who, session.provenance) if resume else \
+    gpu = session.gpus[0].name if session.backend.on_gpu and session.gpus else ""
+    stored = stored_results(entries, out, state, rubric, who, session.provenance, gpu) if resume else \
         Stored(todo=sorted(entries))
     results, todo, rescored = stored.kept, stored.todo, stored.rescored
     if resume:

@@ -106,14 +106,16 @@ def rubric_change(before: BatchState, rubric: Rubric) -> tuple[str, list[str]]:
 
 
 def stale_reason(result: SubmissionResult, entry: Path, state: BatchState, limit: int,
-                 now: Provenance | None = None) -> str:
+                 now: Provenance | None = None, gpu: str = "") -> str:
     """Why a stored result is not one of this batch ("" where it is): another seed, backend,
-    draw of hidden cases or bytes, or (`now`: the grader's provenance) a grader, harness or
-    reference changed since."""
+    GPU (`gpu`: this session's, "" none), draw of hidden cases or bytes, or (`now`: the
+    grader's provenance) a grader, harness or reference changed since."""
     if result.seed != state.seed:
         return f"graded with another seed ({result.seed})"
     if result.machine.backend != state.backend:
         return f"graded on another backend ({result.machine.backend})"
+    if gpu and result.machine.gpu and result.machine.gpu != gpu:
+        return f"graded on another GPU ({result.machine.gpu})"
     if result.source_digest != source_digest(entry, limit):
         return "its files changed"
     if result.draw_seed and state.draw_seed and result.draw_seed != state.draw_seed:
@@ -191,7 +193,7 @@ class Stored:
 
 
 def stored_results(entries: list[Path], out: Path, state: BatchState, rubric: Rubric,
-                   who: dict[str, Identity] | None, now: Provenance | None = None) -> Stored:
+                   who: dict[str, Identity] | None, now: Provenance | None = None, gpu: str = "") -> Stored:
     """What a resumed batch keeps (Stored): the stored results of this state's seed, backend,
     draw and bytes (`now`: graded by this grader, harness and reference) measured as `rubric`
     measures (rescored by it where its points differ)."""
@@ -203,7 +205,7 @@ def stored_results(entries: list[Path], out: Path, state: BatchState, rubric: Ru
             stored: SubmissionResult | None = jsonfile.read(out / "submissions" / names[e] / "results.json")
         except ValueError:
             stored = None
-        why = stale_reason(stored, e, state, limit, now) if stored is not None else "no stored result"
+        why = stale_reason(stored, e, state, limit, now, gpu) if stored is not None else "no stored result"
         before = kept_by(stored, rubric) if stored is not None and not why else None
         if stored is not None and not why and before is None:
             why = "this rubric measures what its result does not"

@@ -160,3 +160,16 @@ def test_the_gradescope_zip_holds_one_draw_for_the_class(tmp_path):
         assert '--draw-seed "$DRAW"' in z.read("run_autograder").decode()
     with zipfile.ZipFile(build_zip(Layout(REPO), tmp_path / "b.zip", TEST_RUBRIC)) as z:
         assert int(z.read(DRAW_SEED_FILE)) > 0                      # a fresh one, drawn once
+
+
+def test_a_result_of_another_gpu_is_stale(tmp_path):
+    from grader.classroom.batch import stale_reason
+    rubric = load_rubric(TEST_RUBRIC)
+    (tmp_path / "alice").mkdir()
+    state = BatchState(7, rubric.digest, "cuda")
+    stored = _stored(tmp_path / "out", tmp_path / "alice", rubric, state,
+                     machine=MachineInfo("cuda", "NVIDIA H100 80GB HBM3", "9.0"))
+    limit = rubric.submission.max_total_bytes
+    assert stale_reason(stored, tmp_path / "alice", state, limit, gpu="NVIDIA H100 80GB HBM3") == ""
+    assert stale_reason(stored, tmp_path / "alice", state, limit, gpu="NVIDIA H200") == \
+        "graded on another GPU (NVIDIA H100 80GB HBM3)"
