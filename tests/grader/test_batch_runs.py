@@ -308,3 +308,30 @@ def test_a_hanging_build_runs_on_with_a_shortened_limit_until_its_allowance_is_s
     assert setup.case_limits(case, timeouts, "b") is None                # 3 time limits spent
     assert setup.not_run_words("b", timeouts).startswith("could not run: this build's 9 timeout(s)")
     assert "shortened" in setup.timeout_words(dataclasses.replace(setup.limits(case), wall_s=5.0), case)
+
+
+def test_a_batch_stopped_under_the_shortened_limit_pins_the_hang_without_a_run_alone(tmp_path, monkeypatch):
+    import threading
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+    from grader.config.cases import Case
+    from grader.grading.correctness import check
+    from grader.results import CaseResult
+    batches: list[list[int]] = []
+
+    def fake_batch(setup, binary, key, cases, seeds, todo, where, say, timeouts):
+        batches.append(list(todo))   # every case hangs: the stuck one is pinned as a timeout
+        return {todo[0]: CaseResult(cases[todo[0]], seeds[todo[0]], "timeout")}
+
+    def refuse(*args):
+        raise AssertionError("run alone")
+
+    monkeypatch.setattr(check, "_run_batch", fake_batch)
+    monkeypatch.setattr(check, "run_case", refuse)
+    setup = SimpleNamespace(memo_lock=threading.Lock(), memo={}, workdir=tmp_path, max_timeouts=1,
+                            case_limits=lambda case, timeouts, key: "its limits",
+                            resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
+    cases = [Case("warp-scan", "add-i32", 100 + i) for i in range(3)]
+    with pytest.raises(AssertionError, match="run alone"):   # the last one is alone anyway
+        check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
+    assert batches == [[0, 1, 2], [1, 2]]

@@ -489,9 +489,12 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
                 finally:
                     shutil.rmtree(where, ignore_errors=True)
             left = [i for i in todo if i not in results]
-            if left:   # the case it stopped at alone; the ones after it in a fresh batch
+            if left and not any(results[i].status == "timeout" for i in todo if i in results):
+                # The case it stopped at alone (a batch's cases never time out, but the one
+                # it stopped at under a shortened limit); the ones after it in a fresh batch.
                 results[left[0]] = alone(left[0])
-            todo = left[1:]
+                left = left[1:]
+            todo = left
         for i, future in beside.items():
             results[i] = future.result()
     for i in range(len(cases)):
@@ -500,19 +503,21 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     return [results[i] for i in range(len(cases))]
 
 
-def _watch(proc: sandbox.Running, report: Path, per_case_s: float, poll_s: float = 0.05) -> sandbox.Result:
+def _watch(proc: sandbox.Running, report: Path, per_case_s: float,
+           poll_s: float = 0.05) -> tuple[sandbox.Result, bool]:
     """Waits for a batch process, ending it as soon as no case has ended for a case's
-    time limit (a hang holds the GPU a time limit, not the batch's whole allowance);
-    its cases without a line are then run one by one, which pins the hang on its case."""
+    time limit (a hang holds the GPU a time limit, not the batch's whole allowance), and
+    says whether it did; the case it stopped at then runs alone (which pins the hang on
+    it), or, where the limit was already shortened, is the hang (_run_batch)."""
     size, progress = -1, time.monotonic()
     while proc.alive() and time.monotonic() < proc.deadline:
         now = report.stat().st_size if report.exists() else 0
         if now != size:
             size, progress = now, time.monotonic()
         elif time.monotonic() - progress > per_case_s:
-            return proc.finish(timeout=0)
+            return proc.finish(timeout=0), True
         time.sleep(poll_s)
-    return proc.finish()
+    return proc.finish(), False
 
 
 def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
@@ -545,7 +550,7 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     started = time.monotonic()
     with setup.run_slot() as gpu:
         waited = time.monotonic() - started
-        r = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
+        r, stalled = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
                                  home, limits, setup.env(home, seeds[0], gpu), setup.identity,
                                  interactive=False), report, longest)
     ran = time.monotonic() - started - waited
@@ -585,4 +590,11 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
         i = todo[k]
         remember(setup, build_key, cases[i], seeds[i], result)
         results[i] = result
+    stuck = next((k for k in range(len(todo)) if k not in judged), None)
+    if stalled and stuck is not None and one[stuck].wall_s < setup.limits(cases[todo[stuck]]).wall_s:
+        # Stopped at a case under the shortened limit: that case is the hang (no run alone).
+        i = todo[stuck]
+        timeouts.add(build_key, one[stuck].wall_s)
+        results[i] = CaseResult(cases[i], seeds[i], "timeout", setup.timeout_words(one[stuck], cases[i]),
+                                reproduce=setup.reproduce(cases[i], seeds[i]))
     return results
