@@ -19,7 +19,7 @@ from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
-from .correctness.check import RunSetup, run_batch
+from .correctness.check import COULD_NOT_RUN, RunSetup, run_batch
 from .checks.rules_engine import placeholder_call
 from .outcomes import BuildOutcome, CheckOutcome, PartPlan, not_run, unbuilt
 from .plan import ExercisePlan, exercise_build
@@ -356,11 +356,14 @@ class _Grading:
             of_exercises = {e.exercise.file: exercise_build(e, self.exercise_built.get(e.exercise.file))
                             for e in exercises}
             ready_builds = {f: b for f, b in of_exercises.items() if b is not None}
-            hung = [c for f in integ_futures for c in f.result() if c.status in ("timeout", "not_run")]
-            if hung and self.setup is not None and integ_build is not None and \
-                    self.setup.hang_allowance_spent(self.session.timeouts, integ_build.build.key):
-                return run_apps(binary, ready_builds, "not run: the integration build hung (its timeouts "
-                                                      "used up its hang allowance)")
+            cases = [c for f in integ_futures for c in f.result()]
+            hung = [c for c in cases if c.status == "timeout" or c.summary.startswith(COULD_NOT_RUN)]
+            # Hung in every case, or its hang allowance spent: the applications would hang too.
+            if hung and (len(hung) == len(cases) or (
+                    self.setup is not None and integ_build is not None
+                    and self.setup.hang_allowance_spent(self.session.timeouts, integ_build.build.key))):
+                return run_apps(binary, ready_builds, "not run: the integration build hung (in every "
+                                                      "case, or past its hang allowance)")
             return run_apps(binary, ready_builds, self.budget.why if self.budget.spent else "")
 
         if applications is not None and integ_build is not None and integ_build.runs \

@@ -31,6 +31,7 @@ from ...machine.backend import Backend
 from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
+COULD_NOT_RUN = "could not run"   # how a case not run for its build's hangs begins (checking.py)
 VERIFY_TIMEOUT_S = 600.0
 # Cases from this size (the drawn n >= 2^31 ones, grader/config/draw.py) run outside the GPU
 # batch, as many at once as the GPU's memory holds (huge_at_once), with time and memory for
@@ -121,7 +122,7 @@ class RunSetup:
 
     def not_run_words(self, key: str, timeouts: TimeoutTracker) -> str:
         hung, lost = timeouts.of(key)
-        return (f"could not run: this build's {hung} timeout(s) have cost {lost:.0f} s, its hang allowance "
+        return (f"{COULD_NOT_RUN}: this build's {hung} timeout(s) have cost {lost:.0f} s, its hang allowance "
                 f"({self.hang_budget:g} time limits, [limits] hang_budget_limits)")
 
     def timeout_words(self, limits: sandbox.Limits, case: Case) -> str:
