@@ -132,12 +132,15 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     # The applications do not start on the hung integration build.
     assert result.applications and all(a.status == "error" and "the integration build hung" in a.message
                                        for a in result.applications)
-    # Bounded: after the builds, a time limit for the first hang (the batch's stall, then
-    # the case alone), then shortened ones until hang_budget_limits are spent. (The bound
-    # is loose: the fixtures are graded all at once here, so this grade waits for CPU
-    # slots; grader/README.md has the hang's verdict time measured alone.)
-    after_builds = result.seconds - result.timings.get("builds", 0.0)
-    assert after_builds < (2 + limits.hang_budget_limits) * limits.emulator_run_timeout_s + 120, result.timings
+    # Bounded: each build's timeouts cost at most hang_budget_limits time limits (and the
+    # cases already running when it is spent); the grade ends within the submission's time
+    # budget. (Wall-clock figures depend on the load: the fixtures are graded all at once
+    # here, and a hang holds a CPU slot the other tasks' cases wait for.)
+    for cases in (t1.cases, result.integration.cases):
+        killed = [float(re.search(r"killed after (\d+) s", c.summary).group(1)) for c in cases
+                  if c.status == "timeout"]
+        assert sum(killed) <= (limits.hang_budget_limits + emulator.session.jobs) * limits.emulator_run_timeout_s
+    assert result.seconds < limits.budget_s, result.timings
 
 
 def test_a_hang_at_one_block_size_costs_its_own_cases(emulator):
