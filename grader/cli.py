@@ -70,8 +70,9 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "shown only in the instructor's reports); to repeat a grade's timing")
     p.add_argument("--draw-seed", type=int, default=None,
                    help="the seed of the hidden cases drawn over every block size and size class "
-                        "(default: a fresh, secret one per grade, shown only in the instructor's "
-                        "reports); to repeat a grade's drawn cases")
+                        "(default: a class's, kept in its batch.json, for batch, slurm and grade "
+                        "--class; a fresh one for a lone grade; secret: shown only in the "
+                        "instructor's reports); to repeat a grade's drawn cases")
     p.add_argument("--no-perf", action="store_true", help="do not measure performance")
     p.add_argument("--gpu-runs", type=int, default=0,
                    help="correctness runs on one GPU at once (default: the rubric's "
@@ -122,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="folder for the reports (default grader-out/<submission name>)")
     g.add_argument("--gradescope", type=Path, default=None,
                    help="also write Gradescope's results.json to this path")
+    g.add_argument("--class", dest="class_out", type=Path, default=None, metavar="BATCH_OUT",
+                   help="grade as one of the class graded into BATCH_OUT (a batch's or slurm's --out): "
+                        "with its seed and its secret draw of hidden cases (batch.json), unless "
+                        "--seed or --draw-seed say otherwise (a regrade of one student)")
     g.add_argument("--show-hidden", action="store_true",
                    help="show the details of hidden cases in the terminal report (instructors)")
 
@@ -132,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     _class(b, "folder for grades.csv, the class summary and the reports (default grader-out/batch)")
     b.add_argument("--resume", action="store_true",
                    help="go on with an interrupted batch in --out: submissions already graded "
-                        "with the same rubric, seed and bytes are kept, not regraded")
+                        "with the same rubric, seed, draw, bytes and grader are kept, not regraded "
+                        "(the others are, and it says why)")
 
     b.add_argument("--similarity", action="store_true",
                    help="also compare the class's student files with each other and with the "
@@ -223,6 +229,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where the zip goes (default dist/scanlab-autograder.zip)")
     z.add_argument("--rubric", type=Path, default=REPO_ROOT / "data" / "rubric.toml",
                    help="the rubric the autograder grades with (default: data/rubric.toml)")
+    z.add_argument("--draw-seed", type=int, default=None,
+                   help="the class's secret seed of the drawn hidden cases, kept in the zip: every "
+                        "student faces the same cases (default: a fresh one; give a batch's "
+                        "batch.json draw_seed to grade the GPU half with the same cases)")
     return parser
 
 
@@ -255,7 +265,9 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
-    sys.stdout.write(printable(terminal.render(result, args.show_hidden)))
+    # Gradescope may show students the output (--gradescope: [gradescope] stdout_visibility):
+    # then without the secret seeds, which the report folder's report.txt keeps.
+    sys.stdout.write(printable(terminal.render(result, args.show_hidden, instructor=args.gradescope is None)))
     print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
     if args.gradescope:
         print(f"Gradescope results: {args.gradescope}")
@@ -309,7 +321,7 @@ def _main(argv: list[str] | None) -> int:
         if args.command == "gradescope-zip":
             from .gradescope.autograder import build_zip
             rubric = load_rubric(args.rubric)  # fail early on a broken rubric
-            path = build_zip(Layout(REPO_ROOT), args.out, args.rubric)
+            path = build_zip(Layout(REPO_ROOT), args.out, args.rubric, args.draw_seed)
             print(f"wrote {path}")
             print(f"On Gradescope (no GPU) the autograder gives the {rubric.max_correctness:g} "
                   f"correctness points: set the assignment's autograder points to "
@@ -340,7 +352,12 @@ def _main(argv: list[str] | None) -> int:
                 print(f"reference driver ready ({session.backend.name}) in {session.cache_dir}")
             return EXIT_OK
         if args.command == "grade":
-            return grade_one(args, GradingJob(args.rubric, options_from(args), [args.submission]),
+            options = options_from(args)
+            if args.class_out is not None:
+                from .classroom.batch import as_one_of_the_class
+                if not as_one_of_the_class(options, args.class_out):
+                    return EXIT_GRADER
+            return grade_one(args, GradingJob(args.rubric, options, [args.submission]),
                              rubric, layout, log)
         if args.command == "batch":
             from .classroom.batch import grade_batch

@@ -236,7 +236,7 @@ def verdict_of(status: str, cases: Sequence[CaseResult]) -> str:
         return "correct"
     if cases and all(c.status == "not_implemented" for c in cases):
         return "not_implemented"
-    # A hang is said as one, not as wrong answers: its remaining cases were not run.
+    # A hang is said as one, not as wrong answers (its cases past the time limit).
     if any(c.status == "timeout" for c in cases):
         return "timed_out"
     return "wrong"
@@ -289,6 +289,37 @@ class Identity:
     autograder_score: float | None = None
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """What a grade was made with besides its rubric, seeds and machine
+    (grader/grading/provenance.py): a resumed batch regrades a result whose digests differ."""
+    grader_version: str = ""
+    commit: str = ""              # the checkout's git commit ("+changes": not committed); "": none
+    grader_digest: str = ""       # of the grader's Python code
+    harness_digest: str = ""      # of the handout less the student's files, and the contract
+    reference_digest: str = ""    # of the reference solution
+
+    def changes(self, now: "Provenance") -> list[str]:
+        """What differs in `now`, in words ("the grader", ...); every part where this one
+        records none (a result of a grader before provenance was kept)."""
+        parts = (("the grader", self.grader_digest, now.grader_digest),
+                 ("the harness", self.harness_digest, now.harness_digest),
+                 ("the reference", self.reference_digest, now.reference_digest))
+        if not self.grader_digest:
+            return ["the grader (the result records no provenance)"]
+        return [name for name, before, after in parts if before != after]
+
+
+@dataclass(frozen=True)
+class PastScore:
+    """A score a result had before `rescore` gave it another rubric's points."""
+    score: float
+    max_score: float
+    rubric: str
+    rubric_digest: str
+    until: str                    # when it was rescored (ISO 8601)
+
+
 @dataclass
 class SubmissionResult:
     name: str
@@ -329,6 +360,9 @@ class SubmissionResult:
     # Of the rubric's parts that decide what is measured (config.measured.measured_parts): a stored
     # result with the same one is rescored by a changed rubric, not graded again.
     measured_digest: str = ""
+    provenance: Provenance = field(default_factory=Provenance)
+    # The scores before each `rescore` by another rubric, oldest first (never overwritten).
+    history: list[PastScore] = field(default_factory=list)
 
     @property
     def performance_measured(self) -> bool:

@@ -11,7 +11,6 @@ digest and source digest is kept, not regraded.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import sys
@@ -26,10 +25,9 @@ from .. import COMMAND, exits
 from ..grading.build_types import Layout
 from .canvas import read_layout
 from .submissions import class_folder, find_submissions, folder_names
-from ..grading.assemble import rescore
-from ..grading.collect import source_digest, submission_name
+from ..grading.collect import submission_name
 from ..grading.pipeline import grade
-from ..report import gradebook, html, jsonfile, problems
+from ..report import gradebook, html, problems
 from ..report import leaderboard
 from ..report.class_summary import class_summary
 from ..report.copies import SimilarPair, find_copies
@@ -39,118 +37,17 @@ from ..printable import printable, printable_tree
 from ..results import Identity, SubmissionResult
 from .roster import (METADATA_FILE, RosterCheck, RosterError, canvas_assignment_column, check_roster,
                      identities, parse_due, read_gradescope_metadata, read_roster)
-from ..config.measured import measured_digest, measured_parts
+from ..config.measured import measured_parts
 from ..config.rubric import Rubric
 from ..grading.job import GradingJob
 from ..grading.session import Session
+from .batch_state import (STATE_FILE, BatchState, Stored, as_one_of_the_class, change_words, class_draw_seed,
+                          graded_before, kept_by, replace_text, rubric_change, stale_reason, stored_result,
+                          stored_results)
 
-STATE_FILE = "batch.json"
 CLASS_PAGE = "class.html"
 LEADERBOARD_FILE = "leaderboard.csv"
-STATE_FORMAT = "scanlab-batch"
 IN_PROGRESS = "in-progress"
-
-
-@dataclass
-class BatchState:
-    """out/batch.json: what a resumed batch must match. `measured`: the digest of each
-    part of the rubric that decides what is measured (config.measured.measured_parts), to say
-    which changed; `complete`: the class files in out/ are a whole class's."""
-    seed: int
-    rubric_digest: str
-    backend: str
-    measured: dict[str, str] = field(default_factory=dict)
-    complete: bool = False
-    roster: str = ""     # the batch's --roster and --due, which `rescore` takes by default
-    due: str = ""
-
-    @staticmethod
-    def read(out: Path) -> BatchState | None:
-        try:
-            data = json.loads((out / STATE_FILE).read_text(encoding="utf-8"))
-            if data.get("format") != STATE_FORMAT:
-                return None
-            measured = data.get("measured", {})
-            return BatchState(int(data["seed"]), str(data["rubric_digest"]), str(data["backend"]),
-                              {str(k): str(v) for k, v in measured.items()} if isinstance(measured, dict) else {},
-                              bool(data.get("complete", False)), str(data.get("roster") or ""),
-                              str(data.get("due") or ""))
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
-            return None
-
-    def write(self, out: Path) -> None:
-        _replace_text(out / STATE_FILE, json.dumps(
-            {"format": STATE_FORMAT, "seed": self.seed, "rubric_digest": self.rubric_digest,
-             "backend": self.backend, "measured": self.measured, "complete": self.complete,
-             "roster": self.roster, "due": self.due},
-            indent=2) + "\n")
-
-
-def _replace_text(path: Path, text: str) -> None:
-    """`path` holds `text` whole, or its old content: never half of either."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
-
-
-def rubric_change(before: BatchState, rubric: Rubric) -> tuple[str, list[str]]:
-    """What a rubric changes against a batch's: "same", "scoring" (points, thresholds,
-    the late policy, the gradebook's names: the stored measurements are rescored) or
-    "measured" (cases, timed sizes, rules, limits: graded again); and, for "measured",
-    the parts that changed (all of them where the batch predates the parts' record)."""
-    if before.rubric_digest == rubric.digest:
-        return "same", []
-    now = measured_parts(rubric)
-    changed = [part for part, digest in now.items() if before.measured.get(part) != digest]
-    return ("measured", changed) if changed else ("scoring", [])
-
-
-def stored_result(folder: Path, entry: Path, state: BatchState, limit: int) -> SubmissionResult | None:
-    """The result in `folder` if it was graded with this state's seed and backend and
-    these very bytes (by whatever rubric)."""
-    try:
-        result = jsonfile.read(folder / "results.json")
-    except ValueError:
-        return None
-    if (result.seed != state.seed or result.machine.backend != state.backend
-            or result.source_digest != source_digest(entry, limit)):
-        return None
-    return result
-
-
-def kept_by(result: SubmissionResult, rubric: Rubric) -> SubmissionResult | None:
-    """A stored result under `rubric`: itself where it was scored by it, rescored by it
-    where it was measured alike (the same config.measured.measured_digest: no build, nothing
-    run), None where `rubric` measures something else (it must be graded again)."""
-    if result.rubric_digest == rubric.digest:
-        return result
-    if result.measured_digest and result.measured_digest == measured_digest(rubric):
-        return rescore(result, rubric)
-    return None
-
-
-def change_words(before: BatchState, rubric: Rubric) -> str:
-    """What a rubric's change against a batch's means, in a line said before anything starts."""
-    kind, parts = rubric_change(before, rubric)
-    if kind == "same":
-        return "rubric: the same as the batch's"
-    if kind == "scoring":
-        return ("rubric: changed only in what scores (points, thresholds, the late policy, the "
-                "gradebook's names): the stored measurements are rescored, nothing is graded again")
-    return (f"rubric: changes what is measured ({', '.join(parts)}): the submissions are graded "
-            "again (their stored results do not measure what this rubric asks)")
-
-
-def graded_before(folder: Path, entry: Path, state: BatchState, limit: int,
-                  rubric: Rubric | None = None) -> SubmissionResult | None:
-    """The result in `folder` if it was graded with this state's seed, backend and these
-    bytes: with `rubric`, as kept_by() keeps it; without, only one of the state's rubric."""
-    result = stored_result(folder, entry, state, limit)
-    if result is None:
-        return None
-    if rubric is None:
-        return result if result.rubric_digest == state.rubric_digest else None
-    return kept_by(result, rubric)
 
 
 def _duration(seconds: float) -> str:
@@ -220,16 +117,18 @@ def run_batch(session: Session, entries: list[Path], out: Path,
     out.mkdir(parents=True, exist_ok=True)
     previous = BatchState.read(out)
     extras = extras or ClassExtras()
+    # One draw of hidden cases for the whole class (the options' where given, else the
+    # class's in batch.json, else a fresh one), kept in batch.json, never in a student's report.
+    session.options.draw_seed = class_draw_seed(session.options.draw_seed, previous)
     state = BatchState(session.seed, rubric.digest, session.backend.name, measured_parts(rubric),
-                       roster=extras.roster_path, due=extras.due)
+                       roster=extras.roster_path, due=extras.due, draw_seed=session.options.draw_seed)
     names = folder_names(entries)
-    results, todo, rescored = stored_results(entries, out, state, rubric, who) if resume else \
-        ([], sorted(entries), [])
+    gpu = session.gpus[0].name if session.backend.on_gpu and session.gpus else ""
+    stored = stored_results(entries, out, state, rubric, who, session.provenance, gpu) if resume else \
+        Stored(todo=sorted(entries))
+    results, todo, rescored = stored.kept, stored.todo, stored.rescored
     if resume:
-        say(f"resuming: {len(results)} of {len(entries)} submission(s) already graded with seed "
-            f"{state.seed}" + (f" ({len(rescored)} of them rescored by this rubric from their stored "
-                               "measurements: nothing built or run)" if rescored else " and this rubric")
-            + f"; grading {len(todo)}")
+        say(stored.words(len(entries), state.seed))
         for r in rescored:   # their reports say the new points
             write_reports(r, rubric, out / "submissions" / names[_entry_of(r, entries)])
     # A complete class's files stay whole until this run is: until then, the growing
@@ -317,30 +216,6 @@ def _entry_of(result: SubmissionResult, entries: list[Path]) -> Path:
     return next(e for e in entries if str(e) == result.origin or submission_name(e) == result.name)
 
 
-def stored_results(entries: list[Path], out: Path, state: BatchState, rubric: Rubric,
-                   who: dict[str, Identity] | None) -> tuple[list[SubmissionResult], list[Path],
-                                                          list[SubmissionResult]]:
-    """What a resumed batch keeps: the stored results of this state's seed, backend and
-    bytes measured as `rubric` measures (rescored by it where its points differ), the
-    entries to grade, and which of the kept were rescored."""
-    names = folder_names(entries)
-    limit = rubric.submission.max_total_bytes
-    kept: list[SubmissionResult] = []
-    todo: list[Path] = []
-    rescored: list[SubmissionResult] = []
-    for e in sorted(entries):
-        stored = stored_result(out / "submissions" / names[e], e, state, limit)
-        before = kept_by(stored, rubric) if stored is not None else None
-        if before is None:
-            todo.append(e)
-            continue
-        before.identity = (who or {}).get(before.name, before.identity)
-        kept.append(before)
-        if before is not stored:
-            rescored.append(before)
-    return kept, todo, rescored
-
-
 def throughput_line(graded: int, seconds: float, session: Session,
                     busy_before: dict[int, float] | None = None) -> str:
     """How fast the batch went, and on which GPUs: submissions per hour, how many timed
@@ -380,7 +255,7 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     results = shown
     absent = roster.zeros if roster is not None else []
     gradebook.write_all(results, rubric, out, copies, absent, roster.canvas_column if roster else "")
-    _replace_text(out / "class-summary.md", class_summary(results, rubric, copies, roster, interrupted))
+    replace_text(out / "class-summary.md", class_summary(results, rubric, copies, roster, interrupted))
     leaderboard.write_csv(results, rubric, out / LEADERBOARD_FILE)
     base = os.path.relpath(links_to or out, out)
     prefix = "" if base == "." else base + "/"
@@ -388,7 +263,7 @@ def finish_batch(results: list[SubmissionResult], rubric: Rubric, entries: list[
     feedback.write_comments(results, rubric, out / feedback.COMMENTS,
                             {r.name: links.get(r.origin, "").removesuffix("/report.html") for r in results})
     late = {r.name: gradebook.late_of(r, rubric).words() for r in results}
-    _replace_text(out / CLASS_PAGE, html.class_page(results, links, [t.name for t in rubric.tasks], copies,
+    replace_text(out / CLASS_PAGE, html.class_page(results, links, [t.name for t in rubric.tasks], copies,
                                                     roster, interrupted, late))
     if pairs is None and not interrupted:
         for stale in ("similarity.html", "similarity.csv"):
@@ -479,6 +354,9 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
         elif options.seed != before.seed:
             print(f"note: --seed {options.seed} differs from the batch's {before.seed}: "
                   "every submission is graded again", file=sys.stderr)
+        if options.draw_seed is not None and before.draw_seed and options.draw_seed != before.draw_seed:
+            print("note: --draw-seed differs from the class's draw (batch.json): every submission "
+                  "is graded again", file=sys.stderr)
         print(change_words(before, rubric), file=sys.stderr, flush=True)
     if not entries:
         print(f"grader: {args.folder}: no submissions to grade (a batch folder holds one subfolder, "
@@ -488,7 +366,8 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     with Session(rubric, layout, options, log) as session:
         known = sum(1 for i in who.values() if i.students)
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
-              f"{session.backend.name}, {session.jobs} parallel jobs"
+              f"{session.backend.name}, {session.jobs} parallel jobs, one secret draw of hidden cases "
+              f"for the class (kept in {out / STATE_FILE})"
               + (f"; {known} with their students' names" if known else ""), flush=True)
         extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None,
                              str(args.roster.resolve()) if args.roster else "", args.due or "")
@@ -541,7 +420,8 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
     except RosterError as e:
         print(f"grader: {e}", file=sys.stderr)
         return exits.GRADER
-    results, todo, rescored = stored_results(entries, out, state, rubric, who)
+    stored = stored_results(entries, out, state, rubric, who)
+    results, todo, rescored = stored.kept, stored.todo, stored.rescored
     if todo:
         print(f"grader: rescore: {len(todo)} of {len(entries)} submission(s) have no stored result of "
               f"this batch measured as this rubric measures ({', '.join(submission_name(e) for e in todo[:10])}"
@@ -554,7 +434,7 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
     from .similarity import read_pairs
     finish_batch(results, rubric, entries, out, read_pairs(out), check)
     BatchState(state.seed, rubric.digest, state.backend, measured_parts(rubric), True,
-               str(roster.resolve()) if roster else "", due or "").write(out)
+               str(roster.resolve()) if roster else "", due or "", state.draw_seed).write(out)
     print(f"rescored {len(results)} submission(s) ({len(rescored)} with new points) by {args.rubric} "
           f"in {time.monotonic() - start:.1f} s: nothing built or run")
     print(f"gradebook: {', '.join(str(out / f) for f in gradebook.FILES)}; class summary: "
@@ -562,4 +442,6 @@ def rescore_class(args: argparse.Namespace, rubric: Rubric) -> int:
     return exits.OK
 
 
-__all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name", "BatchInterrupted"]
+__all__ = ["grade_batch", "run_batch", "find_submissions", "submission_name", "BatchInterrupted", "BatchState",
+           "STATE_FILE", "Stored", "as_one_of_the_class", "change_words", "class_draw_seed", "graded_before",
+           "kept_by", "rubric_change", "stale_reason", "stored_result", "stored_results"]

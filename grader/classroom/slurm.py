@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import MODULE, REPO_ROOT
-from .batch import BatchState, finish_batch, graded_before, read_class, read_identities, similarity_pairs
+from .batch import BatchState, class_draw_seed, finish_batch, graded_before, read_class, read_identities, similarity_pairs
 from .submissions import class_folder, find_submissions, folder_names
 from ..grading.build_types import Layout
 from ..grading.collect import submission_name
@@ -39,6 +39,7 @@ from ..results import Identity, SubmissionResult
 from ..config.rubric import Rubric, SlurmRubric, load_rubric
 from ..config.measured import measured_parts
 from ..grading.job import GradingJob, Options, default_cache_dir
+from ..grading.provenance import provenance
 from ..grading.session import Session
 from ..machine.backend import requested
 
@@ -166,8 +167,9 @@ def missing(plan: Plan, rubric: Rubric, out: Path) -> list[int]:
         return list(range(len(plan.entries)))
     names = folder_names(plan.paths())
     limit = rubric.submission.max_total_bytes
+    now = provenance(Layout(REPO_ROOT))   # a result of a grader changed since is graded again
     return [i for i, e in enumerate(plan.paths())
-            if graded_before(out / "submissions" / names[e], e, state, limit) is None]
+            if graded_before(out / "submissions" / names[e], e, state, limit, now=now) is None]
 
 
 NODE_LOCAL = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
@@ -220,14 +222,17 @@ def submit(args: argparse.Namespace, rubric: Rubric, options: Options,
         # The cache the warning above named: --cache, or $SCANLAB_CACHE where set (the jobs
         # may not inherit it); else unset, each node's default.
         named = options.cache_dir or (cache if os.environ.get("SCANLAB_CACHE") else None)
+        # One draw of hidden cases for the class: every array task grades with the plan's.
+        draw_seed = class_draw_seed(options.draw_seed, BatchState.read(out))
         grading = dataclasses.replace(
-            options, seed=seed, backend=backend, cache_dir=named.resolve() if named is not None else None)
+            options, seed=seed, backend=backend, draw_seed=draw_seed,
+            cache_dir=named.resolve() if named is not None else None)
         plan = Plan(str(folder), GradingJob(args.rubric.resolve(), grading, sorted(entries)),
                     str(args.roster.resolve()) if args.roster else None, args.due,
                     bool(getattr(args, "similarity", False)))
         out.mkdir(parents=True, exist_ok=True)
         BatchState(seed, rubric.digest, backend, measured_parts(rubric),
-                   roster=plan.roster or "", due=plan.due or "").write(out)
+                   roster=plan.roster or "", due=plan.due or "", draw_seed=draw_seed).write(out)
         plan.write(out)
         read_identities(folder, entries, plan.roster_path(), plan.due)   # a broken roster fails here
         indices = list(range(len(entries)))

@@ -130,9 +130,16 @@ class Limits:
                                             "the CPU emulator (the reference's slowest case takes "
                                             "under 1 s on 2 cores)", table="emulator",
                                             key="run_timeout_s", minimum=1)
-    max_timeouts_per_task: int = setting(1, "after this many timeouts a build's remaining cases "
-                                         "(and, for the integration build, the applications) are "
-                                         "not run (failed)", minimum=1)
+    max_timeouts_per_task: int = setting(1, "after this many timeouts a build's other cases "
+                                         "still run, each with hung_limit_fraction of its time limit "
+                                         "(a hang costs its own case)", minimum=1)
+    hung_limit_fraction: float = setting(0.25, "the share of a case's time limit it runs with "
+                                         "once its build had max_timeouts_per_task timeouts",
+                                         minimum=0.01)
+    hang_budget_limits: float = setting(2.0, "once a build's timeouts have cost this many time "
+                                        "limits, none of its cases (nor, for the integration build, "
+                                        "the applications) starts: each is failed as could not run",
+                                        minimum=1)
     budget_s: float = setting(900.0, "a submission's time budget: once its grading has taken "
                               "this long, no more cases, applications or timings start (they "
                               "count as failed, said as such); Gradescope's timeout must be above "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+import random
 import zipfile
 from pathlib import Path
 
@@ -41,10 +42,17 @@ def _add_file(z: zipfile.ZipFile, path: Path, arcname: str, executable: bool = F
     z.writestr(info, path.read_bytes())
 
 
-def build_zip(layout: Layout, out: Path, rubric: Path) -> Path:
+DRAW_SEED_FILE = "draw-seed"   # in the zip's root (/autograder/source/ on Gradescope)
+
+
+def build_zip(layout: Layout, out: Path, rubric: Path, draw_seed: int | None = None) -> Path:
+    """The autograder zip. It holds the class's secret draw seed (`draw_seed`, else a fresh
+    one) in DRAW_SEED_FILE: every student's grade on Gradescope faces the same drawn cases."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_suffix(".zip.tmp")
+    seed = draw_seed if draw_seed is not None else random.SystemRandom().randrange(1, 2**63)
     with zipfile.ZipFile(tmp, "w") as z:
+        z.writestr(DRAW_SEED_FILE, f"{seed}\n")
         _add_file(z, TEMPLATES / "setup.sh", "setup.sh", executable=True)
         _add_file(z, TEMPLATES / "run_autograder", "run_autograder", executable=True)
         _add_tree(z, PACKAGE, PACKAGE, "grader/")

@@ -5,6 +5,7 @@ No other module of grader/grading/ sets a field of the results model
 from __future__ import annotations
 
 import dataclasses
+from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
@@ -14,7 +15,7 @@ from ..config.measured import measured_digest
 from ..config.rubric import Rubric, TaskRubric
 from .outcomes import Graded
 from ..printable import printable_tree
-from ..results import IntegrationResult, MachineInfo, SubmissionResult, TaskResult
+from ..results import IntegrationResult, MachineInfo, PastScore, SubmissionResult, TaskResult
 from .score import ScoreOutcome, score
 from .session import Session
 
@@ -55,7 +56,8 @@ def assemble(session: Session, path: Path, graded: Graded, machine: MachineInfo,
         tasks=tasks, integration=integration, applications=applications,
         seconds=seconds, timings=dict(graded.phases), reproduce=session.reproduce_command(path),
         perf_seed=graded.perf_seed, draw_seed=graded.draw_seed, source_digest=source_digest,
-        rubric_digest=rubric.digest, measured_digest=measured_digest(rubric))
+        rubric_digest=rubric.digest, measured_digest=measured_digest(rubric),
+        provenance=session.provenance)
     # Every string of the model (compiler messages, source lines, file names, program
     # output) with its control characters escaped: every report and printed line is
     # made from it (grader/printable.py).
@@ -96,12 +98,16 @@ def with_points(result: SubmissionResult, points: ScoreOutcome) -> SubmissionRes
 def rescore(result: SubmissionResult, rubric: Rubric) -> SubmissionResult:
     """A graded result scored again by another rubric whose measured parts are the same
     (config.measured.measured_parts): its verdicts, cases and timings kept, each task's maximum
-    and points taken from `rubric`. No build, nothing run."""
+    and points taken from `rubric`. No build, nothing run. The score before it, and its
+    rubric, go to the result's history (kept, not overwritten)."""
     by_number = {t.number: t for t in rubric.tasks}
     tasks = [dataclasses.replace(tr, correctness_max=by_number[tr.number].correctness_points,
                                  performance_max=by_number[tr.number].performance_points)
              if tr.number in by_number else tr for tr in result.tasks]
+    past = PastScore(result.score, result.max_score, result.rubric, result.rubric_digest,
+                     datetime.now(timezone.utc).isoformat(timespec="seconds"))
     rescored = dataclasses.replace(
         result, tasks=tasks, rubric=str(rubric.path), rubric_digest=rubric.digest,
+        history=[*result.history, past],
         integration=dataclasses.replace(result.integration, max_points=rubric.integration.points))
     return with_points(rescored, score(rescored.tasks, rescored.integration, rubric))

@@ -19,7 +19,7 @@ from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
-from .correctness.check import PLACEHOLDER_REACHED, RunSetup, run_batch
+from .correctness.check import COULD_NOT_RUN, PLACEHOLDER_REACHED, RunSetup, run_batch
 from .checks.rules_engine import placeholder_call
 from .outcomes import BuildOutcome, CheckOutcome, PartPlan, not_run, unbuilt
 from .plan import ExercisePlan, exercise_build
@@ -219,9 +219,10 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     runs once everything is built, beside the cases. `ready` gives the run setup (the
     builds start before it is there); `phases` hears how long the builds took.
 
-    On the emulator a build's smallest case runs first, alone: a build that hangs there
-    costs one time limit, and its other cases (and, for the integration build, the
-    applications) are not started ([limits] max_timeouts_per_task). Nothing starts once
+    A hang costs its own case: the build's other cases still run, with a shortened limit
+    after [limits] max_timeouts_per_task timeouts, and none more (nor, for the integration
+    build, the applications) once its timeouts have cost [limits] hang_budget_limits time
+    limits (RunSetup.case_limits). Nothing starts once
     the submission's `budget` is spent. `drawn`: the grade's secret cases (config/draw.py),
     added to each task's cases, race check and compute-sanitizer runs."""
     with _Grading(session, ready, parts, paths, say, budget, drawn) as grading:
@@ -381,8 +382,14 @@ class _Grading:
             of_exercises = {e.exercise.file: exercise_build(e, self.exercise_built.get(e.exercise.file))
                             for e in exercises}
             ready_builds = {f: b for f, b in of_exercises.items() if b is not None}
-            if any(c.status == "timeout" for f in integ_futures for c in f.result()):
-                return run_apps(binary, ready_builds, "not run: the integration build hung (a case timed out)")
+            cases = [c for f in integ_futures for c in f.result()]
+            hung = [c for c in cases if c.status == "timeout" or c.summary.startswith(COULD_NOT_RUN)]
+            # Hung in every case, or its hang allowance spent: the applications would hang too.
+            if hung and (len(hung) == len(cases) or (
+                    self.setup is not None and integ_build is not None
+                    and self.setup.hang_allowance_spent(self.session.timeouts, integ_build.build.key))):
+                return run_apps(binary, ready_builds, "not run: the integration build hung (in every "
+                                                      "case, or past its hang allowance)")
             return run_apps(binary, ready_builds, self.budget.why if self.budget.spent else "")
 
         if applications is not None and integ_build is not None and integ_build.runs \

@@ -28,6 +28,7 @@ from . import sandbox
 from .checks import sanitizer as sanitizers
 from . import ncu
 from .build import Builder
+from .provenance import provenance
 from .build_types import BuildResult, Layout, Toolchain
 from ..config.cases import Case
 from .correctness.check import RunSetup, TimeoutTracker, huge_at_once
@@ -136,6 +137,7 @@ class Session:
         self.profiles: ncu.ProfileStore | None = None   # the reference's figures, once the reference is there
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
         self.timeouts = TimeoutTracker()
+        self.provenance = provenance(self.layout)   # what each result records it was graded with
         self.run_reference: Path | None = None     # the reference copy student-side runs use
         self.race_setup: RunSetup | None = None
         self.sandbox_note = ""
@@ -274,7 +276,8 @@ class Session:
             backend=backend, reference=ref.binary, workdir=self.workdir,
             identity=self.identity, resources=self.resources,
             timeout_s=backend.run_timeout_s(limits.run_timeout_s, limits.emulator_run_timeout_s),
-            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task)
+            memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task,
+            hung_fraction=limits.hung_limit_fraction, hang_budget=limits.hang_budget_limits)
         if backend.on_gpu and self.gpus:
             setup.gpu_memory_mib = min(g.memory_mib for g in self.gpus)
             setup.huge_slots = threading.Semaphore(huge_at_once(setup.gpu_memory_mib))

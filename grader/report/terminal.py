@@ -75,21 +75,40 @@ def _summary_table(result: SubmissionResult) -> list[str]:
     return lines
 
 
-def render(result: SubmissionResult, reveal_hidden: bool = False) -> str:
-    m = result.machine
-    out = [f"scanlab grader {result.grader_version}: {result.name} ({result.kind} {result.origin})",
-           f"seed {result.seed}; reproduce this grade: {result.reproduce}"]
+def instructor_reproduce(result: SubmissionResult) -> str:
+    """The command that grades the submission again the same way, with the secret draw seed
+    of its hidden cases: the instructor's reports only (result.reproduce, which the student's
+    may show, leaves it out)."""
+    if not result.draw_seed or not result.reproduce or "--draw-seed" in result.reproduce:
+        return result.reproduce
+    return f"{result.reproduce} --draw-seed {result.draw_seed}"
+
+
+def _secrets(result: SubmissionResult) -> list[str]:
+    """The instructor's lines on the secret seeds (the timed inputs', the drawn cases')."""
+    out = []
     if result.perf_seed and any(tr.perf for tr in result.tasks):
-        # The instructor's report only: students must not know the timed inputs' seed.
         out.append(f"timed inputs: --perf-seed {result.perf_seed} (secret: not in the "
                    "student's Gradescope report)")
     if result.draw_seed:
-        # The instructor's report only, like the timed inputs' seed: what was drawn.
         drawn = [c.case for tr in result.tasks for c in tr.cases if c.case.group.startswith("drawn")]
         largest = max((c.n for c in drawn), default=0)
         out.append(f"drawn hidden cases: --draw-seed {result.draw_seed} (secret: not in the "
                    f"student's Gradescope report); {len(drawn)} case(s), "
                    f"{len({c.block for c in drawn})} block sizes, n up to {largest}")
+    return out
+
+
+def render(result: SubmissionResult, reveal_hidden: bool = False, instructor: bool = True) -> str:
+    """The terminal report; `instructor=False` (the output a Gradescope student may be shown,
+    [gradescope] stdout_visibility) leaves out the secret seeds of the timed inputs and the
+    drawn cases."""
+    m = result.machine
+    out = [f"scanlab grader {result.grader_version}: {result.name} ({result.kind} {result.origin})",
+           f"seed {result.seed}; reproduce this grade: "
+           + (instructor_reproduce(result) if instructor else result.reproduce)]
+    if instructor:
+        out += _secrets(result)
     if m.on_gpu:
         copy = f", copy bandwidth {m.copy_gbps:.0f} GB/s" if m.copy_gbps else ""
         out.append(f"GPU: {m.gpu} (compute capability {m.compute_capability}){copy}; "

@@ -206,7 +206,7 @@ def test_a_huge_case_runs_beside_its_builds_batch_not_after_it(tmp_path, monkeyp
         begun.set()
         return f"result {case.n}"
 
-    def fake_batch(setup, binary, key, cases, seeds, todo, where, say):
+    def fake_batch(setup, binary, key, cases, seeds, todo, where, say, timeouts):
         order.append("batch begins")
         assert begun.wait(10), "the huge case did not start beside the batch"
         return {i: f"result {cases[i].n}" for i in todo}
@@ -214,6 +214,7 @@ def test_a_huge_case_runs_beside_its_builds_batch_not_after_it(tmp_path, monkeyp
     monkeypatch.setattr(check, "run_case", fake_run_case)
     monkeypatch.setattr(check, "_run_batch", fake_batch)
     setup = SimpleNamespace(memo_lock=threading.Lock(), memo={}, workdir=tmp_path, max_timeouts=3,
+                            case_limits=lambda case, timeouts, key: "its limits",
                             resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
     cases = [Case("scan", "add-i32", 1000), Case("scan", "add-i32", (1 << 31) + 5), Case("scan", "add-i32", 5000)]
     got = check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
@@ -259,3 +260,88 @@ def test_every_timed_repetition_of_the_reference_passes_its_device_check(emu_ses
         assert r.returncode == default_assignment().exit_codes.passed, (task, op, r.stdout[-2000:], r.stderr[-2000:])
         timing = json.loads(js.read_text())["timing"]
         assert timing["checked"] == 3 and timing["reps"] == 2, (task, op, timing)
+
+
+def test_after_a_hang_the_cases_after_it_run_in_a_fresh_batch(tmp_path, monkeypatch):
+    """A batch that stops at a hanging case: that case runs alone (and times out), the cases
+    after it in a fresh batch, and pass; nothing is "not run" for an earlier hang."""
+    import threading
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+    from grader.config.cases import Case
+    from grader.grading.correctness import check
+    from grader.results import CaseResult
+    hangs = {3, 6}
+    batches: list[list[int]] = []
+
+    def fake_batch(setup, binary, key, cases, seeds, todo, where, say, timeouts):
+        batches.append(list(todo))
+        done = {}
+        for i in todo:              # the batch runs its cases in order, and hangs at a hanging one
+            if i in hangs:
+                break
+            done[i] = CaseResult(cases[i], seeds[i], "pass")
+        return done
+
+    def fake_run_case(setup, binary, key, case, run_seed, timeouts):
+        timeouts.add(key, 20.0)
+        return CaseResult(case, 0, "timeout")
+
+    monkeypatch.setattr(check, "_run_batch", fake_batch)
+    monkeypatch.setattr(check, "run_case", fake_run_case)
+    setup = SimpleNamespace(memo_lock=threading.Lock(), memo={}, workdir=tmp_path, max_timeouts=1,
+                            case_limits=lambda case, timeouts, key: "its limits",
+                            resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
+    cases = [Case("warp-scan", "add-i32", 100 + i) for i in range(9)]
+    got = check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
+    assert [r.status for r in got] == ["pass"] * 3 + ["timeout"] + ["pass"] * 2 + ["timeout"] + ["pass"] * 2
+    assert batches == [list(range(9)), [4, 5, 6, 7, 8], [7, 8]]
+
+
+def test_a_hanging_build_runs_on_with_a_shortened_limit_until_its_allowance_is_spent(tmp_path):
+    import dataclasses
+    from grader.config.cases import Case
+    from grader.grading import sandbox
+    from grader.grading.correctness.check import RunSetup, TimeoutTracker
+    from grader.machine.backend import EMULATOR
+    from grader.machine.slots import Resources
+    setup = RunSetup(EMULATOR, tmp_path / "ref", tmp_path, sandbox.Identity(), Resources.create(2, [0]),
+                     timeout_s=20.0, memory_mb=16384, max_timeouts=1, hung_fraction=0.25, hang_budget=3.0)
+    case, timeouts = Case("warp-scan", "add-i32", 1000), TimeoutTracker()
+    assert setup.case_limits(case, timeouts, "b").wall_s == 20.0
+    timeouts.add("b", 20.0)
+    assert setup.case_limits(case, timeouts, "b").wall_s == 5.0           # after the first hang
+    assert setup.case_limits(case, timeouts, "other build").wall_s == 20.0
+    for _ in range(8):
+        assert setup.case_limits(case, timeouts, "b") is not None
+        timeouts.add("b", 5.0)
+    assert setup.case_limits(case, timeouts, "b") is None                # 3 time limits spent
+    assert setup.not_run_words("b", timeouts).startswith("could not run: this build's 9 timeout(s)")
+    assert "shortened" in setup.timeout_words(dataclasses.replace(setup.limits(case), wall_s=5.0), case)
+
+
+def test_a_batch_stopped_under_the_shortened_limit_pins_the_hang_without_a_run_alone(tmp_path, monkeypatch):
+    import threading
+    from contextlib import nullcontext
+    from types import SimpleNamespace
+    from grader.config.cases import Case
+    from grader.grading.correctness import check
+    from grader.results import CaseResult
+    batches: list[list[int]] = []
+
+    def fake_batch(setup, binary, key, cases, seeds, todo, where, say, timeouts):
+        batches.append(list(todo))   # every case hangs: the stuck one is pinned as a timeout
+        return {todo[0]: CaseResult(cases[todo[0]], seeds[todo[0]], "timeout")}
+
+    def refuse(*args):
+        raise AssertionError("run alone")
+
+    monkeypatch.setattr(check, "_run_batch", fake_batch)
+    monkeypatch.setattr(check, "run_case", refuse)
+    setup = SimpleNamespace(memo_lock=threading.Lock(), memo={}, workdir=tmp_path, max_timeouts=1,
+                            case_limits=lambda case, timeouts, key: "its limits",
+                            resources=SimpleNamespace(disk=SimpleNamespace(reserve=lambda n: nullcontext())))
+    cases = [Case("warp-scan", "add-i32", 100 + i) for i in range(3)]
+    with pytest.raises(AssertionError, match="run alone"):   # the last one is alone anyway
+        check.run_batch(setup, Path("/b/scanlab"), "key", cases, 7, check.TimeoutTracker())  # type: ignore[arg-type]
+    assert batches == [[0, 1, 2], [1, 2]]

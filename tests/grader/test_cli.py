@@ -112,6 +112,9 @@ def test_grade_reference_from_the_command_line(tmp_path):
     assert (f"TOTAL  {score:.2f} / {rubric.max_correctness:g} (correctness; performance, "
             f"{rubric.max_performance:g} points, not measured, {bonus:.2f} of it bonus)") in r.stdout
     assert "seed 11" in r.stdout
+    # The printed report (which Gradescope may show students) keeps the drawn cases' seed
+    # secret; the instructor's report.txt has it.
+    assert "--draw-seed" not in r.stdout and "--draw-seed" in (out / "report.txt").read_text()
     # The one-line note: "No GPU: ..." here, "Emulator backend chosen: ..." on a GPU machine.
     assert "correctness is graded with the CPU emulator; performance is not measured" in r.stdout
     for name in ("results.json", "gradescope-results.json", "junit.xml", "summary.md", "report.txt"):

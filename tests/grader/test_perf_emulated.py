@@ -451,10 +451,11 @@ def test_a_round_reported_before_it_is_asked_for_is_not_a_measurement(pseudo_gpu
 
 
 def test_a_hanging_batch_holds_the_gpu_one_time_limit_not_its_whole_allowance(pseudo_gpu, tmp_path):
-    # A batch process that ends no case is stopped after one case's time limit; its
-    # cases then run one by one, and after max_timeouts timeouts the rest are not run.
+    # A batch process that ends no case is stopped after one case's time limit; the case
+    # it stopped at runs alone, the rest in a fresh batch, and once the build's timeouts
+    # have cost its hang allowance (here 2 time limits) the rest are not run.
     session, _ = pseudo_gpu
-    setup = dataclasses.replace(session.prepare(), timeout_s=2, max_timeouts=2)
+    setup = dataclasses.replace(session.prepare(), timeout_s=2, max_timeouts=2, hang_budget=2)
     stuck = _fake_driver(session, "stuck-driver", "exec sleep 600\n")
     cases = session.rubric.cases_for(("reduce",), True)[:10]
     start = time.monotonic()

@@ -31,6 +31,7 @@ from ...machine.backend import Backend
 from ...machine.slots import Resources
 
 JSON_LIMIT = 256 * 1024
+COULD_NOT_RUN = "could not run"   # how a case not run for its build's hangs begins (checking.py)
 VERIFY_TIMEOUT_S = 600.0
 # Cases from this size (the drawn n >= 2^31 ones, grader/config/draw.py) run outside the GPU
 # batch, as many at once as the GPU's memory holds (huge_at_once), with time and memory for
@@ -68,6 +69,10 @@ class RunSetup:
     memory_mb: int | None
     max_timeouts: int
     emulator_threads: int = 1
+    # After max_timeouts timeouts of a build, its other cases run with this fraction of
+    # their limit; once its timeouts have cost hang_budget time limits, none more starts.
+    hung_fraction: float = 0.25
+    hang_budget: float = 3.0
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -98,6 +103,35 @@ class RunSetup:
                               memory_kind="as" if self.backend.address_space_limit else "data",
                               file_mb=file_mb)
 
+    def case_limits(self, case: Case, timeouts: TimeoutTracker, key: str) -> sandbox.Limits | None:
+        """The case's limits in a build that timed out so far as `timeouts` says: its own,
+        or (after max_timeouts timeouts) hung_fraction of its time; None where the build's
+        timeouts have cost hang_budget time limits already (it is not run)."""
+        if self.hang_allowance_spent(timeouts, key):
+            return None
+        hung, _ = timeouts.of(key)
+        limits = self.limits(case)
+        if hung < self.max_timeouts:
+            return limits
+        wall_s = limits.wall_s * self.hung_fraction
+        return dataclasses.replace(limits, wall_s=wall_s, cpu_s=(limits.cpu_s or 0) * self.hung_fraction + 5)
+
+    def hang_allowance_spent(self, timeouts: TimeoutTracker, key: str) -> bool:
+        """Whether the build's timeouts have cost hang_budget time limits: nothing more of it starts."""
+        return timeouts.of(key)[1] >= self.hang_budget * self.timeout_s
+
+    def not_run_words(self, key: str, timeouts: TimeoutTracker) -> str:
+        hung, lost = timeouts.of(key)
+        return (f"{COULD_NOT_RUN}: this build's {hung} timeout(s) have cost {lost:.0f} s, its hang allowance "
+                f"({self.hang_budget:g} time limits, [limits] hang_budget_limits)")
+
+    def timeout_words(self, limits: sandbox.Limits, case: Case) -> str:
+        shortened = limits.wall_s < self.limits(case).wall_s
+        return (f"killed after {limits.wall_s:.0f} s ("
+                + (f"the time limit shortened after {self.max_timeouts} timeout(s) of this build, "
+                   "[limits] hung_limit_fraction" if shortened else "time limit")
+                + "): an endless loop or a deadlock?")
+
     def run_slot(self) -> AbstractContextManager[int | None]:
         """What a student process holds while it runs: a GPU's turn (its index), or on
         the emulator a CPU slot."""
@@ -119,20 +153,22 @@ class RunSetup:
 
 
 class TimeoutTracker:
-    """Counts timed-out cases per build: past the limit its other cases are not run
-    (a hanging submission costs a few time limits, not one per case)."""
+    """Each build's timed-out cases and the seconds they cost (RunSetup.case_limits: a hang
+    costs its own case, and a build that hangs everywhere a bounded time)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._counts: dict[str, int] = {}
+        self._hung: dict[str, tuple[int, float]] = {}
 
-    def exceeded(self, key: str, limit: int) -> bool:
+    def of(self, key: str) -> tuple[int, float]:
+        """How many of the build's cases timed out, and the seconds they cost."""
         with self._lock:
-            return self._counts.get(key, 0) >= limit
+            return self._hung.get(key, (0, 0.0))
 
-    def add(self, key: str) -> None:
+    def add(self, key: str, seconds: float) -> None:
         with self._lock:
-            self._counts[key] = self._counts.get(key, 0) + 1
+            hung, lost = self._hung.get(key, (0, 0.0))
+            self._hung[key] = (hung + 1, lost + seconds)
 
 
 def read_json(path: Path) -> dict | None:
@@ -285,10 +321,8 @@ def run_case(setup: RunSetup, binary: Path, build_key: str, case: Case, run_seed
         return known
     reproduce = setup.reproduce(case, seed)
     track = build_key
-    if timeouts.exceeded(track, setup.max_timeouts):
-        return CaseResult(case, seed, "not_run",
-                          f"not run: {setup.max_timeouts} earlier case(s) of this build timed out",
-                          reproduce=reproduce)
+    if setup.case_limits(case, timeouts, track) is None:
+        return CaseResult(case, seed, "not_run", setup.not_run_words(track, timeouts), reproduce=reproduce)
     huge = setup.huge_slots if case.n >= HUGE_N else contextlib.nullcontext()
     with huge, setup.resources.disk.reserve(case.output_bytes()):
         where = Path(tempfile.mkdtemp(prefix="run-", dir=setup.workdir))
@@ -312,18 +346,19 @@ def _run_case(setup: RunSetup, binary: Path, case: Case, seed: int, reproduce: s
     if limit is not None and case.n >= limit:
         # The program's own CPU check only adds a hint; on big inputs it would hold the GPU.
         argv.append("--no-check")
-    limits = setup.limits(case)
-    skipped = CaseResult(case, seed, "not_run", f"not run: {setup.max_timeouts} earlier case(s) of "
-                         "this build timed out", reproduce=reproduce)
-    # The timeout count is checked and updated while holding the slot, so cases waiting
-    # for it see the timeouts of the ones before them.
+    # The timeouts are read and counted while holding the slot, so cases waiting for it
+    # see the timeouts of the ones before them.
     with setup.run_slot() as gpu:
-        if timeouts.exceeded(track, setup.max_timeouts):
-            return skipped
+        limits = setup.case_limits(case, timeouts, track)
+        if limits is None:
+            return CaseResult(case, seed, "not_run", setup.not_run_words(track, timeouts), reproduce=reproduce)
         r = sandbox.run(argv, home, limits, setup.env(home, seed, gpu), setup.identity)
         if r.timed_out:
-            timeouts.add(track)
-    return _judge(setup, case, seed, reproduce, r, read_json(report) or {}, output, where)
+            timeouts.add(track, limits.wall_s)
+    result = _judge(setup, case, seed, reproduce, r, read_json(report) or {}, output, where)
+    if result.status == "timeout":
+        result.summary = setup.timeout_words(limits, case)
+    return result
 
 
 def _judge(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sandbox.Result,
@@ -360,7 +395,7 @@ def _before_verify(setup: RunSetup, case: Case, seed: int, reproduce: str, r: sa
 
     if r.timed_out:
         base.status = "timeout"
-        base.summary = f"killed after {setup.timeout_s:.0f} s (time limit): an endless loop or a deadlock?"
+        base.summary = setup.timeout_words(setup.limits(case), case)
         return base
     if r.signal is not None:
         base.status = "crash"
@@ -432,9 +467,11 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
               timeouts: TimeoutTracker, say: Callable[[str], None] = lambda line: None) -> list[CaseResult]:
     """The cases of one build: one `batch` process (on a GPU one CUDA context; on the
     emulator each case under the schedule seed a process of its own would get) runs
-    them all, one at a time; each output is then judged like a single run's. Cases the
-    batch did not finish (a crash, a hang, a CUDA error that ends the batch) are run
-    again one by one, which also pins a crash or a hang on its own case."""
+    them all, one at a time; each output is then judged like a single run's. Where the
+    batch ends before its last case (a crash, a hang, a CUDA error that ends the batch),
+    the case it stopped at runs again alone (which pins the crash or hang on it) and the
+    cases after it in a fresh batch: a hang costs its own case, not the build's others
+    (RunSetup.case_limits bounds what a build that hangs everywhere costs)."""
     seeds = [c.seed(run_seed) for c in cases]
     results: dict[int, CaseResult] = {}
     for i, (case, seed) in enumerate(zip(cases, seeds)):
@@ -453,14 +490,22 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     todo = [i for i in range(len(cases)) if i not in results and cases[i].n < HUGE_N]
     with ThreadPoolExecutor(max_workers=max(1, len(huge)), thread_name_prefix="huge") as pool:
         beside = {i: pool.submit(alone, i) for i in huge}
-        if len(todo) > 1 and not timeouts.exceeded(build_key, setup.max_timeouts):
+        while len(todo) > 1 and setup.case_limits(cases[todo[0]], timeouts, build_key) is not None:
             # Its output files stay until the batch is verified: reserved on the disk first.
             with setup.resources.disk.reserve(sum(cases[i].output_bytes() for i in todo)):
                 where = Path(tempfile.mkdtemp(prefix="batch-", dir=setup.workdir))
                 try:
-                    results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say))
+                    results.update(_run_batch(setup, binary, build_key, cases, seeds, todo, where, say,
+                                              timeouts))
                 finally:
                     shutil.rmtree(where, ignore_errors=True)
+            left = [i for i in todo if i not in results]
+            if left and not any(results[i].status == "timeout" for i in todo if i in results):
+                # The case it stopped at alone (a batch's cases never time out, but the one
+                # it stopped at under a shortened limit); the ones after it in a fresh batch.
+                results[left[0]] = alone(left[0])
+                left = left[1:]
+            todo = left
         for i, future in beside.items():
             results[i] = future.result()
     for i in range(len(cases)):
@@ -469,24 +514,26 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     return [results[i] for i in range(len(cases))]
 
 
-def _watch(proc: sandbox.Running, report: Path, per_case_s: float, poll_s: float = 0.05) -> sandbox.Result:
+def _watch(proc: sandbox.Running, report: Path, per_case_s: float,
+           poll_s: float = 0.05) -> tuple[sandbox.Result, bool]:
     """Waits for a batch process, ending it as soon as no case has ended for a case's
-    time limit (a hang holds the GPU a time limit, not the batch's whole allowance);
-    its cases without a line are then run one by one, which pins the hang on its case."""
+    time limit (a hang holds the GPU a time limit, not the batch's whole allowance), and
+    says whether it did; the case it stopped at then runs alone (which pins the hang on
+    it), or, where the limit was already shortened, is the hang (_run_batch)."""
     size, progress = -1, time.monotonic()
     while proc.alive() and time.monotonic() < proc.deadline:
         now = report.stat().st_size if report.exists() else 0
         if now != size:
             size, progress = now, time.monotonic()
         elif time.monotonic() - progress > per_case_s:
-            return proc.finish(timeout=0)
+            return proc.finish(timeout=0), True
         time.sleep(poll_s)
-    return proc.finish()
+    return proc.finish(), False
 
 
 def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
                seeds: list[int], todo: list[int], where: Path,
-               say: Callable[[str], None]) -> dict[int, CaseResult]:
+               say: Callable[[str], None], timeouts: TimeoutTracker) -> dict[int, CaseResult]:
     where.chmod(0o711)
     home = sandbox.make_private_dir(where / "sandbox", setup.identity)
     lines = []
@@ -502,18 +549,19 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
     case_file.write_text("\n".join(lines) + "\n")
     case_file.chmod(0o644)
     report = home / "batch.jsonl"
-    one = [setup.limits(cases[i]) for i in todo]
+    one = [setup.case_limits(cases[i], timeouts, build_key) or setup.limits(cases[i]) for i in todo]
     # A case's allowance past the time limit: BATCH_CASE_S, and what a large case's own
     # limit adds (the emulator's race sizes).
     longest = max(x.wall_s for x in one)
+    plain = setup.timeout_s * one[0].wall_s / setup.limits(cases[todo[0]]).wall_s   # shortened or not
     limits = dataclasses.replace(
-        one[0], wall_s=longest + sum(BATCH_CASE_S + x.wall_s - setup.timeout_s for x in one),
+        one[0], wall_s=longest + sum(BATCH_CASE_S + max(0.0, x.wall_s - plain) for x in one),
         cpu_s=sum(x.cpu_s or 0 for x in one) or None,
         file_mb=sum(x.file_mb for x in one))
     started = time.monotonic()
     with setup.run_slot() as gpu:
         waited = time.monotonic() - started
-        r = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
+        r, stalled = _watch(sandbox.start([str(binary), "batch", "--cases", str(case_file), "--json", str(report)],
                                  home, limits, setup.env(home, seeds[0], gpu), setup.identity,
                                  interactive=False), report, longest)
     ran = time.monotonic() - started - waited
@@ -553,4 +601,11 @@ def _run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case],
         i = todo[k]
         remember(setup, build_key, cases[i], seeds[i], result)
         results[i] = result
+    stuck = next((k for k in range(len(todo)) if k not in judged), None)
+    if stalled and stuck is not None and one[stuck].wall_s < setup.limits(cases[todo[stuck]]).wall_s:
+        # Stopped at a case under the shortened limit: that case is the hang (no run alone).
+        i = todo[stuck]
+        timeouts.add(build_key, one[stuck].wall_s)
+        results[i] = CaseResult(cases[i], seeds[i], "timeout", setup.timeout_words(one[stuck], cases[i]),
+                                reproduce=setup.reproduce(cases[i], seeds[i]))
     return results
