@@ -129,8 +129,14 @@ function(scanlab_emu_extern_shared target unit)
   target_link_libraries(${target} PRIVATE scanlab_emulator)
 endfunction()
 
+# The one C++ standard (data/assignment.toml [language]) for nvcc, as its flag: CMake 3.25
+# (Debian 12) knows no CUDA20 dialect for nvcc, so the CUDA_STANDARD property cannot say it.
+function(scanlab_cuda_standard target)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++${SCANLAB_CXX_STANDARD}>)
+endfunction()
+
 function(_scanlab_cuda_options target)
-  set_target_properties(${target} PROPERTIES CUDA_STANDARD ${SCANLAB_CXX_STANDARD} CUDA_STANDARD_REQUIRED ON)
+  scanlab_cuda_standard(${target})
   # -lineinfo: compute-sanitizer and error messages name source lines.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   # -split-compile=4: nvcc's optimizing passes (cicc, ptxas) in 4 threads. The machine code
