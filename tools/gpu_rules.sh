@@ -26,21 +26,22 @@ fixtures=$(ls tests/fixtures/submissions | grep -E -f <(cat <<'PATTERNS'
 ^attack_(fnptr_launch|stream|placeholder_token|wrapped_bonus)$
 ^(macro_fopen|paren_getenv|fnptr_system|reference|handout)$
 ^honest_lookback_per_lane_spin$
+^(hang_block_1024|wrong_block_1024|hang)$
 ^attack_placeholder_(table|virtual|volatile|template)$
 ^(honest_sibling_include|honest_cxx20_concept|attack_constructor_attribute|attack_thread_local)$
 ^(reduce_block_512_full_warps|lookback_tile_multiple|reduce_top_power|reduce_count_wraps_2_32|honest_boundary_tiles)$
 PATTERNS
 ))
 selection=$(echo $fixtures | sed 's/ / or /g')
-.venv/bin/pytest -q -p no:cacheprovider tests/grader/test_e2e_gpu.py -k "test_fixture_verdicts_on_gpu and ($selection)" \
+.venv/bin/pytest -q -p no:cacheprovider tests/grader/test_e2e_gpu.py -rfEs -k "test_fixture_verdicts_on_gpu and ($selection)" \
   > "$out/e2e_gpu.log" 2>&1
-.venv/bin/pytest -q -p no:cacheprovider tests/grader/test_build_cuda.py \
-  -k "compiled_checks or placeholder_call or (both_backends and ($selection))" > "$out/build_cuda.log" 2>&1
 # Issue 58 item 5: the boundary family's n >= 2^31 sizes (the reduce at 2^32: a 32-bit count
 # that wraps there), in the session with the n >= 2^31 cases.
 .venv/bin/pytest -q -p no:cacheprovider tests/grader/test_e2e_gpu.py \
   -k "test_drawn_cases_past_2_31_give_their_verdicts and (reference or reduce_count_wraps_2_32)" \
   > "$out/e2e_gpu_huge.log" 2>&1
-for log in e2e_gpu build_cuda e2e_gpu_huge; do
+.venv/bin/pytest -q -p no:cacheprovider tests/grader/test_build_cuda.py \
+  -k "compiled_checks or placeholder_call or (both_backends and ($selection))" > "$out/build_cuda.log" 2>&1
+for log in e2e_gpu e2e_gpu_huge build_cuda; do
   echo "$log: $(tail -n 1 "$out/$log.log")"
 done | tee "$out/summary.txt"
