@@ -26,7 +26,7 @@ fixtures=$(ls tests/fixtures/submissions | grep -E -f <(cat <<'PATTERNS'
 ^attack_(fnptr_launch|stream|placeholder_token|wrapped_bonus)$
 ^(macro_fopen|paren_getenv|fnptr_system|reference|handout)$
 ^honest_lookback_per_lane_spin$
-^(hang_block_1024|wrong_block_1024|hang)$
+^(hang_block_1024|wrong_block_1024)$
 ^attack_placeholder_(table|virtual|volatile|template)$
 ^(honest_sibling_include|honest_cxx20_concept|attack_constructor_attribute|attack_thread_local)$
 ^(reduce_block_512_full_warps|lookback_tile_multiple|reduce_top_power|reduce_count_wraps_2_32|honest_boundary_tiles)$
