@@ -205,6 +205,7 @@ class Assignment:
     driver_tasks: tuple[DriverTask, ...]
     exercises: tuple[Exercise, ...] = ()
     cxx_standard: int = 0        # [language]: the C++ standard of every build (20: C++20)
+    driver_cuda_standard: int = 0  # [language]: the GPU driver unit's own (0: cxx_standard)
 
     @property
     def operator_names(self) -> tuple[str, ...]:
@@ -305,9 +306,10 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if d.task not in {t.number for t in tasks}:
             raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
     language = _Table(data.get("language", {}), "[language]")
-    language.unknown({"cxx_standard"})
+    language.unknown({"cxx_standard", "driver_cuda_standard"})
     return Assignment(path, limits, examples, codes, _parse_operators(data, names), distributions,
-                      tuple(tasks), tuple(driver_tasks), tuple(exercises), language.get("cxx_standard", int))
+                      tuple(tasks), tuple(driver_tasks), tuple(exercises), language.get("cxx_standard", int),
+                      language.get("driver_cuda_standard", int))
 
 
 def _parse_limits(data: dict[str, Any]) -> RunLimits:
