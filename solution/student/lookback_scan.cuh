@@ -96,19 +96,7 @@ struct LookbackWait {
 // The reference's: sleep 3 us, then read every 648 ns (CUB's sm90 poll). On an H100
 // at 2^28 int32 (--tune-lookback, the tile in shared memory) first sleeps of 0, 2000,
 // 3000 and 4500 ns ran at 1.16x-1.19x CUB; a window of 64 tiles was slower than 32.
-// (bench/tune_kernels.cu and the builds of tools/gpu_reference_perf.sh try others
-// through these three macros: issue 61.)
-#ifndef SCANLAB_LOOKBACK_TILES_PER_LANE
-#define SCANLAB_LOOKBACK_TILES_PER_LANE 1
-#endif
-#ifndef SCANLAB_LOOKBACK_FIRST_NS
-#define SCANLAB_LOOKBACK_FIRST_NS 3000
-#endif
-#ifndef SCANLAB_LOOKBACK_POLL_NS
-#define SCANLAB_LOOKBACK_POLL_NS 648
-#endif
-using DefaultWait = LookbackWait<SCANLAB_LOOKBACK_TILES_PER_LANE, SCANLAB_LOOKBACK_FIRST_NS,
-                                 SCANLAB_LOOKBACK_POLL_NS, SCANLAB_LOOKBACK_POLL_NS>;
+using DefaultWait = LookbackWait<1, 3000, 648, 648>;
 
 // Called by the 32 lanes of one warp for tile `tile` > 0, after the tile published its
 // aggregate: the combination of every element before the tile. Lane l looks at the K
