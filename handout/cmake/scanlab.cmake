@@ -129,23 +129,14 @@ function(scanlab_emu_extern_shared target unit)
   target_link_libraries(${target} PRIVATE scanlab_emulator)
 endfunction()
 
-# The one C++ standard (data/assignment.toml [language]) for nvcc, as its flag: CMake 3.25
-# (Debian 12) knows no CUDA20 dialect for nvcc, so the CUDA_STANDARD property cannot say it.
-# An optional second argument gives another standard (the driver's own unit, below).
+# nvcc's C++ standard (data/assignment.toml [language] cuda_cxx_standard: why it is not the
+# emulator's), as its flag: CMake 3.25 (Debian 12) knows no CUDA20 dialect for nvcc.
 function(scanlab_cuda_standard target)
-  set(standard ${SCANLAB_CXX_STANDARD})
-  if(ARGC GREATER 1)
-    set(standard ${ARGV1})
-  endif()
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++${standard}>)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++${SCANLAB_CUDA_CXX_STANDARD}>)
 endfunction()
 
-# The harness target (harness/host/driver.cu and cub_baseline.cu: trusted, no student file)
-# builds at SCANLAB_DRIVER_CUDA_STANDARD with nvcc (data/assignment.toml [language] says why);
-# student units and the unit library and loader at the one standard.
-
 function(_scanlab_cuda_options target)
-  scanlab_cuda_standard(${target} ${ARGN})
+  scanlab_cuda_standard(${target})
   # -lineinfo: compute-sanitizer and error messages name source lines.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   # -split-compile=4: nvcc's optimizing passes (cicc, ptxas) in 4 threads. The machine code
@@ -173,7 +164,7 @@ function(scanlab_add_driver target)
       target_sources(${target}-harness PRIVATE "${SCANLAB_HANDOUT_DIR}/harness/host/cub_baseline.cu")
       target_compile_definitions(${target}-harness PRIVATE SCANLAB_CUB_BASELINE)
     endif()
-    _scanlab_cuda_options(${target}-harness ${SCANLAB_DRIVER_CUDA_STANDARD})
+    _scanlab_cuda_options(${target}-harness)
   elseif(ARG_BACKEND MATCHES "^emulator(-profile)?$")
     if(NOT SCANLAB_EMULATOR)
       return()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CXX_STD, REPO
+from conftest import CUDA_CXX_STD, CXX_STD, REPO
 from grader.grading.checks import object_code
 
 # Harness files the student unit includes (in a grade: the compiler's -M list).
@@ -66,7 +66,7 @@ def compiled(tmp_path_factory) -> tuple[Path, Path]:
     tmp = tmp_path_factory.mktemp("nvcc")
     (tmp / "unit.cu").write_text(UNIT)
     (tmp / "keep").mkdir()
-    subprocess.run([nvcc, "-O3", CXX_STD, "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
+    subprocess.run([nvcc, "-O3", CUDA_CXX_STD, "-arch=sm_90", "-c", "unit.cu", "-o", "unit.o",
                     "--keep", "--keep-dir", "keep"], cwd=tmp, check=True, capture_output=True,
                    timeout=600)
     return tmp / "unit.o", next((tmp / "keep").glob("*.cubin"))
@@ -193,7 +193,8 @@ def test_init_entries_and_thread_locals_are_read_from_the_object(tmp_path, compi
                                                                  "tile[p[1] & 3] = 1; p[0] = tile[0]; }")
     unit = tmp_path / ("unit.cu" if compiler == "nvcc" else "unit.cpp")
     unit.write_text(source)
-    argv = [tool, "-O3", CXX_STD, "-c", str(unit), "-o", str(tmp_path / "unit.o")]
+    argv = [tool, "-O3", CUDA_CXX_STD if compiler == "nvcc" else CXX_STD, "-c", str(unit),
+            "-o", str(tmp_path / "unit.o")]
     argv += ["-arch=sm_90"] if compiler == "nvcc" else [f"-I{REPO / 'handout'}", "-Wno-unknown-pragmas"]
     subprocess.run(argv, cwd=tmp_path, check=True, capture_output=True, timeout=600)
     obj = tmp_path / "unit.o"
