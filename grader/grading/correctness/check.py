@@ -29,6 +29,7 @@ from ...config.cases import Case
 from ...results import CaseResult
 from ...machine.backend import Backend
 from ...machine.slots import Resources
+from .timeouts import TimeoutTracker
 
 JSON_LIMIT = 256 * 1024
 COULD_NOT_RUN = "could not run"   # how a case not run for its build's hangs begins (checking.py)
@@ -150,25 +151,6 @@ class RunSetup:
     def reproduce(self, case: Case, seed: int) -> str:
         prefix = self.backend.seed_prefix(seed, self.emulator_threads)
         return f"{prefix}{self.binary_name} run " + " ".join(case.driver_args(seed))
-
-
-class TimeoutTracker:
-    """Each build's timed-out cases and the seconds they cost (RunSetup.case_limits: a hang
-    costs its own case, and a build that hangs everywhere a bounded time)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._hung: dict[str, tuple[int, float]] = {}
-
-    def of(self, key: str) -> tuple[int, float]:
-        """How many of the build's cases timed out, and the seconds they cost."""
-        with self._lock:
-            return self._hung.get(key, (0, 0.0))
-
-    def add(self, key: str, seconds: float) -> None:
-        with self._lock:
-            hung, lost = self._hung.get(key, (0, 0.0))
-            self._hung[key] = (hung + 1, lost + seconds)
 
 
 def read_json(path: Path) -> dict | None:
