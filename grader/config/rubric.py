@@ -136,8 +136,13 @@ class Limits:
                                          minimum=0.01)
     hang_budget_limits: float = setting(2.0, "once a build's timeouts have cost this many time "
                                         "limits, none of its cases (nor, for the integration build, "
-                                        "the applications) starts: each is failed as could not run",
+                                        "the applications) starts: each is failed as could not run "
+                                        "(once they also number hang_budget_case_share of its cases)",
                                         minimum=1)
+    hang_budget_case_share: float = setting(0.1, "a build's hang allowance is spent only once its "
+                                            "timeouts also number this share of its cases: a hang at "
+                                            "one block size or one size costs only its own cases",
+                                            minimum=0.0)
     budget_s: float = setting(900.0, "a submission's time budget: once its grading has taken "
                               "this long, no more cases, applications or timings start (they "
                               "count as failed, said as such); Gradescope's timeout must be above "

@@ -222,7 +222,7 @@ def build_and_check(session: Session, ready: Callable[[], RunSetup], parts: Sequ
     A hang costs its own case: the build's other cases still run, with a shortened limit
     after [limits] max_timeouts_per_task timeouts, and none more (nor, for the integration
     build, the applications) once its timeouts have cost [limits] hang_budget_limits time
-    limits (RunSetup.case_limits). Nothing starts once
+    limits and number [limits] hang_budget_case_share of its cases (RunSetup.case_limits). Nothing starts once
     the submission's `budget` is spent. `drawn`: the grade's secret cases (config/draw.py),
     added to each task's cases, race check and compute-sanitizer runs."""
     with _Grading(session, ready, parts, paths, say, budget, drawn) as grading:

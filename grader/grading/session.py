@@ -277,7 +277,8 @@ class Session:
             identity=self.identity, resources=self.resources,
             timeout_s=backend.run_timeout_s(limits.run_timeout_s, limits.emulator_run_timeout_s),
             memory_mb=limits.memory_mb, max_timeouts=limits.max_timeouts_per_task,
-            hung_fraction=limits.hung_limit_fraction, hang_budget=limits.hang_budget_limits)
+            hung_fraction=limits.hung_limit_fraction, hang_budget=limits.hang_budget_limits,
+            hang_case_share=limits.hang_budget_case_share)
         if backend.on_gpu and self.gpus:
             setup.gpu_memory_mib = min(g.memory_mib for g in self.gpus)
             setup.huge_slots = threading.Semaphore(huge_at_once(setup.gpu_memory_mib))

@@ -145,14 +145,14 @@ def problems(result: SubmissionResult) -> list[str]:
     for tr in result.tasks:
         if tr.verdict == "not_attempted":
             continue  # a bonus left alone is no problem
-        if tr.verdict == "wrong":
+        if tr.placeholder and tr.verdict in ("correct", "not_implemented"):
+            out.append(f"task {tr.number}: the handout's placeholder")
+        elif tr.verdict == "wrong":
             out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail")
         elif tr.verdict == "timed_out":
             out.append(f"task {tr.number}: {timed_out_words(tr)}")
         elif tr.verdict != "correct":
             out.append(f"task {tr.number}: {tr.verdict.replace('_', ' ')}")
-        elif tr.placeholder:
-            out.append(f"task {tr.number}: the handout's placeholder")
     return out
 
 

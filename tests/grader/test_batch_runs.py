@@ -320,6 +320,33 @@ def test_a_hanging_build_runs_on_with_a_shortened_limit_until_its_allowance_is_s
     assert "shortened" in setup.timeout_words(dataclasses.replace(setup.limits(case), wall_s=5.0), case)
 
 
+def test_a_hang_within_its_share_of_the_cases_leaves_the_others_running(tmp_path):
+    """A build that hangs at one block size (5 of 126 cases) spends its time limits but not
+    its share of the cases: its other cases still run, so it scores as the same bug as a
+    wrong answer there. Past the share, nothing more of it starts."""
+    import dataclasses
+    from grader.config.cases import Case
+    from grader.grading import sandbox
+    from grader.grading.correctness.check import RunSetup, TimeoutTracker
+    from grader.machine.backend import EMULATOR
+    from grader.machine.slots import Resources
+    setup = RunSetup(EMULATOR, tmp_path / "ref", tmp_path, sandbox.Identity(), Resources.create(2, [0]),
+                     timeout_s=20.0, memory_mb=16384, max_timeouts=1, hung_fraction=0.25, hang_budget=2.0,
+                     hang_case_share=0.1)
+    case, timeouts = Case("warp-scan", "add-i32", 1000), TimeoutTracker()
+    timeouts.plan("b", 126)
+    timeouts.add("b", 20.0)
+    for _ in range(4):
+        timeouts.add("b", 5.0)                    # 2 time limits spent, 5 timeouts of 126 cases
+    assert setup.case_limits(case, timeouts, "b").wall_s == 5.0
+    for _ in range(8):
+        timeouts.add("b", 5.0)                    # 13 timeouts: 10% of 126 cases
+    assert setup.case_limits(case, timeouts, "b") is None
+    assert "10% of its 126 cases" in setup.not_run_words("b", timeouts)
+    # Without a share (a setup's default) the time limits alone decide.
+    assert dataclasses.replace(setup, hang_case_share=0.0).case_limits(case, TimeoutTracker(), "b") is not None
+
+
 def test_a_batch_stopped_under_the_shortened_limit_pins_the_hang_without_a_run_alone(tmp_path, monkeypatch):
     import threading
     from contextlib import nullcontext

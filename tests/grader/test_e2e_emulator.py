@@ -2,6 +2,7 @@
 (Skipped, never passed, when the emulator cannot be built here.)"""
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
 
@@ -123,15 +124,20 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     t1 = result.tasks[0]
     # Task 1's build and the integration build (both with its warp_scan.cuh) hang in
     # every case. After `limit` timeouts a build's cases run with a shortened limit, and
-    # once its timeouts have cost [limits] hang_budget_limits time limits, none more
-    # starts: each is failed once, as could not run.
+    # once its timeouts have cost [limits] hang_budget_limits time limits and number
+    # [limits] hang_budget_case_share of its cases, none more starts: each is failed
+    # once, as could not run.
     limits = test_rubric.limits
     shortened = (limits.hang_budget_limits - limits.max_timeouts_per_task) / limits.hung_limit_fraction
+
+    def allowed(cases: list) -> int:
+        return max(limits.max_timeouts_per_task + math.ceil(shortened),
+                   math.ceil(limits.hang_budget_case_share * len(cases)))
     for cases in (t1.cases, result.integration.cases):
         statuses = [c.status for c in cases]
         # Cases already running in parallel when the allowance is spent still time out.
         assert limits.max_timeouts_per_task < statuses.count("timeout") \
-            <= limits.max_timeouts_per_task + shortened + emulator.session.jobs - 1, statuses
+            <= allowed(cases) + emulator.session.jobs - 1, statuses
         assert set(statuses) <= {"timeout", "not_run"}
     assert "not_run" in [c.status for c in t1.cases]
     assert all(c.summary.startswith("could not run") for c in t1.cases if c.status == "not_run")
@@ -147,7 +153,9 @@ def test_hang_is_killed_and_the_rest_is_graded(emulator, test_rubric):
     for cases in (t1.cases, result.integration.cases):
         killed = [float(re.search(r"killed after (\d+) s", c.summary).group(1)) for c in cases
                   if c.status == "timeout"]
-        assert sum(killed) <= (limits.hang_budget_limits + emulator.session.jobs) * limits.emulator_run_timeout_s
+        full = limits.max_timeouts_per_task + emulator.session.jobs
+        assert sum(killed) <= limits.emulator_run_timeout_s * (
+            full + (allowed(cases) - limits.max_timeouts_per_task) * limits.hung_limit_fraction)
     assert result.seconds < limits.budget_s, result.timings
 
 

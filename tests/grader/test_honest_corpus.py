@@ -54,14 +54,15 @@ def test_an_attack_is_refused_with_the_reason(emulator, name):
 
 def test_a_placeholder_with_a_token_added_is_still_the_placeholder(emulator):
     t1 = next(t for t in emulator("attack_placeholder_token").tasks if t.name == "warp-scan")
-    assert t1.placeholder and t1.correctness_points == 0 and t1.passed == t1.total > 0
-    assert "baseline::" in t1.message and "not attempted" in t1.message
+    # In a grade the placeholder does no work: every case that reaches it says so.
+    assert t1.placeholder and t1.correctness_points == 0 and t1.verdict == "not_implemented"
+    assert "placeholder" in t1.message and t1.total > 0
 
 
 def test_a_wrapped_bonus_placeholder_earns_no_bonus(emulator):
     result = emulator("attack_wrapped_bonus")
     t4 = next(t for t in result.tasks if t.name == "lookback-scan")
-    assert t4.verdict == "not_attempted" and t4.points == 0 and "baseline::" in t4.message
+    assert t4.verdict == "not_attempted" and t4.points == 0 and "the handout's placeholder" in t4.message
     # No bonus from it (another bonus task of data/ may earn its own).
     bonus = {t.name for t in emulator.session.rubric.tasks if t.bonus}
     assert result.bonus_score == pytest.approx(sum(t.points for t in result.tasks if t.name in bonus and t is not t4))

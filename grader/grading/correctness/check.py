@@ -71,9 +71,11 @@ class RunSetup:
     max_timeouts: int
     emulator_threads: int = 1
     # After max_timeouts timeouts of a build, its other cases run with this fraction of
-    # their limit; once its timeouts have cost hang_budget time limits, none more starts.
+    # their limit; once its timeouts have cost hang_budget time limits and number
+    # hang_case_share of its cases, none more starts.
     hung_fraction: float = 0.25
     hang_budget: float = 3.0
+    hang_case_share: float = 0.0
     display_binary: str = ""         # how reproduce commands name the driver
     memo: dict[tuple[str, str, int], CaseResult] = field(default_factory=dict)
     memo_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -118,13 +120,19 @@ class RunSetup:
         return dataclasses.replace(limits, wall_s=wall_s, cpu_s=(limits.cpu_s or 0) * self.hung_fraction + 5)
 
     def hang_allowance_spent(self, timeouts: TimeoutTracker, key: str) -> bool:
-        """Whether the build's timeouts have cost hang_budget time limits: nothing more of it starts."""
-        return timeouts.of(key)[1] >= self.hang_budget * self.timeout_s
+        """Whether the build's timeouts have cost hang_budget time limits and number
+        hang_case_share of its cases: nothing more of it starts. (The share keeps a hang
+        at one block size or one size costing only its own cases.)"""
+        hung, lost = timeouts.of(key)
+        return (lost >= self.hang_budget * self.timeout_s
+                and hung >= self.hang_case_share * timeouts.planned(key))
 
     def not_run_words(self, key: str, timeouts: TimeoutTracker) -> str:
         hung, lost = timeouts.of(key)
+        share = (f" and {self.hang_case_share:.0%} of its {timeouts.planned(key)} cases, "
+                 "[limits] hang_budget_case_share" if self.hang_case_share and timeouts.planned(key) else "")
         return (f"{COULD_NOT_RUN}: this build's {hung} timeout(s) have cost {lost:.0f} s, its hang allowance "
-                f"({self.hang_budget:g} time limits, [limits] hang_budget_limits)")
+                f"({self.hang_budget:g} time limits, [limits] hang_budget_limits{share})")
 
     def timeout_words(self, limits: sandbox.Limits, case: Case) -> str:
         shortened = limits.wall_s < self.limits(case).wall_s
@@ -455,6 +463,7 @@ def run_batch(setup: RunSetup, binary: Path, build_key: str, cases: list[Case], 
     cases after it in a fresh batch: a hang costs its own case, not the build's others
     (RunSetup.case_limits bounds what a build that hangs everywhere costs)."""
     seeds = [c.seed(run_seed) for c in cases]
+    timeouts.plan(build_key, len(cases))
     results: dict[int, CaseResult] = {}
     for i, (case, seed) in enumerate(zip(cases, seeds)):
         if (known := remembered(setup, build_key, case, seed)) is not None:

@@ -12,6 +12,16 @@ class TimeoutTracker:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._hung: dict[str, tuple[int, float]] = {}
+        self._planned: dict[str, int] = {}
+
+    def plan(self, key: str, cases: int) -> None:
+        """The build has `cases` more cases to run (its hang allowance grows with them)."""
+        with self._lock:
+            self._planned[key] = self._planned.get(key, 0) + cases
+
+    def planned(self, key: str) -> int:
+        with self._lock:
+            return self._planned.get(key, 0)
 
     def of(self, key: str) -> tuple[int, float]:
         """How many of the build's cases timed out, and the seconds they cost."""
