@@ -459,12 +459,16 @@ void workLoop(Launch& L) {
 void madeProgress(Worker& w) {
     w.spinsWithoutProgress = 0;
     Launch& L = *w.launch;
+    const bool wasStuck = w.stuck;
     if (w.stuck) {
         w.stuck = false;
         L.stuck.fetch_sub(1);
     }
-    // A new round of the deadlock vote: what was counted so far is void.
-    if (L.stuck.load(std::memory_order_relaxed) != 0) L.round.fetch_add(1, std::memory_order_relaxed);
+    // A new round of the deadlock vote: what was counted so far is void. Also when this
+    // worker was the only stuck one: else its vote would stay, and its next block's vote
+    // in the same round would count as a second worker's (a false deadlock).
+    if (wasStuck || L.stuck.load(std::memory_order_relaxed) != 0)
+        L.round.fetch_add(1, std::memory_order_relaxed);
 }
 
 // ---------------------------------------------------------------------------------

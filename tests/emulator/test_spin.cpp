@@ -137,3 +137,42 @@ TEST_CASE("a wait for a flag nobody sets is still a deadlock, on a loaded machin
                                                           "thread sets never ends"));
     }
 }
+
+namespace {
+
+// Ticket 0 computes for a long time with no atomic, fence or barrier (its worker never
+// votes); every other block does enough atomics without a barrier to count as stuck
+// and vote, then ends. A worker whose blocks vote one after the other must not count
+// as every worker: its own progress voids its vote.
+__global__ void oneWorkerVotesTwiceKernel(unsigned* ticket, unsigned* counter, unsigned* out) {
+    __shared__ unsigned mine;
+    if (threadIdx.x == 0) mine = atomicAdd(ticket, 1u);
+    __syncthreads();
+    if (mine == 0) {
+        unsigned x = threadIdx.x + 1;
+        for (unsigned i = 0; i < 40000000u; ++i) x = x * 1664525u + 1013904223u;
+        out[threadIdx.x] = x;
+        return;
+    }
+    for (unsigned i = 0; i < 1100u * 64u; ++i) atomicAdd(counter, 1u);
+}
+
+}  // namespace
+
+TEST_CASE("one worker's blocks that each vote in turn are no deadlock", "[blocks][spin]") {
+    ScheduleScope scope(11, 2);
+    DeviceArray<unsigned> ticket(1), counter(1), out(32);
+    unsigned* tk = ticket.ptr;
+    unsigned* c = counter.ptr;
+    unsigned* o = out.ptr;
+    for (int launch = 0; launch < 3; ++launch) {
+        cudaMemset(tk, 0, sizeof(unsigned));
+        cudaMemset(c, 0, sizeof(unsigned));
+        emu::launch("oneWorkerVotesTwiceKernel", dim3(8), dim3(32), 0,
+                    [=] { oneWorkerVotesTwiceKernel(tk, c, o); });
+        const std::string msg = takeError();
+        INFO("launch " << launch);
+        CHECK(msg == "");
+        CHECK(counter.get()[0] == 7u * 32u * 1100u * 64u);
+    }
+}
