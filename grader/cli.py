@@ -261,7 +261,7 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
         print(f"grader: {submission}: no such file or folder", file=sys.stderr)
         return EXIT_GRADER
     with Session(rubric, layout, job.options, log) as session:
-        log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} parallel jobs")
+        log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} CPU slots (builds and emulator runs at once)")
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)

@@ -28,7 +28,7 @@ fixtures=$(ls tests/fixtures/submissions | grep -E -f <(cat <<'PATTERNS'
 ^honest_lookback_per_lane_spin$
 ^(hang_block_1024|wrong_block_1024)$
 ^attack_placeholder_(table|virtual|volatile|template)$
-^(honest_sibling_include|attack_constructor_attribute|attack_thread_local)$
+^(honest_sibling_include|attack_constructor_attribute|attack_thread_local|cxx20_concept|honest_templates_constexpr)$
 ^(reduce_block_512_full_warps|lookback_tile_multiple|reduce_top_power|reduce_count_wraps_2_32|honest_boundary_tiles)$
 PATTERNS
 ))

@@ -47,7 +47,7 @@ timed = [t for t in r.tasks if t.perf]
 PY
 units=""
 # The assignment's one C++ standard (data/assignment.toml [language], via make handout).
-std=$(sed -n 's/^set(SCANLAB_CUDA_CXX_STANDARD \([0-9]*\))$/\1/p' handout/cmake/assignment.cmake)
+std=$(sed -n 's/^set(SCANLAB_CXX_STANDARD \([0-9]*\))$/\1/p' handout/cmake/assignment.cmake)
 while read -r task mask driver_tasks; do
   so="$out/unit-$task.so"
   nvcc -std=c++"$std" -O3 -arch=sm_90 -lineinfo -Xcompiler -fPIC -shared -cudart shared -DSCANLAB_BUILD_TASKS=${mask}ull \

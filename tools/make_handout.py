@@ -390,8 +390,7 @@ def assignment_cmake(a: Assignment) -> str:
         f"set(SCANLAB_OPERATORS {' '.join(a.operator_names)})\n"
         f"set(SCANLAB_STUDENT_FILES {' '.join([t.file for t in a.tasks] + [e.file for e in a.exercises])})\n"
         f"set(SCANLAB_EXIT_NO_GPU {a.exit_codes.no_gpu})\n"
-        f"set(SCANLAB_CXX_STANDARD {a.cxx_standard})\n"
-        f"set(SCANLAB_CUDA_CXX_STANDARD {a.cuda_cxx_standard or a.cxx_standard})\n")
+        f"set(SCANLAB_CXX_STANDARD {a.cxx_standard})\n")
 
 
 def kernel_problems(a: Assignment, folder: Path) -> list[str]:

@@ -48,6 +48,15 @@ from .batch_state import (STATE_FILE, BatchState, Stored, as_one_of_the_class, c
 CLASS_PAGE = "class.html"
 LEADERBOARD_FILE = "leaderboard.csv"
 IN_PROGRESS = "in-progress"
+# Submissions graded at once for each CPU slot: while one waits for the GPU or the disk,
+# another builds.
+SUBMISSIONS_PER_SLOT = 2
+
+
+def parallelism(session: Session) -> str:
+    """What runs at once, in words: the CPU slots (builds, emulator runs) and submissions."""
+    return (f"{session.jobs} CPU slots (builds and emulator runs at once), up to "
+            f"{SUBMISSIONS_PER_SLOT * session.jobs} submissions at once")
 
 
 def _duration(seconds: float) -> str:
@@ -168,7 +177,7 @@ def run_batch(session: Session, entries: list[Path], out: Path,
             say(_progress_line(progress.done, progress.total, result, progress.eta()))
 
     # Submissions build in parallel; their GPU runs still take the GPU one at a time.
-    workers = max(1, min(len(todo), 2 * session.jobs))
+    workers = max(1, min(len(todo), SUBMISSIONS_PER_SLOT * session.jobs))
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="submission")
     futures = {pool.submit(grade_one, e): e for e in todo}
     interrupted = ""
@@ -226,7 +235,7 @@ def throughput_line(graded: int, seconds: float, session: Session,
             f"{3600 * graded / max(seconds, 1e-9):.0f} per hour")
     slots = session.resources.gpus
     if slots is None:
-        return line + f" ({session.backend.name}, {session.jobs} parallel jobs)"
+        return line + f" ({session.backend.name}, {parallelism(session)})"
     busy = slots.busy_s()
     turns = ", ".join(f"GPU {i}: {t['alone']} timed, {t['shared']} correctness runs, busy "
                       f"{100 * (busy[i] - (busy_before or {}).get(i, 0.0)) / max(seconds, 1e-9):.0f}%"
@@ -366,7 +375,7 @@ def grade_batch(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layou
     with Session(rubric, layout, options, log) as session:
         known = sum(1 for i in who.values() if i.students)
         print(f"grading {len(entries)} submission(s) from {folder}: seed {session.seed}, backend "
-              f"{session.backend.name}, {session.jobs} parallel jobs, one secret draw of hidden cases "
+              f"{session.backend.name}, {parallelism(session)}, one secret draw of hidden cases "
               f"for the class (kept in {out / STATE_FILE})"
               + (f"; {known} with their students' names" if known else ""), flush=True)
         extras = ClassExtras(check, folder if getattr(args, "similarity", False) else None,

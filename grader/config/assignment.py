@@ -204,8 +204,7 @@ class Assignment:
     tasks: tuple[Task, ...]
     driver_tasks: tuple[DriverTask, ...]
     exercises: tuple[Exercise, ...] = ()
-    cxx_standard: int = 0        # [language]: the emulator's (g++'s) C++ standard (20: C++20)
-    cuda_cxx_standard: int = 0   # [language]: every nvcc build's (0: cxx_standard)
+    cxx_standard: int = 0        # [language]: every build's C++ standard, both backends (17: C++17)
 
     @property
     def operator_names(self) -> tuple[str, ...]:
@@ -306,10 +305,9 @@ def parse_assignment(data: dict[str, Any], path: Path) -> Assignment:
         if d.task not in {t.number for t in tasks}:
             raise AssignmentError(f"driver task {d.name}: no [[task]] number {d.task}")
     language = _Table(data.get("language", {}), "[language]")
-    language.unknown({"cxx_standard", "cuda_cxx_standard"})
+    language.unknown({"cxx_standard"})
     return Assignment(path, limits, examples, codes, _parse_operators(data, names), distributions,
-                      tuple(tasks), tuple(driver_tasks), tuple(exercises), language.get("cxx_standard", int),
-                      language.get("cuda_cxx_standard", int))
+                      tuple(tasks), tuple(driver_tasks), tuple(exercises), language.get("cxx_standard", int))
 
 
 def _parse_limits(data: dict[str, Any]) -> RunLimits:

@@ -136,6 +136,12 @@ def timed_out_words(tr: TaskResult) -> str:
     return f"timed out ({', '.join(parts)})"
 
 
+def crashed_cases(tr: TaskResult) -> int:
+    """The task's cases that ended by a signal or a CUDA or runtime error, not with an
+    answer: said apart from wrong answers (the verdict stays "wrong")."""
+    return sum(1 for c in tr.cases if c.status in ("crash", "error"))
+
+
 def problems(result: SubmissionResult) -> list[str]:
     """What keeps a submission from full marks, in words, task by task (the batch's
     progress lines, the CSV's comment and the class summary say it alike)."""
@@ -148,7 +154,9 @@ def problems(result: SubmissionResult) -> list[str]:
         if tr.placeholder and tr.verdict in ("correct", "not_implemented"):
             out.append(f"task {tr.number}: the handout's placeholder")
         elif tr.verdict == "wrong":
-            out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail")
+            crashed = crashed_cases(tr)
+            out.append(f"task {tr.number}: {tr.total - tr.passed} of {tr.total} cases fail"
+                       + (f" ({crashed} of them crashed)" if crashed else ""))
         elif tr.verdict == "timed_out":
             out.append(f"task {tr.number}: {timed_out_words(tr)}")
         elif tr.verdict != "correct":

@@ -5,7 +5,7 @@ import io
 import math
 import statistics
 
-from . import leaderboard, problems
+from . import crashed_cases, leaderboard, problems
 from .copies import Copies, markdown
 from .gradebook import correctness_disagreement, flags, late_of, unmatched
 from .late import penalised
@@ -47,18 +47,22 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
               f"min {min(scores):.2f}, max {max(scores):.2f}"
               + after_late(results, rubric) + "\n\n")
     zeroed = rubric.correctness.zero_for_placeholders
-    out.write("| task | all cases pass | of them the handout's placeholder"
-              + (" (0 points)" if zeroed else "") + " | wrong | timed out | not implemented | "
+    out.write("| task | all cases pass | the handout's placeholder"
+              + (" (0 points)" if zeroed else "") + " | wrong (of them crashed) | timed out | not implemented | "
               "does not compile | forbidden | missing or not attempted | mean points |\n")
     out.write("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     for i, t in enumerate(rubric.tasks):
         trs = [r.tasks[i] for r in results]
-        count = lambda verdict: sum(1 for tr in trs if tr.verdict == verdict)  # noqa: E731
         mean = statistics.mean(tr.points for tr in trs)
         most = t.max_points if measured else t.correctness_points
-        placeholders = sum(1 for tr in trs if tr.verdict == "correct" and tr.placeholder)
-        out.write(f"| {t.number} `{t.file}` | {count('correct')} | {placeholders} | {count('wrong')} | "
-                  f"{count('timed_out')} | "
+        # A placeholder is counted there alone: as "all cases pass" where the rubric lets it
+        # run, as "not implemented" where it does no work in a grade (the default).
+        placeholder = [tr.placeholder and tr.verdict in ("correct", "not_implemented") for tr in trs]
+        count = lambda verdict: sum(1 for tr, p in zip(trs, placeholder)  # noqa: E731
+                                    if tr.verdict == verdict and not p)
+        crashed = sum(1 for tr in trs if tr.verdict == "wrong" and crashed_cases(tr))
+        out.write(f"| {t.number} `{t.file}` | {count('correct')} | {sum(placeholder)} | "
+                  f"{count('wrong')}{f' ({crashed})' if crashed else ''} | {count('timed_out')} | "
                   f"{count('not_implemented')} | {count('build_failed')} | {count('forbidden')} | "
                   f"{count('missing') + count('not_attempted')} | {mean:.2f} / {most:g}"
                   f"{' (bonus)' if t.bonus else ''} |\n")

@@ -5,5 +5,4 @@ set(SCANLAB_DRIVER_TASKS warp-scan reduce scan scan-exclusive lookback-scan look
 set(SCANLAB_OPERATORS add-i32 add-f32 max-i32 mssp seg-add-i32)
 set(SCANLAB_STUDENT_FILES warp_scan.cuh reduce.cuh scan.cuh lookback_scan.cuh split.cuh)
 set(SCANLAB_EXIT_NO_GPU 77)
-set(SCANLAB_CXX_STANDARD 20)
-set(SCANLAB_CUDA_CXX_STANDARD 17)
+set(SCANLAB_CXX_STANDARD 17)

@@ -129,10 +129,10 @@ function(scanlab_emu_extern_shared target unit)
   target_link_libraries(${target} PRIVATE scanlab_emulator)
 endfunction()
 
-# nvcc's C++ standard (data/assignment.toml [language] cuda_cxx_standard: why it is not the
-# emulator's), as its flag: CMake 3.25 (Debian 12) knows no CUDA20 dialect for nvcc.
+# nvcc's C++ standard, the assignment's one (data/assignment.toml [language]), as its flag:
+# CMake 3.25 (Debian 12) knows no CUDA20 dialect, should the standard ever move up.
 function(scanlab_cuda_standard target)
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++${SCANLAB_CUDA_CXX_STANDARD}>)
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-std=c++${SCANLAB_CXX_STANDARD}>)
 endfunction()
 
 function(_scanlab_cuda_options target)

@@ -11,6 +11,7 @@
 // cudaGetLastError() / cudaGetErrorString().
 #pragma once
 
+#include "emulator/emu_constinit.h"
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -156,7 +157,7 @@ struct Builtins {
     void* dynamicShared;
     int preemptBudget;  // atomics/fences left before a forced yield (spin loops)
 };
-extern thread_local constinit Builtins tlsBuiltins;
+extern thread_local SCANLAB_EMU_CONSTINIT Builtins tlsBuiltins;
 inline const Builtins& builtins() { return tlsBuiltins; }
 
 // The most dynamic shared memory a launch may ask for (a GPU's default limit).

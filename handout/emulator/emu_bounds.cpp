@@ -7,6 +7,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <cstring>
 #include <map>
 
 #include "emulator/emu_scheduler.h"
@@ -15,7 +16,7 @@ extern char** environ;
 
 namespace scanlab::emu::detail {
 
-thread_local constinit BoundsCache tlsBounds{};
+thread_local SCANLAB_EMU_CONSTINIT BoundsCache tlsBounds{};
 
 namespace {
 
@@ -68,6 +69,11 @@ void checkAccessSlow(uintptr_t address, size_t bytes, bool write, const void* pc
 }
 
 namespace {
+
+bool endsWith(const std::string& s, const char* tail) {
+    const size_t n = std::strlen(tail);
+    return s.size() >= n && s.compare(s.size() - n, n, tail) == 0;
+}
 
 struct ModuleQuery {
     uintptr_t pc = 0;
@@ -164,7 +170,7 @@ std::vector<std::string> sourceFrames(uintptr_t instruction) {
         std::string line = text.substr(at, end - at);
         at = end + 1;
         if (const size_t space = line.find(' '); space != std::string::npos) line.resize(space);
-        if (line.empty() || line.rfind("??", 0) == 0 || line.ends_with(":0") || line.ends_with(":?"))
+        if (line.empty() || line.rfind("??", 0) == 0 || endsWith(line, ":0") || endsWith(line, ":?"))
             continue;
         frames.push_back(line);
     }

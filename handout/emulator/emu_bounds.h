@@ -10,6 +10,7 @@
 // the buffer, the element, how far out it is, the thread and the source line of the
 // access (emu_bounds.cpp). Everything else (the stack, shared memory, host memory) passes.
 #pragma once
+#include "emulator/emu_constinit.h"
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -25,7 +26,7 @@ struct BoundsCache {
     uintptr_t otherLo[2] = {0, 0}, otherHi[2] = {0, 0};
     unsigned nextOther = 0;
 };
-extern thread_local constinit BoundsCache tlsBounds;
+extern thread_local SCANLAB_EMU_CONSTINIT BoundsCache tlsBounds;
 
 // Outside the cached stretches: looks the address up, and stops the kernel when it is
 // out of the bounds of the allocation it lies near.

@@ -52,7 +52,9 @@ struct RequestKey {
     uintptr_t pc;
     uint32_t warp;
     uint32_t occurrence;
-    bool operator==(const RequestKey&) const = default;
+    bool operator==(const RequestKey& o) const {
+        return pc == o.pc && warp == o.warp && occurrence == o.occurrence;
+    }
 };
 struct RequestKeyHash {
     size_t operator()(const RequestKey& k) const {
@@ -62,7 +64,7 @@ struct RequestKeyHash {
 struct LaneSiteKey {
     uintptr_t pc;
     uint32_t thread;
-    bool operator==(const LaneSiteKey&) const = default;
+    bool operator==(const LaneSiteKey& o) const { return pc == o.pc && thread == o.thread; }
 };
 struct LaneSiteHash {
     size_t operator()(const LaneSiteKey& k) const { return size_t(mix64(k.pc ^ (uint64_t(k.thread) << 44))); }

@@ -25,7 +25,7 @@
 
 namespace scanlab::emu::detail {
 
-thread_local constinit RaceRanges tlsRaceRanges{};
+thread_local SCANLAB_EMU_CONSTINIT RaceRanges tlsRaceRanges{};
 
 namespace {
 
@@ -58,7 +58,7 @@ struct Shadow {
 };
 // The worker's record: the hooks reach it through a plain pointer (no thread-local
 // initialization to test on every access); the owner frees it when the thread ends.
-thread_local constinit Shadow* tlsShadow = nullptr;
+thread_local SCANLAB_EMU_CONSTINIT Shadow* tlsShadow = nullptr;
 thread_local std::unique_ptr<Shadow> tlsShadowOwner;
 
 // Instructions as 32-bit offsets from one of this program's own (the student's code is

@@ -16,6 +16,7 @@
 // (harness/host/run.h, wrongOutputHint), and names the first race in the case's hint. A race
 // never fails a launch (an output can be right by luck, and the grade goes by the output).
 #pragma once
+#include "emulator/emu_constinit.h"
 #include <cstdint>
 #include <string>
 
@@ -53,7 +54,7 @@ struct RaceRanges {
     uintptr_t tlsLo = 0, tlsSpan = 0;  // the program's static thread-local block (__shared__)
     uintptr_t dynLo = 0, dynSpan = 0;  // the worker's dynamic shared memory
 };
-extern thread_local constinit RaceRanges tlsRaceRanges;
+extern thread_local SCANLAB_EMU_CONSTINIT RaceRanges tlsRaceRanges;
 
 // Called by the scheduler: a block starts on this worker; all of a block's threads passed
 // a __syncthreads(); the lanes of warp `warp` completed a warp operation together.

@@ -27,10 +27,10 @@
 
 namespace scanlab::emu::detail {
 
-thread_local constinit Builtins tlsBuiltins{};
+thread_local SCANLAB_EMU_CONSTINIT Builtins tlsBuiltins{};
 
 thread_local std::unique_ptr<Worker> tlsWorkerOwner;
-thread_local constinit Worker* tlsWorker = nullptr;
+thread_local SCANLAB_EMU_CONSTINIT Worker* tlsWorker = nullptr;
 
 char gSchedulerTag;
 void* const kFromScheduler = &gSchedulerTag;

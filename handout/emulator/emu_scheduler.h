@@ -8,6 +8,7 @@
 //   emu_launch.cpp     launch checks, the worker pool, the public emu:: settings
 // The design is described at the top of emu_scheduler.cpp.
 #pragma once
+#include "emulator/emu_constinit.h"
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -255,7 +256,7 @@ struct Worker {
 };
 
 // The worker of this OS thread (nullptr until it first runs a block).
-extern thread_local constinit Worker* tlsWorker;
+extern thread_local SCANLAB_EMU_CONSTINIT Worker* tlsWorker;
 // jump_fcontext's data when the scheduler context (not a fiber) switches.
 extern void* const kFromScheduler;
 

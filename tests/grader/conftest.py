@@ -41,7 +41,7 @@ TEST_SEED = 4242
 # runs itself states it from here, never its own (test_assignment.py checks).
 CXX_STANDARD = default_assignment().cxx_standard
 CXX_STD = f"-std=c++{CXX_STANDARD}"
-CUDA_CXX_STD = f"-std=c++{default_assignment().cuda_cxx_standard or CXX_STANDARD}"   # nvcc's
+CUDA_CXX_STD = CXX_STD   # nvcc's: the same one
 
 
 # ---- expectations that follow data/ (a task or an operator added edits no test) --------------

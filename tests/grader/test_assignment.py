@@ -238,4 +238,4 @@ def test_one_cxx_standard_is_stated_in_data_alone():
     offenders = [str(p.relative_to(_REPO)) for p in places if stated.search(p.read_text(errors="replace"))]
     assert offenders == [], offenders
     from grader.config.assignment import load_assignment
-    assert load_assignment().cxx_standard == 20 and load_assignment().cuda_cxx_standard == 17
+    assert load_assignment().cxx_standard == 17

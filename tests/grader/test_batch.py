@@ -40,6 +40,8 @@ def test_batch_of_ten(emulator, tmp_path):
     assert "task 3: build failed" in rows["compile_error"]["comment"]
     assert "task 2: forbidden" in rows["forbidden"]["comment"]
     assert int(rows["crash"]["task2_passed"]) < int(rows["crash"]["task2_total"])
+    # A crash is said apart from wrong answers (issue 59 item 8), its verdict still "wrong".
+    assert "task 2:" in rows["crash"]["comment"] and "of them crashed" in rows["crash"]["comment"]
     assert "task 2:" in rows["commutative_reduce"]["comment"] and "cases fail" in rows["commutative_reduce"]["comment"]
     assert "task 3: not implemented" in rows["handout"]["comment"]
     assert rows["handout"]["task1_placeholder"] == "1" and rows["reference"]["task1_placeholder"] == "0"
@@ -54,6 +56,9 @@ def test_batch_of_ten(emulator, tmp_path):
     summary = (out / "class-summary.md").read_text()
     assert "class summary (10 submissions)" in summary
     assert "| compile_error |" in summary and "does not compile" in summary
+    assert "| wrong (of them crashed) |" in summary
+    reduce_row = next(line for line in summary.splitlines() if line.startswith("| 2 `"))
+    assert " (1) |" in reduce_row, reduce_row   # the crash fixture's
     assert "| handout | - | 0.00 | task 1: the handout's placeholder; task 2: the handout's " \
            "placeholder; task 3: not implemented |" in summary
     for name in TEN:
