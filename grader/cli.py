@@ -129,6 +129,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "--seed or --draw-seed say otherwise (a regrade of one student)")
     g.add_argument("--show-hidden", action="store_true",
                    help="show the details of hidden cases in the terminal report (instructors)")
+    g.add_argument("--regrade", metavar="REASON", default=None,
+                   help="with --class: a regrade request. The new grade replaces the class's "
+                        "reports of this submission; the earlier reports, the submission as "
+                        "handed in, the old score and REASON are kept (BATCH_OUT/regrades/, "
+                        "BATCH_OUT/regrades.csv)")
 
     b = sub.add_parser("batch", help="grade every submission in a folder",
                        description="Grade a class: the reports of each submission, grades.csv, the "
@@ -260,15 +265,34 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
     if not submission.exists() and not submission.is_symlink():
         print(f"grader: {submission}: no such file or folder", file=sys.stderr)
         return EXIT_GRADER
+    regrade = None
+    if getattr(args, "regrade", None) is not None:
+        from .classroom import regrade as regrading
+        from .grading.collect import submission_name
+        try:
+            earlier = regrading.earlier_grade(args.class_out, submission_name(submission))
+        except regrading.RegradeError as e:
+            print(f"grader: --regrade: {e}", file=sys.stderr)
+            return EXIT_GRADER
+        when = regrading.now()
+        regrade = (earlier, regrading.keep(args.class_out, earlier, submission, when), when)
     with Session(rubric, layout, job.options, log) as session:
         log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} CPU slots (builds and emulator runs at once)")
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
+    if regrade is not None:
+        earlier, record, when = regrade
+        result = regrading.finish(args.class_out, earlier, record, result, args.regrade, when)
+        out = earlier.folder
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
     # Gradescope may show students the output (--gradescope: [gradescope] stdout_visibility):
     # then without the secret seeds, which the report folder's report.txt keeps.
     sys.stdout.write(printable(terminal.render(result, args.show_hidden, instructor=args.gradescope is None)))
     print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
+    if regrade is not None:
+        print(f"regrade: {regrade[0].result.score:.2f} before, {result.score:.2f} now; the earlier "
+              f"grade and the submission kept in {regrade[1]} ({args.class_out / regrading.LOG_FILE}). "
+              f"The class's files: {COMMAND} rescore CLASS_FOLDER --out {args.class_out}")
     if args.gradescope:
         print(f"Gradescope results: {args.gradescope}")
     return 0
@@ -353,6 +377,10 @@ def _main(argv: list[str] | None) -> int:
             return EXIT_OK
         if args.command == "grade":
             options = options_from(args)
+            if args.regrade is not None and args.class_out is None:
+                print("grader: --regrade needs --class BATCH_OUT (the class whose grade it replaces)",
+                      file=sys.stderr)
+                return EXIT_GRADER
             if args.class_out is not None:
                 from .classroom.batch import as_one_of_the_class
                 if not as_one_of_the_class(options, args.class_out):

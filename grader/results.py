@@ -312,12 +312,15 @@ class Provenance:
 
 @dataclass(frozen=True)
 class PastScore:
-    """A score a result had before `rescore` gave it another rubric's points."""
+    """A score a result had before `rescore` gave it another rubric's points, or before a
+    regrade request graded it again (`grade --class OUT --regrade REASON`)."""
     score: float
     max_score: float
     rubric: str
     rubric_digest: str
-    until: str                    # when it was rescored (ISO 8601)
+    until: str                    # when it was rescored or regraded (ISO 8601)
+    reason: str = ""              # a regrade request's reason ("": a rescore)
+    kept_in: str = ""             # a regrade's record of the earlier grade (OUT/regrades/...)
 
 
 @dataclass

@@ -70,9 +70,8 @@ class RunSetup:
     memory_mb: int | None
     max_timeouts: int
     emulator_threads: int = 1
-    # After max_timeouts timeouts of a build, its other cases run with this fraction of
-    # their limit; once its timeouts have cost hang_budget time limits and number
-    # hang_case_share of its cases, none more starts.
+    # After max_timeouts timeouts of a build, its other cases run with this fraction of their
+    # limit; once they cost hang_budget limits and number hang_case_share of its cases, none.
     hung_fraction: float = 0.25
     hang_budget: float = 3.0
     hang_case_share: float = 0.0
@@ -120,9 +119,8 @@ class RunSetup:
         return dataclasses.replace(limits, wall_s=wall_s, cpu_s=(limits.cpu_s or 0) * self.hung_fraction + 5)
 
     def hang_allowance_spent(self, timeouts: TimeoutTracker, key: str) -> bool:
-        """Whether the build's timeouts have cost hang_budget time limits and number
-        hang_case_share of its cases: nothing more of it starts. (The share keeps a hang
-        at one block size or one size costing only its own cases.)"""
+        """Whether the build's timeouts cost hang_budget time limits and number hang_case_share
+        of its cases (a hang at one block size costs its own cases): nothing more starts."""
         hung, lost = timeouts.of(key)
         return (lost >= self.hang_budget * self.timeout_s
                 and hung >= self.hang_case_share * timeouts.planned(key))
