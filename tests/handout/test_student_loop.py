@@ -117,6 +117,11 @@ def test_a_scan_that_leans_on_its_own_warp_scan_is_named_with_the_missing_barrie
                        "--max-n", "3000")
     assert p.returncode == 1, p.stdout[-3000:]
     assert "task 3 with the harness's student/warp_scan.cuh: FAILS" in p.stdout
+    # The race hint names both lines (issue 59 item 12): the student's write and the
+    # stand-in warp scan's read, in the student unit's own (race-checked) copy.
+    assert re.search(r"wrote \S.* at student/scan\.cuh:\d+, then thread \S+ read it at "
+                     r"harness/baselines\.cuh:\d+ .*likely a missing __syncwarp\(\) between those two lines",
+                     p.stdout), p.stdout[-3000:]
 
     # make emu-test runs the same check by default after the suite (issue 44), and says
     # how long it added; ISOLATED=0 leaves it out.
