@@ -101,6 +101,10 @@ def suite_header() -> str:
     )
 
 
+# grading::Case::on: where the grader runs a case (the boundary family's sizes differ).
+ON_GPU, ON_EMULATOR, BOTH = 1, 2, 3
+
+
 def grading_header(rubric: Rubric) -> str:
     """The grader's rubric and visible cases as C++ tables, for `scanlab grade`."""
     timings = tomllib.loads(REFERENCE_TIMINGS.read_text())
@@ -112,10 +116,19 @@ def grading_header(rubric: Rubric) -> str:
         drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).grade for gpu in (True, False)]
         hidden = [c for c in every if c.hidden] + list(drawn[0])   # drawn: as many for any seed
         hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1])
-        for c in every:
-            if not c.hidden:
-                cases.append(f"    {{{t.number}, {c_string(c.task)}, {c_string(c.op)}, {c.n}u, {c.block}u, "
-                             f"{c_string(c.dist)}, {c.seed(LOCAL_GRADE_SEED)}u, {c_string(c.group)}}},")
+        # The visible cases (both backends; the emulator runs those up to kEmulatorMaxN),
+        # then the task's boundary family of each backend (its sizes differ; as the grader:
+        # but a case the case file has, checking.cases_of), but n >= 2^31.
+        task = (rubric.assignment.task(t.number),)
+        known = {c.id for c in every}
+        family = {gpu: [c for c in rubric.draw(1, gpu, task).boundary if c.n < 2**31 and c.id not in known]
+                  for gpu in (True, False)}
+        rows = [(c, BOTH) for c in every if not c.hidden]
+        rows += [(c, BOTH if c in family[False] else ON_GPU) for c in family[True]]
+        rows += [(c, ON_EMULATOR) for c in family[False] if c not in family[True]]
+        for c, on in rows:
+            cases.append(f"    {{{t.number}, {c_string(c.task)}, {c_string(c.op)}, {c.n}u, {c.block}u, "
+                         f"{c_string(c.dist)}, {c.seed(LOCAL_GRADE_SEED)}u, {c_string(c.group)}, {on}}},")
         perf = [f"{{{c_string(p.task)}, {c_string(p.op)}, {p.n}u, {p.block}u, "
                 f"{measured.get((p.task, p.op, p.n, p.block), 0.0)!r}}}" for p in t.perf]
         perf_array = f"k{t.name.title().replace('-', '')}Perf"
@@ -141,6 +154,7 @@ def grading_header(rubric: Rubric) -> str:
         "    const char* dist;",
         "    uint64_t seed;",
         "    const char* group;",
+        "    unsigned char on;  // where the grader runs it: 1 a GPU, 2 the emulator, 3 both",
         "};",
         "",
         "// What a task is timed on, and the reference's median time there on the GPU of",

@@ -127,6 +127,18 @@ def gpu_present() -> bool:
     return p.returncode == 0 and "GPU" in p.stdout
 
 
+@contextmanager
+def students_own_builds(builder: Builder) -> Iterator[Builder]:
+    """`builder` building as a student's own `make` does (no SCANLAB_GRADING_BUILD: the
+    handout's placeholders run), for the tests of make grade-local and scanlab app."""
+    before = builder.placeholders_do_nothing
+    builder.placeholders_do_nothing = False
+    try:
+        yield builder
+    finally:
+        builder.placeholders_do_nothing = before
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("SCANLAB_TEST_CACHE", str(REPO / "build" / "grader-test-cache")))
 

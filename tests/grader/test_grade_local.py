@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, cache_dir, compose
+from conftest import REPO, cache_dir, compose, students_own_builds
 from grader.machine import detect as machines
 from grader.grading.build import Layout
 from grader.grading.pipeline import grade
@@ -48,7 +48,8 @@ def local_grade(session: Session, submission: Path, tmp: Path) -> tuple[dict[int
         found = sorted(submission.rglob(name), key=lambda p: p.parent.name != "student")
         if found:
             files[name] = found[0].read_bytes()
-    build = session.builder.build(f"local grade of {submission.name}", files, {}, {})
+    with students_own_builds(session.builder) as builder:   # make grade-local's: placeholders run
+        build = builder.build(f"local grade of {submission.name}", files, {}, {})
     assert build.ok and build.binary is not None, (build.errors, [str(v) for v in build.violations])
     out = tmp / f"{submission.name}.jsonl"
     # --student: the submission's files, for the grader's rule on placeholders (make
@@ -73,17 +74,19 @@ def test_local_grade_agrees_with_the_grader(real_rubric_session, fixture, tmp_pa
             continue
         visible = [c for c in task.cases if not c.case.hidden]
         hidden = [c for c in task.cases if c.case.hidden]
-        # The same visible cases (same inputs: the same seed), with the same outcome.
+        # The same visible cases (same inputs: the same seed), the boundary family included.
         assert mine["cases"] == len(visible), task.name
-        assert mine["passed"] == sum(c.passed for c in visible), task.name
         assert mine["hidden_cases"] == len(hidden), task.name
         assert mine["correctness_max"] == task.correctness_max
         if task.placeholder:
-            # Still the handout's placeholder: the grader and the local grade both give 0.
+            # Still the handout's placeholder: the grader and the local grade both give 0 (in
+            # the grade it does no work; in the student's own build it runs and passes).
             assert task.correctness_points == 0 and mine["correctness"] == 0, task.name
             assert mine["placeholder"] and mine["correctness_high"] == 0, task.name
             assert "still the handout's placeholder: the grader gives 0" in printed
             continue
+        # ... with the same outcome.
+        assert mine["passed"] == sum(c.passed for c in visible), task.name
         # The grader's points lie in the range printed for the hidden cases ...
         assert mine["correctness_low"] - 1e-9 <= task.correctness_points <= mine["correctness_high"] + 1e-9
         # ... and are the printed points when the hidden cases go as the visible ones.
