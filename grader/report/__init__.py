@@ -136,6 +136,14 @@ def timed_out_words(tr: TaskResult) -> str:
     return f"timed out ({', '.join(parts)})"
 
 
+def is_placeholder(tr: TaskResult) -> bool:
+    """Whether the task is the handout's placeholder at work: passing where the rubric
+    lets it run, or reaching it in a grade, where it does no work (a task left as the
+    handout's TODO stub is "not implemented")."""
+    return tr.placeholder and (tr.verdict == "correct" or (
+        tr.verdict == "not_implemented" and any(c.placeholder for c in tr.cases)))
+
+
 def crashed_cases(tr: TaskResult) -> int:
     """The task's cases that ended by a signal or a CUDA or runtime error, not with an
     answer: said apart from wrong answers (the verdict stays "wrong")."""
@@ -151,7 +159,7 @@ def problems(result: SubmissionResult) -> list[str]:
     for tr in result.tasks:
         if tr.verdict == "not_attempted":
             continue  # a bonus left alone is no problem
-        if tr.placeholder and tr.verdict in ("correct", "not_implemented"):
+        if is_placeholder(tr):
             out.append(f"task {tr.number}: the handout's placeholder")
         elif tr.verdict == "wrong":
             crashed = crashed_cases(tr)

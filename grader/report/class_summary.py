@@ -5,7 +5,7 @@ import io
 import math
 import statistics
 
-from . import crashed_cases, leaderboard, problems
+from . import crashed_cases, is_placeholder, leaderboard, problems
 from .copies import Copies, markdown
 from .gradebook import correctness_disagreement, flags, late_of, unmatched
 from .late import penalised
@@ -57,7 +57,7 @@ def class_summary(results: list[SubmissionResult], rubric: Rubric, copies: Copie
         most = t.max_points if measured else t.correctness_points
         # A placeholder is counted there alone: as "all cases pass" where the rubric lets it
         # run, as "not implemented" where it does no work in a grade (the default).
-        placeholder = [tr.placeholder and tr.verdict in ("correct", "not_implemented") for tr in trs]
+        placeholder = [is_placeholder(tr) for tr in trs]
         count = lambda verdict: sum(1 for tr, p in zip(trs, placeholder)  # noqa: E731
                                     if tr.verdict == verdict and not p)
         crashed = sum(1 for tr in trs if tr.verdict == "wrong" and crashed_cases(tr))
