@@ -6,19 +6,16 @@
                              placeholder lines that follow ('//| code', up to //@@ end)
                              become code.
   handout/harness/generated/suite.h    from the [suite] table of data/cases.toml.
-  handout/harness/generated/grading.h  from data/rubric.toml and its [grade] cases (the visible
-                             ones), with data/reference_timings.toml: what
-                             `scanlab grade` runs and the points it estimates.
+  handout/harness/generated/grading.h  from data/rubric.toml, its visible cases and the boundary
+                             family, data/reference_timings.toml: what `scanlab grade` runs.
   handout/harness/generated/assignment.h, handout/harness/generated/operators.cuh,
   handout/harness/generated/task_list.cuh, handout/cmake/assignment.cmake
                              from data/assignment.toml (tasks, operators, exit
                              codes, limits: the assignment's one definition;
                              task_list.cuh: the driver tasks' types, which the
                              student unit, the harness and the C++ suite loop over).
-  handout/appendix/D-grading.md    the points table (between its rubric markers),
-                             from data/rubric.toml.
-  handout/appendix/C-reference.md  the driver's options and exit statuses, from
-                             data/assignment.toml.
+  handout/appendix/D-grading.md    the points table (rubric markers), from data/rubric.toml.
+  handout/appendix/C-reference.md  the driver's options and exit statuses (data/assignment.toml).
   handout/tasks/*.md         each task page's facts (between its facts markers): its
                              points and timed case (data/rubric.toml), its CHUNK per
                              operator and its tile (harness/policy.cuh, the operators'
@@ -27,12 +24,10 @@
                              solution file's comments (tools/handout_text.py).
   handout/README.md          the quick start's table of task pages (between its markers).
   handout/tools/code_rules.py, compiled_program.py, cpp_text.py
-                             copies of grader/rules/ (the code rules' one
-                             implementation), their imports of each other made
-                             those of scripts side by side: `make rules` needs no grader.
+                             copies of grader/rules/ (the code rules' one implementation),
+                             imports made a script's: `make rules` needs no grader.
   grader/README.md           the table of rubric settings, from grader/config/rubric.py.
-  (The text pages' tables, facts and generated pages are made by tools/handout_text.py;
-  tools/student_file.py reads a solution file.)
+  (Text pages: tools/handout_text.py; a solution file is read by tools/student_file.py.)
 
   make_handout.py            write the files
   make_handout.py --check    write nothing; exit 1 if a file is stale, a handout
@@ -101,8 +96,7 @@ def suite_header() -> str:
     )
 
 
-# grading::Case::on: where the grader runs a case (the boundary family's sizes differ).
-ON_GPU, ON_EMULATOR, BOTH = 1, 2, 3
+ON_GPU, ON_EMULATOR, BOTH = 1, 2, 3   # grading::Case::on: where the grader runs a case
 
 
 def grading_header(rubric: Rubric) -> str:
@@ -116,16 +110,14 @@ def grading_header(rubric: Rubric) -> str:
         drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).grade for gpu in (True, False)]
         hidden = [c for c in every if c.hidden] + list(drawn[0])   # drawn: as many for any seed
         hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1])
-        # The visible cases (both backends; the emulator runs those up to kEmulatorMaxN),
-        # then the task's boundary family of each backend (its sizes differ; as the grader:
-        # but a case the case file has, checking.cases_of), but n >= 2^31.
-        task = (rubric.assignment.task(t.number),)
+        # The visible cases, then each backend's boundary family but n >= 2^31 (as the
+        # grader's checking.cases_of: without a case the case file has).
         known = {c.id for c in every}
-        family = {gpu: [c for c in rubric.draw(1, gpu, task).boundary if c.n < 2**31 and c.id not in known]
-                  for gpu in (True, False)}
-        rows = [(c, BOTH) for c in every if not c.hidden]
-        rows += [(c, BOTH if c in family[False] else ON_GPU) for c in family[True]]
-        rows += [(c, ON_EMULATOR) for c in family[False] if c not in family[True]]
+        family = {gpu: [c for c in rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).boundary
+                        if c.n < 2**31 and c.id not in known] for gpu in (True, False)}
+        rows = [(c, BOTH) for c in every if not c.hidden] + \
+            [(c, BOTH if c in family[False] else ON_GPU) for c in family[True]] + \
+            [(c, ON_EMULATOR) for c in family[False] if c not in family[True]]
         for c, on in rows:
             cases.append(f"    {{{t.number}, {c_string(c.task)}, {c_string(c.op)}, {c.n}u, {c.block}u, "
                          f"{c_string(c.dist)}, {c.seed(LOCAL_GRADE_SEED)}u, {c_string(c.group)}, {on}}},")

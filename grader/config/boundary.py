@@ -58,7 +58,9 @@ def tile_items(a: Assignment, driver: str, op: str, block: int) -> int:
     """Elements one tile of `block` threads takes in `driver`'s kernels (a block's
     segments in the warp scan's)."""
     size = a.operator(op).element_bytes
-    policy = TILE_POLICY[a.driver_task(driver).type]
+    # A kernel type this table does not know (a task added to data/ alone): the harness's
+    # default policy, ChunkPolicy's tile.
+    policy = TILE_POLICY.get(a.driver_task(driver).type, "chunk")
     if policy == "warp":
         return block * _items(size, WARP_SCAN_BYTES)
     if policy == "chunk":

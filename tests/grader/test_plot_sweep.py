@@ -111,7 +111,8 @@ def test_without_matplotlib_it_says_how_to_install_it_and_prints_the_figures(tmp
     run = subprocess.run([sys.executable, "-S", str(SCRIPT), str(path), "--out", str(out)],
                          capture_output=True, text=True)
     assert run.returncode == plot_sweep.EXIT_NO_MATPLOTLIB
-    assert "python3-matplotlib" in run.stderr and "pip install matplotlib" in run.stderr
+    # The handout's one set-up line (issue 59 item 9): with or without sudo, into this Python.
+    assert "tools/setup.sh" in run.stderr and "PYTHON=" in run.stderr and sys.executable in run.stderr
     assert "50% of copy" in run.stdout and not out.exists()
 
 
