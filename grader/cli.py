@@ -266,33 +266,27 @@ def grade_one(args: argparse.Namespace, job: GradingJob, rubric: Rubric, layout:
         print(f"grader: {submission}: no such file or folder", file=sys.stderr)
         return EXIT_GRADER
     regrade = None
-    if getattr(args, "regrade", None) is not None:
-        from .classroom import regrade as regrading
+    if args.regrade is not None:
+        from .classroom.regrade import RegradeError, Request
         from .grading.collect import submission_name
         try:
-            earlier = regrading.earlier_grade(args.class_out, submission_name(submission))
-        except regrading.RegradeError as e:
+            regrade = Request.start(args.class_out, submission_name(submission), submission, args.regrade)
+        except RegradeError as e:
             print(f"grader: --regrade: {e}", file=sys.stderr)
             return EXIT_GRADER
-        when = regrading.now()
-        regrade = (earlier, regrading.keep(args.class_out, earlier, submission, when), when)
     with Session(rubric, layout, job.options, log) as session:
         log(f"seed {session.seed}; backend {session.backend.name}; {session.jobs} CPU slots (builds and emulator runs at once)")
         result = grade(session, submission, on_event=log)
     out = args.out or Path("grader-out") / safe_name(result.name)
     if regrade is not None:
-        earlier, record, when = regrade
-        result = regrading.finish(args.class_out, earlier, record, result, args.regrade, when)
-        out = earlier.folder
+        result, out = regrade.finish(result), regrade.earlier.folder
     write_reports(result, rubric, out, args.gradescope, args.show_hidden)
     # Gradescope may show students the output (--gradescope: [gradescope] stdout_visibility):
     # then without the secret seeds, which the report folder's report.txt keeps.
     sys.stdout.write(printable(terminal.render(result, args.show_hidden, instructor=args.gradescope is None)))
     print(f"reports: {out}/ ({', '.join(REPORT_FILES)})")
     if regrade is not None:
-        print(f"regrade: {regrade[0].result.score:.2f} before, {result.score:.2f} now; the earlier "
-              f"grade and the submission kept in {regrade[1]} ({args.class_out / regrading.LOG_FILE}). "
-              f"The class's files: {COMMAND} rescore CLASS_FOLDER --out {args.class_out}")
+        print(regrade.words(result, COMMAND))
     if args.gradescope:
         print(f"Gradescope results: {args.gradescope}")
     return 0

@@ -10,10 +10,9 @@
                              family, data/reference_timings.toml: what `scanlab grade` runs.
   handout/harness/generated/assignment.h, handout/harness/generated/operators.cuh,
   handout/harness/generated/task_list.cuh, handout/cmake/assignment.cmake
-                             from data/assignment.toml (tasks, operators, exit
-                             codes, limits: the assignment's one definition;
-                             task_list.cuh: the driver tasks' types, which the
-                             student unit, the harness and the C++ suite loop over).
+                             from data/assignment.toml (tasks, operators, exit codes,
+                             limits: the assignment's one definition; task_list.cuh: the
+                             driver tasks' types the student unit, harness and suite loop over).
   handout/appendix/D-grading.md    the points table (rubric markers), from data/rubric.toml.
   handout/appendix/C-reference.md  the driver's options and exit statuses (data/assignment.toml).
   handout/tasks/*.md         each task page's facts (between its facts markers): its
@@ -26,8 +25,8 @@
   handout/tools/code_rules.py, compiled_program.py, cpp_text.py
                              copies of grader/rules/ (the code rules' one implementation),
                              imports made a script's: `make rules` needs no grader.
-  grader/README.md           the table of rubric settings, from grader/config/rubric.py.
-  (Text pages: tools/handout_text.py; a solution file is read by tools/student_file.py.)
+  grader/README.md           the rubric settings' table (grader/config/rubric.py). Text pages:
+                             tools/handout_text.py; solution files: tools/student_file.py.
 
   make_handout.py            write the files
   make_handout.py --check    write nothing; exit 1 if a file is stale, a handout
@@ -48,7 +47,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from grader.config.assignment import Assignment, AssignmentError, load_assignment  # noqa: E402
+from grader.config.boundary import beyond  # noqa: E402
 from grader.config.cases import parse_count  # noqa: E402
+from grader.config.draw import HUGE_MIN_N  # noqa: E402
 from grader.grading.checks.forbidden import strip_source  # noqa: E402
 from grader.config.rubric import Rubric, load_rubric, settings_table  # noqa: E402
 from handout_text import (  # noqa: E402,F401  (the text pages; re-exported: the tests' names)
@@ -107,14 +108,12 @@ def grading_header(rubric: Rubric) -> str:
     cases, tasks = [], []
     for t in rubric.tasks:
         every = rubric.cases_for(t.driver_tasks, emulator=False)
-        drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).grade for gpu in (True, False)]
-        hidden = [c for c in every if c.hidden] + list(drawn[0])   # drawn: as many for any seed
-        hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1])
-        # The visible cases, then each backend's boundary family but n >= 2^31 (as the
-        # grader's checking.cases_of: without a case the case file has).
-        known = {c.id for c in every}
-        family = {gpu: [c for c in rubric.draw(1, gpu, (rubric.assignment.task(t.number),)).boundary
-                        if c.n < 2**31 and c.id not in known] for gpu in (True, False)}
+        drawn = [rubric.draw(1, gpu, (rubric.assignment.task(t.number),)) for gpu in (True, False)]
+        hidden = [c for c in every if c.hidden] + list(drawn[0].grade)   # drawn: as many for any seed
+        hidden_emu = [c for c in every if c.hidden and c.n <= rubric.emulator_max_n] + list(drawn[1].grade)
+        # The visible cases, then each backend's boundary family as a grade adds it, but n >= 2^31.
+        family = {gpu: [c for c in beyond(d.boundary, every) if c.n < HUGE_MIN_N]
+                  for gpu, d in zip((True, False), drawn)}
         rows = [(c, BOTH) for c in every if not c.hidden] + \
             [(c, BOTH if c in family[False] else ON_GPU) for c in family[True]] + \
             [(c, ON_EMULATOR) for c in family[False] if c not in family[True]]
@@ -146,7 +145,7 @@ def grading_header(rubric: Rubric) -> str:
         "    const char* dist;",
         "    uint64_t seed;",
         "    const char* group;",
-        "    unsigned char on;  // where the grader runs it: 1 a GPU, 2 the emulator, 3 both",
+        "    unsigned char on;  // where the grader runs it: kOnGpu, kOnEmulator or both",
         "};",
         "",
         "// What a task is timed on, and the reference's median time there on the GPU of",
@@ -178,6 +177,7 @@ def grading_header(rubric: Rubric) -> str:
         f"inline constexpr bool kAllOrNothing = {'true' if rubric.correctness_scoring == 'all-or-nothing' else 'false'};",
         f"inline constexpr bool kZeroForPlaceholders = {'true' if rubric.correctness.zero_for_placeholders else 'false'};",
         f"inline constexpr size_t kEmulatorMaxN = {rubric.emulator_max_n};",
+        f"inline constexpr unsigned char kOnGpu = {ON_GPU}, kOnEmulator = {ON_EMULATOR};",
         f"inline constexpr double kFullCreditSlowdown = {rubric.performance.full_credit_slowdown!r};",
         f"inline constexpr int kWarmup = {rubric.performance.warmup};",
         f"inline constexpr int kReps = {rubric.performance.reps};",

@@ -94,3 +94,27 @@ def finish(out: Path, earlier: Earlier, record: Path, result: SubmissionResult, 
 
 def now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Request:
+    """One regrade request under way: what it replaces is kept before anything is graded."""
+    out: Path
+    earlier: Earlier
+    record: Path
+    reason: str
+    when: datetime
+
+    @staticmethod
+    def start(out: Path, name: str, submission: Path, reason: str) -> Request:
+        """The class's grade of `name` found and kept (RegradeError: none to replace)."""
+        earlier, when = earlier_grade(out, name), now()
+        return Request(out, earlier, keep(out, earlier, submission, when), reason, when)
+
+    def finish(self, result: SubmissionResult) -> SubmissionResult:
+        return finish(self.out, self.earlier, self.record, result, self.reason, self.when)
+
+    def words(self, new: SubmissionResult, command: str) -> str:
+        return (f"regrade: {self.earlier.result.score:.2f} before, {new.score:.2f} now; the earlier "
+                f"grade and the submission kept in {self.record} ({self.out / LOG_FILE}). "
+                f"The class's files: {command} rescore CLASS_FOLDER --out {self.out}")

@@ -23,7 +23,7 @@ Pure: no I/O, no global state.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable
 
 from .assignment import Assignment, Task
 from .cases import Case, CaseError, parse_count
@@ -147,6 +147,13 @@ class BoundaryFamily:
                 driver = fits[len(out) % len(fits)]
                 out.append(_case(driver, cheapest_op(a, driver), n, a.limits.default_block))
         return out
+
+
+def beyond(family: Iterable[Case], fixed: Iterable[Case]) -> list[Case]:
+    """The family's cases that the case file's `fixed` ones do not already hold (by id):
+    what a grade adds (grading/checking.py) and `scanlab grade` lists (tools/make_handout.py)."""
+    known = {c.id for c in fixed}
+    return [c for c in family if c.id not in known]
 
 
 def cheapest_op(a: Assignment, driver: str) -> str:

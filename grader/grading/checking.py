@@ -15,11 +15,12 @@ from . import cross_checks
 from .budget import NO_BUDGET, Budget
 from .build_types import BuildResult
 from ..config.assignment import default_assignment
+from ..config.boundary import beyond
 from ..config.cases import Case
 from ..config.draw import NOTHING, Drawn
 from ..config.rubric import Rubric
 from .correctness.applications import ExerciseBuild
-from .correctness.check import COULD_NOT_RUN, PLACEHOLDER_REACHED, RunSetup, run_batch
+from .correctness.check import COULD_NOT_RUN, PLACEHOLDER_REACHED, RunSetup, TimeoutTracker, run_batch
 from .checks.rules_engine import placeholder_call
 from .outcomes import BuildOutcome, CheckOutcome, PartPlan, not_run, unbuilt
 from .plan import ExercisePlan, exercise_build
@@ -48,9 +49,8 @@ def cases_of(rubric: Rubric, part: PartPlan, emulator: bool, drawn: Drawn = NOTH
     file already has), then the grade's drawn hidden ones."""
     if part.task is not None:
         fixed = rubric.cases_for(part.task.driver_tasks, emulator)
-        ids = {c.id for c in fixed}
-        boundary = [c for c in drawn.boundary_for(part.task.driver_tasks) if c.id not in ids]
-        return fixed + boundary + drawn.grade_for(part.task.driver_tasks)
+        return fixed + beyond(drawn.boundary_for(part.task.driver_tasks), fixed) + \
+            drawn.grade_for(part.task.driver_tasks)
     return rubric.cases_for(rubric.integration_tasks, emulator, rubric.integration.groups)
 
 
@@ -246,6 +246,9 @@ class _Grading:
                  paths: dict[str, str], say: Say, budget: Budget, drawn: Drawn):
         self.session, self.rubric, self.ready, self.parts = session, session.rubric, ready, parts
         self.paths, self.say, self.budget, self.drawn = paths, say, budget, drawn
+        # This grade's timeouts alone: a copy of the same code in the class (the same build
+        # key) starts with none, and gets the same grade.
+        self.timeouts = TimeoutTracker()
         self.start = time.monotonic()
         self.built: dict[str, BuildOutcome] = {}
         self.race_builds: dict[str, BuildResult] = {}
@@ -295,7 +298,7 @@ class _Grading:
         each case under the schedule seed a process of its own would get)."""
         if self.budget.spent:
             return [CaseResult(c, c.seed(self.session.seed), "not_run", self.budget.why) for c in cases]
-        return run_batch(run, binary, key, cases, self.session.seed, self.session.timeouts,
+        return run_batch(run, binary, key, cases, self.session.seed, self.timeouts,
                          lambda line: self.say(f"{label}: {line}"))
 
     def take_builds(self) -> None:
@@ -387,7 +390,7 @@ class _Grading:
             # Hung in every case, or its hang allowance spent: the applications would hang too.
             if hung and (len(hung) == len(cases) or (
                     self.setup is not None and integ_build is not None
-                    and self.setup.hang_allowance_spent(self.session.timeouts, integ_build.build.key))):
+                    and self.setup.hang_allowance_spent(self.timeouts, integ_build.build.key))):
                 return run_apps(binary, ready_builds, "not run: the integration build hung (in every "
                                                       "case, or past its hang allowance)")
             return run_apps(binary, ready_builds, self.budget.why if self.budget.spent else "")

@@ -27,7 +27,7 @@ from .build_types import BuildResult
 from .checking import Checked, build_and_check
 from .collect import Submission, collect, source_digest
 from .correctness.applications import ExerciseBuild, not_run, run_applications
-from .correctness.check import RunSetup, run_batch
+from .correctness.check import RunSetup, TimeoutTracker, run_batch
 from . import fault
 from .outcomes import CheckOutcome, Graded
 from .plan import Plan, plan
@@ -148,10 +148,11 @@ def find_faults(session: Session, ready: Callable[[], RunSetup], planned: Plan, 
     if integ.files is None or not (failing or failed_apps):
         return fault.Faults()
     setup = ready()
+    timeouts = TimeoutTracker()   # the search's builds' own (a grade's never count here)
     search = fault.Search(
         build=lambda label, files, origins, paths, tasks: session.build(session.builder, label, files, origins,
                                                                         paths, tasks),
-        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, session.timeouts,
+        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, timeouts,
                                                        lambda line: say(f"task at fault: {line}")),
         setup=setup, app_n=app_n, files={name: f.data for name, f in sub.files.items()},
         paths={name: f.path for name, f in sub.files.items()}, origins=integ.origins,

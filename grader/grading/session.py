@@ -31,7 +31,7 @@ from .build import Builder
 from .provenance import provenance
 from .build_types import BuildResult, Layout, Toolchain
 from ..config.cases import Case
-from .correctness.check import RunSetup, TimeoutTracker, huge_at_once
+from .correctness.check import RunSetup, huge_at_once
 from .timing import BaselineStore, measure_copy_bandwidth
 from ..results import NOT_CONTAINED, MachineInfo, PerfResult
 from ..config.rubric import PerfCase, Rubric
@@ -136,7 +136,6 @@ class Session:
                 log(f"note: {self.profile_note}")
         self.profiles: ncu.ProfileStore | None = None   # the reference's figures, once the reference is there
         self.seed = options.seed if options.seed is not None else random.SystemRandom().randrange(1, 2**31)
-        self.timeouts = TimeoutTracker()
         self.provenance = provenance(self.layout)   # what each result records it was graded with
         self.run_reference: Path | None = None     # the reference copy student-side runs use
         self.race_setup: RunSetup | None = None

@@ -17,7 +17,7 @@ from grader.config.assignment import default_assignment
 from grader.config.cases import Case
 from grader.grading import fault
 from grader.grading.budget import NO_BUDGET
-from grader.grading.correctness.check import run_batch
+from grader.grading.correctness.check import TimeoutTracker, run_batch
 from grader.results import AppResult, CaseResult
 
 # Multi-block, with a partial last block: both fixtures' bugs show in them; the stand-in
@@ -47,7 +47,7 @@ def _search(session, files: dict[str, bytes], builds: list[str] | None = None) -
 
     return fault.Search(
         build=build,
-        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, session.timeouts),
+        run_cases=lambda binary, key, cases: run_batch(setup, binary, key, cases, session.seed, TimeoutTracker()),
         setup=setup, files=files,
         app_n=(session.rubric.integration.application_emulator_n if session.backend.reduced_sizes
                else session.rubric.integration.application_n),

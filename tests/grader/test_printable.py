@@ -100,7 +100,7 @@ def test_no_output_of_a_grade_holds_a_raw_control_character(emulator, tmp_path, 
 
     monkeypatch.setattr(cli, "Session", NoSession)
     monkeypatch.setattr(cli, "grade", lambda session, path, on_event=None: raw)
-    args = SimpleNamespace(out=tmp_path / "cli", gradescope=None, show_hidden=False)
+    args = SimpleNamespace(out=tmp_path / "cli", gradescope=None, show_hidden=False, regrade=None)
     job = SimpleNamespace(submissions=[tmp_path], options=None)
     capsys.readouterr()
     assert cli.grade_one(args, job, test_rubric, None, cli._logger(False)) == 0

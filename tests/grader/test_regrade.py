@@ -38,11 +38,11 @@ def test_a_regrade_keeps_the_earlier_grade_the_submission_and_the_reason(tmp_pat
     submission = tmp_path / "alice"
     submission.mkdir()
     (submission / "reduce.cuh").write_text("// the file as handed in for the regrade\n")
-    earlier = regrade.earlier_grade(out, "alice")
+    request = regrade.Request.start(out, "alice", submission, "task 2 timed out under load")
+    earlier, record = request.earlier, request.record
     assert earlier.folder == out / "submissions" / "alice" and earlier.result.score == 41.0
-    when = regrade.now()
-    record = regrade.keep(out, earlier, submission, when)
-    new = regrade.finish(out, earlier, record, graded("alice", 52.5, "new"), "task 2 timed out under load", when)
+    new = request.finish(graded("alice", 52.5, "new"))
+    assert "41.00 before, 52.50 now" in request.words(new, "scanlab-grade")
     # The earlier reports and the submission, where nothing overwrites them.
     assert (record / "previous-reports" / "summary.md").read_text() == "alice: 41.0\n"
     assert jsonfile.read(record / "previous-reports" / "results.json").score == 41.0

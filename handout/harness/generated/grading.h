@@ -19,7 +19,7 @@ struct Case {
     const char* dist;
     uint64_t seed;
     const char* group;
-    unsigned char on;  // where the grader runs it: 1 a GPU, 2 the emulator, 3 both
+    unsigned char on;  // where the grader runs it: kOnGpu, kOnEmulator or both
 };
 
 // What a task is timed on, and the reference's median time there on the GPU of
@@ -51,6 +51,7 @@ struct Task {
 inline constexpr bool kAllOrNothing = false;
 inline constexpr bool kZeroForPlaceholders = true;
 inline constexpr size_t kEmulatorMaxN = 262145;
+inline constexpr unsigned char kOnGpu = 1, kOnEmulator = 2;
 inline constexpr double kFullCreditSlowdown = 1.2;
 inline constexpr int kWarmup = 5;
 inline constexpr int kReps = 30;

@@ -49,7 +49,8 @@ inline std::vector<const grading::Case*> gradeCasesToRun(GradeRun& run) {
         for (const grading::Task& x : grading::kTasks)
             if (x.number == g.task) t = &x;
         if (run.emulated && g.n > grading::kEmulatorMaxN) continue;
-        if ((g.on & (run.emulated ? 2 : 1)) == 0) continue;  // the other backend's boundary case
+        // A boundary case of the other backend only (their sizes differ).
+        if ((g.on & (run.emulated ? grading::kOnEmulator : grading::kOnGpu)) == 0) continue;
         if (t == nullptr || !taskSelected(run.args, *t) || !run.built(*t)) continue;
         todo.push_back(&g);
     }
